@@ -1,0 +1,32 @@
+# The README's two commands: `make demo` and `make test`. Both install what is missing
+# (scripts/install-deps.sh: Debian packages and the pinned tree-sitter sources), build
+# build/tpulint, and then scan the sample project or run every test.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build test demo docs clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@test -f $(BUILD_DIR)/build.ninja || cmake -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+demo: build
+	@$(BUILD_DIR)/tpulint scan fixtures/projects/torch_cuda_extension
+
+# Regenerates docs/checks/ from the checks' metadata (a test fails when it is stale).
+docs: build
+	@$(BUILD_DIR)/tpulint docs --output-dir docs/checks
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,81 @@
+#include "app/engine.h"
+
+#include <algorithm>
+
+#include "checks/registry.h"
+#include "cxx/native_analyzer.h"
+#include "python/python_analyzer.h"
+
+namespace tpulint::app {
+
+namespace {
+
+// Dispatches each file to its language's frontend. Both frontends are created on first use,
+// so a Python-only scan never starts Clang.
+class LanguageDispatcher final : public FileAnalyzer {
+ public:
+  LanguageDispatcher(const std::vector<python::PythonCheckEntry>& py, const std::vector<cxx::NativeCheckEntry>& native,
+                     cxx::ClangFrontendOptions clang_options)
+      : py_checks_(py), native_checks_(native), clang_options_(std::move(clang_options)) {}
+
+  void analyze(const SourceFile& file, FileResult& result) override {
+    if (file.language() == Language::Python) {
+      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(py_checks_);
+      python_->analyze(file, result);
+    } else {
+      if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(native_checks_, clang_options_);
+      native_->analyze(file, result);
+    }
+  }
+
+ private:
+  const std::vector<python::PythonCheckEntry>& py_checks_;
+  const std::vector<cxx::NativeCheckEntry>& native_checks_;
+  cxx::ClangFrontendOptions clang_options_;
+  std::unique_ptr<python::PythonAnalyzer> python_;
+  std::unique_ptr<cxx::NativeAnalyzer> native_;
+};
+
+// The enabled checks, shared read-only by every worker of every scan.
+struct EnabledChecks {
+  std::vector<python::PythonCheckEntry> python;
+  std::vector<cxx::NativeCheckEntry> native;
+};
+
+}  // namespace
+
+Engine::Engine(EngineOptions options)
+    : options_(std::move(options)), selected_(checks::registry().select(options_.select, options_.ignore)) {}
+
+AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) const {
+  auto enabled = std::make_shared<EnabledChecks>();
+  enabled->python = checks::python_checks(selected_);
+  enabled->native = checks::native_checks(selected_);
+  cxx::ClangFrontendOptions clang;
+  if (options_.compile_database_dir)
+    clang.compile_database = cxx::CompileDatabase::load(*options_.compile_database_dir);
+  else if (options_.find_compile_database)
+    clang.compile_database = cxx::CompileDatabase::find(root);
+  return [enabled, clang]() -> std::unique_ptr<FileAnalyzer> {
+    return std::make_unique<LanguageDispatcher>(enabled->python, enabled->native, clang);
+  };
+}
+
+ScanReport Engine::scan(const ScanRequest& request) const {
+  Discovery discovery = discover(request.paths, request.discovery);
+  AnalyzerFactory factory = analyzer_factory(discovery.root);
+  auto results = analyze_files(discovery.files, factory, request.jobs, request.max_file_size);
+  auto keep = [this](std::string_view id) {
+    return std::find(selected_.begin(), selected_.end(), id) != selected_.end();
+  };
+  return build_report(discovery, std::move(results), keep, request.path_weights);
+}
+
+FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
+  DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
+  auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()), 1,
+                               kDefaultMaxFileSize);
+  return std::move(results.front());
+}
+
+}  // namespace tpulint::app

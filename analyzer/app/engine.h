@@ -1,0 +1,54 @@
+// Engine: wires the frontends and the enabled checks into core's scan pipeline. The one place
+// that knows every layer; the CLI and the tests drive tpulint through it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/discovery.h"
+#include "core/scan.h"
+#include "core/score.h"
+
+namespace tpulint::app {
+
+struct EngineOptions {
+  std::vector<std::string> select;  // ID prefixes; empty = all
+  std::vector<std::string> ignore;
+  std::optional<std::filesystem::path> compile_database_dir;  // -p; else found at the root
+  bool find_compile_database = true;  // look for compile_commands.json at the root or under build/
+};
+
+struct ScanRequest {
+  std::vector<std::string> paths;
+  DiscoveryOptions discovery;
+  unsigned jobs = 0;  // 0: one per core
+  uint64_t max_file_size = kDefaultMaxFileSize;
+  PathWeights path_weights;
+};
+
+class Engine {
+ public:
+  // Throws std::invalid_argument for a --select/--ignore entry that matches no check.
+  explicit Engine(EngineOptions options);
+
+  // Throws DiscoveryError for a path that cannot be scanned, std::runtime_error for a compile
+  // database that cannot be loaded.
+  ScanReport scan(const ScanRequest& request) const;
+
+  // Analyzes one file as if it were found at `relative_path` under a scan root (fixtures).
+  FileResult analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const;
+
+  const std::vector<std::string_view>& selected_ids() const { return selected_; }
+
+ private:
+  AnalyzerFactory analyzer_factory(const std::filesystem::path& root) const;
+
+  EngineOptions options_;
+  std::vector<std::string_view> selected_;
+};
+
+}  // namespace tpulint::app

@@ -1,0 +1,70 @@
+#include "core/analyzer_notes.h"
+
+namespace tpulint::notes {
+
+const CheckInfo kSyntaxError{
+    .id = "TPU901",
+    .name = "syntax-error",
+    .summary = "the file has syntax errors; the rest of it was still analyzed",
+    .languages = uint8_t(Language::Python),
+    .severity = Severity::Info,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "A Python file that does not parse cleanly. tree-sitter recovers from the error, so "
+                "the code around it is still checked, but findings inside the broken region can be "
+                "missing.",
+        .why = "Nothing about TPUs: it tells you the analysis of this file may be incomplete.",
+        .example = "def forward(self, x)\n    return x  # missing ':' above",
+        .use_instead = "Fix the syntax error, or exclude generated or template files with `--exclude`.",
+        .effort = "None: a note about the analysis, not porting work. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
+const CheckInfo kFileSkipped{
+    .id = "TPU902",
+    .name = "file-skipped",
+    .summary = "the file was not analyzed (binary, too large, not UTF-8, unreadable or a symlink)",
+    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .severity = Severity::Info,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "A file with a Python, C/C++ or CUDA extension that tpulint did not analyze, with the "
+                "reason: binary content (NUL bytes), larger than `--max-file-size`, not valid UTF-8 "
+                "(Python), UTF-16, unreadable, or a symlink (symlinks are never followed: one that "
+                "stays in the scanned root is analyzed at its real path, one that leaves it is not "
+                "analyzed at all).",
+        .why = "Nothing about TPUs: every file in scope is either analyzed or reported with a reason, "
+               "so a score never silently covers less code than you think.",
+        .example = "weights.py   # a 300 MB file of generated constants",
+        .use_instead = "Raise `--max-file-size`, re-encode the file as UTF-8, or exclude it with `--exclude`.",
+        .effort = "None: a note about the analysis. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
+const CheckInfo kAnalysisFailed{
+    .id = "TPU903",
+    .name = "analysis-failed",
+    .summary = "a frontend failed on the file; its findings may be missing",
+    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .severity = Severity::Info,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "The Python or C/C++/CUDA frontend failed on this file (an internal error). The other "
+                "files' findings are complete; this file's may not be.",
+        .why = "Nothing about TPUs: it marks a gap in the analysis. Please report it with the file.",
+        .example = "",
+        .use_instead = "Report the file to the tpulint maintainers; exclude it meanwhile.",
+        .effort = "None: a note about the analysis. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
+}  // namespace tpulint::notes

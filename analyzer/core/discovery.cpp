@@ -1,0 +1,281 @@
+#include "core/discovery.h"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "core/ignore_rules.h"
+
+namespace fs = std::filesystem;
+
+namespace tpulint {
+
+Language language_for_path(const fs::path& path) {
+  std::string ext = path.extension().string();
+  if (ext == ".py" || ext == ".pyi") return Language::Python;
+  if (ext == ".cu" || ext == ".cuh") return Language::Cuda;
+  static constexpr std::array<std::string_view, 8> kCxx = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".inl"};
+  if (std::find(kCxx.begin(), kCxx.end(), ext) != kCxx.end()) return Language::Cxx;
+  return Language::None;
+}
+
+bool is_always_skipped_dir(std::string_view name) {
+  // Ruff's default excludes, plus Python caches and CMake's build trees.
+  static constexpr std::array<std::string_view, 24> kNames = {
+      ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox",
+      ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+      "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
+      "site-packages", "venv"};
+  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
+  return name.ends_with(".egg-info") || name.starts_with("cmake-build-");
+}
+
+namespace {
+
+std::string read_small_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "" for equal paths; "a/b" for a descendant; nullopt if `p` is not under `base`.
+std::optional<std::string> relative_under(const fs::path& p, const fs::path& base) {
+  auto pi = p.begin();
+  for (auto bi = base.begin(); bi != base.end(); ++bi, ++pi) {
+    if (bi->empty()) continue;  // trailing separator
+    if (pi == p.end() || *pi != *bi) return std::nullopt;
+  }
+  std::string rel;
+  for (; pi != p.end(); ++pi) {
+    if (pi->empty()) continue;
+    if (!rel.empty()) rel += '/';
+    rel += pi->string();
+  }
+  return rel;
+}
+
+fs::path normalized_absolute(const std::string& p) {
+  fs::path a = fs::absolute(fs::path(p)).lexically_normal();
+  std::string s = a.string();
+  if (s.size() > 1 && s.back() == '/') s.pop_back();
+  return fs::path(s);
+}
+
+fs::path common_ancestor(const std::vector<fs::path>& dirs) {
+  fs::path common = dirs.front();
+  for (const fs::path& d : dirs) {
+    fs::path next;
+    auto a = common.begin(), b = d.begin();
+    for (; a != common.end() && b != d.end() && *a == *b; ++a, ++b) next /= *a;
+    common = next;
+  }
+  return common;
+}
+
+class Walker {
+ public:
+  Walker(fs::path root, const DiscoveryOptions& options, Discovery& out)
+      : root_(std::move(root)), options_(options), out_(out) {
+    std::error_code ec;
+    canonical_root_ = fs::canonical(root_, ec);
+    if (ec) canonical_root_ = root_;
+    top_ = root_;
+    if (options_.respect_gitignore) {
+      // Ignore files above the root count too, up to the git top-level, as in git.
+      for (fs::path d = root_; !d.empty(); d = d.parent_path()) {
+        if (fs::exists(d / ".git", ec)) {
+          top_ = d;
+          break;
+        }
+        if (d == d.parent_path()) break;
+      }
+      fs::path exclude = top_ / ".git" / "info" / "exclude";
+      if (fs::is_regular_file(exclude, ec)) ignores_.push(IgnoreRules("", read_small_file(exclude)));
+      root_from_top_ = *relative_under(root_, top_);
+      // .gitignore files of the directories from the top down to the root's parent.
+      fs::path d = top_;
+      std::string rel;
+      push_gitignore(d, rel);
+      std::string remaining = root_from_top_;
+      while (!remaining.empty()) {
+        size_t slash = remaining.find('/');
+        std::string part = remaining.substr(0, slash);
+        remaining = slash == std::string::npos ? "" : remaining.substr(slash + 1);
+        if (remaining.empty()) break;  // the root's own .gitignore is read by walk_dir
+        d /= part;
+        rel = rel.empty() ? part : rel + "/" + part;
+        push_gitignore(d, rel);
+      }
+    }
+    if (!options_.excludes.empty()) {
+      std::string text;
+      for (const std::string& e : options_.excludes) text += e + "\n";
+      excludes_.push(IgnoreRules("", text));
+    }
+  }
+
+  void walk_root_dir() { walk_dir(root_, ""); }
+
+  void add_explicit_file(const fs::path& abs) {
+    std::string rel = *relative_under(abs, root_);
+    if (fs::is_symlink(abs)) {
+      if (!check_symlink(abs, rel)) return;
+    }
+    Language lang = language_for_path(abs);
+    if (lang == Language::None) {
+      out_.skipped.push_back({rel, "not a Python, C/C++ or CUDA file"});
+      return;
+    }
+    out_.files.push_back({abs, rel, lang});
+  }
+
+ private:
+  void push_gitignore(const fs::path& dir, const std::string& rel_from_top) {
+    std::error_code ec;
+    fs::path gi = dir / ".gitignore";
+    if (fs::is_regular_file(gi, ec)) ignores_.push(IgnoreRules(rel_from_top, read_small_file(gi)));
+  }
+
+  std::string from_top(const std::string& rel) const {
+    if (root_from_top_.empty()) return rel;
+    return rel.empty() ? root_from_top_ : root_from_top_ + "/" + rel;
+  }
+
+  bool ignored(const std::string& rel, bool is_dir) const {
+    if (options_.respect_gitignore && ignores_.ignored(from_top(rel), is_dir)) return true;
+    return excludes_.ignored(rel, is_dir);
+  }
+
+  // Returns true if the symlink `p` may be analyzed as a file in place: never, since its target
+  // is either analyzed at its own path or outside the root. Records why it is skipped.
+  bool check_symlink(const fs::path& p, const std::string& rel) {
+    std::error_code ec;
+    fs::path target = fs::canonical(p, ec);
+    if (ec) {
+      out_.skipped.push_back({rel, "broken or looping symlink"});
+      return false;
+    }
+    auto inside = relative_under(target, canonical_root_);
+    if (!inside) {
+      out_.skipped.push_back({rel, "symlink leaves the scanned root"});
+      return false;
+    }
+    bool is_dir = fs::is_directory(target, ec);
+    out_.skipped.push_back({rel, std::string(is_dir ? "symlink to directory '" : "symlink to '") + *inside +
+                                     "' inside the root: not followed"});
+    return false;
+  }
+
+  void walk_dir(const fs::path& dir, const std::string& rel_dir) {
+    size_t pushed = ignores_.size();
+    if (options_.respect_gitignore) push_gitignore(dir, from_top(rel_dir));
+
+    std::error_code ec;
+    fs::directory_iterator it(dir, fs::directory_options::none, ec);
+    if (ec) {
+      out_.skipped.push_back({rel_dir.empty() ? "." : rel_dir, "unreadable directory: " + ec.message()});
+    } else {
+      std::vector<fs::directory_entry> entries;
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        entries.push_back(*it);
+      }
+      std::sort(entries.begin(), entries.end(),
+                [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+      for (const auto& entry : entries) visit(entry, rel_dir);
+    }
+    while (ignores_.size() > pushed) ignores_.pop();
+  }
+
+  void visit(const fs::directory_entry& entry, const std::string& rel_dir) {
+    std::string name = entry.path().filename().string();
+    std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+    std::error_code ec;
+    if (entry.is_symlink(ec)) {
+      bool target_is_dir = entry.is_directory(ec);
+      bool in_scope = target_is_dir || language_for_path(entry.path()) != Language::None;
+      if (in_scope && !ignored(rel, target_is_dir)) check_symlink(entry.path(), rel);
+      return;
+    }
+    if (entry.is_directory(ec)) {
+      if (is_always_skipped_dir(name) || ignored(rel, true)) return;
+      walk_dir(entry.path(), rel);
+      return;
+    }
+    if (!entry.is_regular_file(ec)) return;  // sockets, fifos, devices
+    Language lang = language_for_path(entry.path());
+    if (lang == Language::None || ignored(rel, false)) return;
+    out_.files.push_back({entry.path(), rel, lang});
+  }
+
+  fs::path root_;
+  fs::path canonical_root_;
+  fs::path top_;
+  std::string root_from_top_;
+  const DiscoveryOptions& options_;
+  Discovery& out_;
+  IgnoreStack ignores_;
+  IgnoreStack excludes_;
+};
+
+}  // namespace
+
+Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& options) {
+  std::vector<std::string> inputs(paths.begin(), paths.end());
+  if (inputs.empty()) inputs.push_back(".");
+
+  std::vector<fs::path> absolute;
+  std::vector<fs::path> dirs;
+  for (const std::string& p : inputs) {
+    fs::path a = normalized_absolute(p);
+    std::error_code ec;
+    auto status = fs::status(a, ec);
+    if (ec || !fs::exists(status)) throw DiscoveryError("'" + p + "': no such file or directory");
+    if (fs::is_directory(status)) {
+      fs::directory_iterator probe(a, ec);
+      if (ec) throw DiscoveryError("'" + p + "': cannot read directory: " + ec.message());
+      dirs.push_back(a);
+    } else {
+      dirs.push_back(a.parent_path());
+    }
+    absolute.push_back(a);
+  }
+
+  Discovery out;
+  out.root = common_ancestor(dirs);
+  Walker walker(out.root, options, out);
+  std::set<fs::path> seen;
+  for (const fs::path& a : absolute) {
+    if (!seen.insert(a).second) continue;
+    if (fs::is_directory(a)) {
+      if (a == out.root) {
+        walker.walk_root_dir();
+      } else {
+        // A subdirectory given beside others: walk it as part of the same tree.
+        Discovery part = discover(std::vector<std::string>{a.string()}, options);
+        std::string prefix = *relative_under(a, out.root);
+        for (auto& f : part.files) out.files.push_back({f.absolute_path, prefix + "/" + f.path, f.language});
+        for (auto& s : part.skipped) out.skipped.push_back({prefix + "/" + s.path, s.reason});
+      }
+    } else {
+      walker.add_explicit_file(a);
+    }
+  }
+
+  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+  std::sort(out.files.begin(), out.files.end(), by_path);
+  out.files.erase(std::unique(out.files.begin(), out.files.end(),
+                              [](const auto& a, const auto& b) { return a.path == b.path; }),
+                  out.files.end());
+  std::sort(out.skipped.begin(), out.skipped.end(), by_path);
+  out.skipped.erase(std::unique(out.skipped.begin(), out.skipped.end(),
+                                [](const auto& a, const auto& b) { return a.path == b.path; }),
+                    out.skipped.end());
+  return out;
+}
+
+}  // namespace tpulint

@@ -1,0 +1,54 @@
+// File discovery: which files a scan covers, and which it skips and why.
+//
+// Respects .gitignore files (from the git top-level down to each directory) and
+// .git/info/exclude, skips VCS, dependency and build-output directories, never follows a
+// symlink (one that stays inside the root is analyzed at its real path; one that leaves it is
+// reported as skipped), and returns files sorted by path so the output never depends on the
+// order the file system lists them in.
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/types.h"
+
+namespace tpulint {
+
+// The language a file name is analyzed as: .py .pyi -> Python; .cu .cuh -> CUDA;
+// .c .cc .cpp .cxx .h .hh .hpp .inl -> C/C++; anything else -> None.
+Language language_for_path(const std::filesystem::path& path);
+
+struct DiscoveryOptions {
+  std::vector<std::string> excludes;  // --exclude: gitignore-style globs relative to the root
+  bool respect_gitignore = true;
+};
+
+struct DiscoveredFile {
+  std::filesystem::path absolute_path;
+  std::string path;  // relative to the scan root, '/'-separated
+  Language language = Language::None;
+};
+
+struct Discovery {
+  std::filesystem::path root;  // absolute, normalized; every reported path is relative to it
+  std::vector<DiscoveredFile> files;
+  std::vector<SkippedFile> skipped;
+};
+
+// A path given on the command line that cannot be scanned (missing, unreadable).
+struct DiscoveryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Walks `paths` (files or directories). The scan root is the deepest directory containing
+// all of them. A file named explicitly is analyzed even if an ignore rule matches it.
+Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& options);
+
+// Directory names never descended into: VCS data, dependencies, caches and build outputs.
+bool is_always_skipped_dir(std::string_view name);
+
+}  // namespace tpulint

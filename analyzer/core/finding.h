@@ -1,0 +1,67 @@
+// Finding: one thing a check found, self-contained so that reporters need nothing else
+// (no source file, no check object) to print it. FileResult: everything known about one file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/check_info.h"
+#include "core/source_file.h"
+#include "core/types.h"
+
+namespace tpulint {
+
+struct Finding {
+  std::string check_id;   // "TPU201"
+  std::string check_name; // "torch-dynamic-shape-op"
+  Category category = Category::AnalyzerNote;
+  Severity severity = Severity::Info;
+  EffortClass effort = EffortClass::None;
+  HoursRange hours;
+  std::string path;       // relative to the scan root, '/'-separated
+  Position start;
+  Position end;
+  std::string message;    // lower-case, no final period, entities quoted
+  std::string hint;       // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
+  std::string subject;    // the entity found ('torch.nonzero', a kernel's name): groups work items
+  std::string source_line;  // the text of the start line, for code frames
+};
+
+// Findings are ordered by path, position, then check ID: the output order whatever --jobs is.
+bool finding_less(const Finding& a, const Finding& b);
+
+struct SkippedFile {
+  std::string path;
+  std::string reason;
+};
+
+struct FileResult {
+  std::string path;
+  Language language = Language::None;
+  bool analyzed = false;
+  std::string skip_reason;               // set when !analyzed
+  std::vector<Finding> findings;
+  std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+};
+
+// Builds findings for one file; the one way checks and frontends create them.
+class FindingSink {
+ public:
+  FindingSink(const SourceFile& file, std::vector<Finding>& out) : file_(file), out_(out) {}
+
+  // Adds a finding of `check` at `span`, with the check's severity and effort; the caller may
+  // adjust the returned finding's effort and hours (e.g. scaled by a kernel's size).
+  Finding& add(const CheckInfo& check, ByteSpan span, std::string message, std::string hint = {},
+               std::string subject = {});
+
+  const SourceFile& file() const { return file_; }
+
+ private:
+  const SourceFile& file_;
+  std::vector<Finding>& out_;
+};
+
+// A finding about a whole file that has no text to point into (skipped, unreadable).
+Finding file_note(const CheckInfo& note, std::string path, std::string message);
+
+}  // namespace tpulint

@@ -1,0 +1,61 @@
+// The scan pipeline's language-independent steps: load each discovered file once, hand it to
+// a per-worker FileAnalyzer on a pool of threads, collect the results in a fixed order, score.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/discovery.h"
+#include "core/finding.h"
+#include "core/score.h"
+#include "core/source_file.h"
+
+namespace tpulint {
+
+// Analyzes one file at a time. Each worker thread owns one, so implementations may keep
+// per-thread state (a parser, a compiler instance) without locking.
+class FileAnalyzer {
+ public:
+  virtual ~FileAnalyzer() = default;
+  // Adds findings (and, for C/C++, missing headers) to `result`. May throw: the scan turns an
+  // exception into a TPU903 note for this file and goes on with the others.
+  virtual void analyze(const SourceFile& file, FileResult& result) = 0;
+};
+using AnalyzerFactory = std::function<std::unique_ptr<FileAnalyzer>()>;
+
+inline constexpr uint64_t kDefaultMaxFileSize = 10 * 1024 * 1024;
+
+// Reads a file once and decides whether it can be analyzed: a SourceFile, or the reason it is
+// skipped (unreadable, larger than `max_file_size`, binary, UTF-16, or not UTF-8 for Python).
+std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size);
+
+// Runs fn(worker, index) for every index in [0, count) on `jobs` threads; each worker index in
+// [0, jobs) is used by one thread only. Returns when all are done.
+void parallel_for(size_t count, unsigned jobs, const std::function<void(unsigned, size_t)>& fn);
+
+unsigned default_jobs();  // the number of cores
+
+struct ScanReport {
+  std::vector<FileResult> files;     // every discovered file, analyzed or skipped, by path
+  std::vector<SkippedFile> skipped;  // files not analyzed, with the reason, by path
+  std::vector<Finding> findings;     // all findings, ordered by finding_less
+  size_t analyzed = 0;
+  ScoreSummary score;
+};
+
+// Analyzes discovered files on `jobs` threads; results are in the order of `files`.
+std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
+                                      unsigned jobs, uint64_t max_file_size);
+
+// Puts the results together: adds the files discovery skipped, sorts everything, keeps only
+// the findings whose ID `keep` accepts (the --select/--ignore result), and scores them.
+ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
+                        const std::function<bool(std::string_view check_id)>& keep, const PathWeights& weights);
+
+}  // namespace tpulint

@@ -1,0 +1,165 @@
+#include "core/score.h"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace tpulint {
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::TpuReady: return "tpu-ready";
+    case Verdict::Portable: return "portable";
+    case Verdict::Significant: return "significant";
+    case Verdict::StayOnGpu: return "stay-on-gpu";
+  }
+  return "unknown";
+}
+
+bool is_auxiliary_path(std::string_view path) {
+  static constexpr std::array<std::string_view, 10> kDirs = {
+      "test", "tests", "testing", "bench", "benchmark", "benchmarks",
+      "example", "examples", "doc", "docs"};
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    size_t slash = path.find('/', begin);
+    bool last = slash == std::string_view::npos;
+    std::string_view part = path.substr(begin, last ? std::string_view::npos : slash - begin);
+    if (last) {
+      return part.starts_with("test_") || part.ends_with("_test.py") || part == "conftest.py";
+    }
+    for (std::string_view d : kDirs)
+      if (part == d) return true;
+    begin = slash + 1;
+  }
+  return false;
+}
+
+double path_weight(std::string_view path, const PathWeights& weights) {
+  return is_auxiliary_path(path) ? weights.auxiliary : 1.0;
+}
+
+namespace {
+
+using C = ScoringConstants;
+
+double weight_of(EffortClass e) {
+  switch (e) {
+    case EffortClass::High: return C::kWeightHigh;
+    case EffortClass::Medium: return C::kWeightMedium;
+    case EffortClass::Low: return C::kWeightLow;
+    case EffortClass::None: return 0;
+  }
+  return 0;
+}
+
+double cap_of(EffortClass e) {
+  switch (e) {
+    case EffortClass::High: return C::kCapHigh;
+    case EffortClass::Medium: return C::kCapMedium;
+    case EffortClass::Low: return C::kCapLow;
+    case EffortClass::None: return 1;
+  }
+  return 1;
+}
+
+// The penalty of a set of findings: per check and effort class, the weights add up and then
+// saturate at the class's cap (cap * (1 - exp(-sum / cap))), so a hundred '.cuda()' calls
+// never outweigh one custom kernel, while every finding still adds a little. Each term grows
+// with every finding, so removing a finding can only raise the score.
+double penalty_of(std::span<const Finding* const> findings, const PathWeights& weights) {
+  std::map<std::pair<std::string, EffortClass>, double> sums;  // ordered: a deterministic sum
+  for (const Finding* f : findings) {
+    if (f->category == Category::AnalyzerNote) continue;
+    sums[{f->check_id, f->effort}] += weight_of(f->effort) * path_weight(f->path, weights);
+  }
+  double p = 0;
+  for (const auto& [key, sum] : sums) {
+    double cap = cap_of(key.second);
+    p += cap * (1 - std::exp(-sum / cap));
+  }
+  return p;
+}
+
+double score_of(double penalty) {
+  return std::round(1000 * std::exp(-penalty / C::kScale)) / 10;
+}
+
+std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
+
+}  // namespace
+
+ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights) {
+  ScoreSummary out;
+  std::vector<const Finding*> all;
+  std::map<Category, std::vector<const Finding*>> by_category;
+  for (const Finding& f : findings) {
+    if (f.category == Category::AnalyzerNote) continue;
+    all.push_back(&f);
+    by_category[f.category].push_back(&f);
+    out.hours.low += f.hours.low;
+    out.hours.high += f.hours.high;
+  }
+  out.penalty = penalty_of(all, weights);
+  out.score = score_of(out.penalty);
+  for (auto& [category, list] : by_category) {
+    CategoryScore cs;
+    cs.category = category;
+    cs.penalty = penalty_of(list, weights);
+    cs.score = score_of(cs.penalty);
+    cs.findings = list.size();
+    for (const Finding* f : list) {
+      cs.hours.low += f->hours.low;
+      cs.hours.high += f->hours.high;
+    }
+    out.categories.push_back(cs);
+  }
+
+  // The verdict looks at the package's own code only: auxiliary code does not decide a migration.
+  double core_low = 0, core_high = 0, high_effort_low = 0;
+  const Finding* first_high = nullptr;
+  const Finding* first_error = nullptr;
+  size_t high_count = 0;
+  for (const Finding* f : all) {
+    if (is_auxiliary_path(f->path)) continue;
+    core_low += f->hours.low;
+    core_high += f->hours.high;
+    if (f->effort == EffortClass::High) {
+      high_effort_low += f->hours.low;
+      ++high_count;
+      if (!first_high) first_high = f;
+    }
+    if (f->severity == Severity::Error && !first_error) first_error = f;
+  }
+  if (high_effort_low >= C::kStayOnGpuHighEffortHours) {
+    out.verdict = Verdict::StayOnGpu;
+    out.verdict_reason = fmt::format(
+        "the value is in custom CUDA kernels or CUDA-only libraries with no TPU path: {} such "
+        "findings, at least {:.0f} engineer-days of rewrite, first at {}",
+        high_count, high_effort_low / 8, where(*first_high));
+  } else if (first_high || core_low >= C::kSignificantHours) {
+    out.verdict = Verdict::Significant;
+    out.verdict_reason =
+        first_high ? fmt::format("real rewrites with a known TPU path: {} finding(s) with no drop-in "
+                                 "TPU equivalent, first at {}",
+                                 high_count, where(*first_high))
+                   : fmt::format("real rewrites with a known TPU path: at least {:.0f} engineer-days "
+                                 "of changes",
+                                 core_low / 8);
+  } else if (first_error || core_high > C::kTpuReadyHours) {
+    out.verdict = Verdict::Portable;
+    out.verdict_reason = fmt::format(
+        "the blockers are mechanical: {:.0f}-{:.0f} engineer-hours of changes{}", core_low,
+        core_high, first_error ? fmt::format(", first at {}", where(*first_error)) : "");
+  } else {
+    out.verdict = Verdict::TpuReady;
+    out.verdict_reason =
+        all.empty() ? "no TPU blocker found"
+                    : fmt::format("nothing blocks a TPU run: at most {:.0f} engineer-hours of tuning",
+                                  core_high);
+  }
+  return out;
+}
+
+}  // namespace tpulint

@@ -1,0 +1,57 @@
+// The TPU-readiness score, the porting-effort estimate and the verdict, computed from findings
+// alone. The formula and the reasons for its numbers are in docs/scoring.md; keep them in step.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace tpulint {
+
+enum class Verdict { TpuReady, Portable, Significant, StayOnGpu };
+std::string_view to_string(Verdict v);  // "tpu-ready", "portable", "significant", "stay-on-gpu"
+
+// How much a finding in a given path counts. Code under tests/, benchmarks/, examples/ and
+// docs/ (and test_*.py files) is ported too, but it is not what a migration decision hangs on.
+struct PathWeights {
+  double auxiliary = 0.25;  // weight of auxiliary code; the package's own code weighs 1
+};
+double path_weight(std::string_view path, const PathWeights& weights);
+bool is_auxiliary_path(std::string_view path);
+
+struct CategoryScore {
+  Category category = Category::AnalyzerNote;
+  double score = 100;     // 0-100, the same formula restricted to the category
+  double penalty = 0;
+  size_t findings = 0;
+  HoursRange hours;
+};
+
+struct ScoreSummary {
+  double score = 100;     // 0-100, rounded to one decimal
+  double penalty = 0;     // the P in score = 100 * exp(-P / kScale)
+  HoursRange hours;       // total porting effort in engineer-hours
+  std::vector<CategoryScore> categories;  // one per category with findings, in category order
+  Verdict verdict = Verdict::TpuReady;
+  std::string verdict_reason;  // the one sentence that decided the verdict
+};
+
+// The scoring constants, exposed so that the docs and `--explain-score` print the real ones.
+struct ScoringConstants {
+  static constexpr double kScale = 50;  // penalty that brings the score to 100/e ~ 36.8
+  // Weight of one finding, and the cap of one check's total, by effort class.
+  static constexpr double kWeightHigh = 20, kCapHigh = 1000;
+  static constexpr double kWeightMedium = 4, kCapMedium = 40;
+  static constexpr double kWeightLow = 0.5, kCapLow = 8;
+  // Verdict thresholds in engineer-hours (lower bounds of the ranges, core code only).
+  static constexpr double kStayOnGpuHighEffortHours = 40;
+  static constexpr double kSignificantHours = 40;
+  static constexpr double kTpuReadyHours = 8;
+};
+
+ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights = {});
+
+}  // namespace tpulint

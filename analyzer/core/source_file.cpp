@@ -1,0 +1,76 @@
+#include "core/source_file.h"
+
+#include <algorithm>
+
+namespace tpulint {
+
+SourceFile::SourceFile(std::string path, std::filesystem::path absolute_path, Language language,
+                       std::string text)
+    : path_(std::move(path)),
+      absolute_path_(std::move(absolute_path)),
+      language_(language),
+      text_(std::move(text)),
+      line_starts_(line_starts(text_)) {}
+
+std::vector<uint32_t> line_starts(std::string_view text) {
+  std::vector<uint32_t> starts{0};
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      starts.push_back(i + 1);
+    } else if (text[i] == '\r') {
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      starts.push_back(i + 1);
+    }
+  }
+  return starts;
+}
+
+uint32_t count_code_points(std::string_view utf8) {
+  uint32_t n = 0;
+  for (unsigned char c : utf8) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = s[i];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char cc = s[i + k];
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+Position SourceFile::position(uint32_t offset) const {
+  offset = std::min<uint32_t>(offset, uint32_t(text_.size()));
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  uint32_t line_index = uint32_t(it - line_starts_.begin()) - 1;
+  uint32_t start = line_starts_[line_index];
+  return {line_index + 1, count_code_points(std::string_view(text_).substr(start, offset - start)) + 1};
+}
+
+std::string_view SourceFile::line_text(uint32_t line) const {
+  if (line == 0 || line > line_starts_.size()) return {};
+  uint32_t begin = line_starts_[line - 1];
+  uint32_t end = line < line_starts_.size() ? line_starts_[line] : uint32_t(text_.size());
+  while (end > begin && (text_[end - 1] == '\n' || text_[end - 1] == '\r')) --end;
+  return std::string_view(text_).substr(begin, end - begin);
+}
+
+}  // namespace tpulint

@@ -1,0 +1,48 @@
+// SourceFile: one file's bytes as read once from disk, with what every frontend and reporter
+// needs to turn byte offsets into lines and columns.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.h"
+
+namespace tpulint {
+
+class SourceFile {
+ public:
+  SourceFile(std::string path, std::filesystem::path absolute_path, Language language, std::string text);
+
+  const std::string& path() const { return path_; }  // relative to the scan root, '/'-separated
+  const std::filesystem::path& absolute_path() const { return absolute_path_; }
+  Language language() const { return language_; }
+  const std::string& text() const { return text_; }
+
+  uint32_t line_count() const { return uint32_t(line_starts_.size()); }
+  // 1-based line and code-point column of a byte offset (clamped to the text).
+  Position position(uint32_t byte_offset) const;
+  // The text of a 1-based line without its line terminator ("" past the end).
+  std::string_view line_text(uint32_t line) const;
+
+ private:
+  std::string path_;
+  std::filesystem::path absolute_path_;
+  Language language_;
+  std::string text_;
+  std::vector<uint32_t> line_starts_;  // byte offset of each line's first byte
+};
+
+// Line terminators are "\n", "\r\n" and a lone "\r", as in Python and C++.
+std::vector<uint32_t> line_starts(std::string_view text);
+
+// Number of Unicode code points in a UTF-8 byte range (continuation bytes are not counted,
+// so invalid UTF-8 still gives a sensible column).
+uint32_t count_code_points(std::string_view utf8);
+
+// True if the text is well-formed UTF-8.
+bool is_valid_utf8(std::string_view text);
+
+}  // namespace tpulint

@@ -1,0 +1,69 @@
+#include "core/types.h"
+
+namespace tpulint {
+
+std::string_view to_string(Language l) {
+  switch (l) {
+    case Language::Python: return "python";
+    case Language::Cxx: return "c++";
+    case Language::Cuda: return "cuda";
+    case Language::None: break;
+  }
+  return "none";
+}
+
+std::string_view to_string(Category c) {
+  switch (c) {
+    case Category::CustomKernel: return "custom-kernel";
+    case Category::DynamicShape: return "dynamic-shape";
+    case Category::UnsupportedOp: return "unsupported-op";
+    case Category::CudaApi: return "cuda-api";
+    case Category::CudaLibrary: return "cuda-library";
+    case Category::HostSync: return "host-sync";
+    case Category::AnalyzerNote: return "analyzer-note";
+  }
+  return "unknown";
+}
+
+std::string_view display_name(Category c) {
+  switch (c) {
+    case Category::CustomKernel: return "custom kernels and native extensions";
+    case Category::DynamicShape: return "dynamic shapes and data-dependent control flow";
+    case Category::UnsupportedOp: return "ops and dtypes without TPU support";
+    case Category::CudaApi: return "CUDA-coupled device and runtime APIs";
+    case Category::CudaLibrary: return "CUDA-only libraries";
+    case Category::HostSync: return "host-device syncs and input-pipeline stalls";
+    case Category::AnalyzerNote: return "analyzer notes";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Severity s) {
+  switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(EffortClass e) {
+  switch (e) {
+    case EffortClass::None: return "none";
+    case EffortClass::Low: return "low";
+    case EffortClass::Medium: return "medium";
+    case EffortClass::High: return "high";
+  }
+  return "unknown";
+}
+
+std::optional<Category> category_from_id(std::string_view id) {
+  if (id.size() != 6 || id.substr(0, 3) != "TPU") return std::nullopt;
+  for (char c : id.substr(3))
+    if (c < '0' || c > '9') return std::nullopt;
+  for (Category c : kAllCategories)
+    if (id[3] - '0' == int(c)) return c;
+  return std::nullopt;
+}
+
+}  // namespace tpulint

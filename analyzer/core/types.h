@@ -1,0 +1,67 @@
+// Vocabulary shared by every layer: languages, categories, severities, effort, positions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tpulint {
+
+// The languages a file can be analyzed as. A bit set so a check can name several.
+enum class Language : uint8_t { None = 0, Python = 1, Cxx = 2, Cuda = 4 };
+using LanguageSet = uint8_t;
+constexpr LanguageSet operator|(Language a, Language b) { return LanguageSet(uint8_t(a) | uint8_t(b)); }
+constexpr LanguageSet operator|(LanguageSet a, Language b) { return LanguageSet(a | uint8_t(b)); }
+constexpr bool contains(LanguageSet set, Language l) { return (set & uint8_t(l)) != 0; }
+std::string_view to_string(Language l);
+
+// The catalogue's categories; the value is the leading digit of the check IDs in it.
+enum class Category : uint8_t {
+  CustomKernel = 1,   // TPU1xx custom kernels and native extensions
+  DynamicShape = 2,   // TPU2xx dynamic shapes and data-dependent control flow
+  UnsupportedOp = 3,  // TPU3xx ops and dtypes without TPU support
+  CudaApi = 4,        // TPU4xx CUDA-coupled device and runtime APIs
+  CudaLibrary = 5,    // TPU5xx CUDA-only libraries
+  HostSync = 6,       // TPU6xx host-device syncs and input-pipeline stalls
+  AnalyzerNote = 9,   // TPU9xx the analyzer's own notes
+};
+inline constexpr Category kAllCategories[] = {Category::CustomKernel, Category::DynamicShape,
+                                              Category::UnsupportedOp, Category::CudaApi,
+                                              Category::CudaLibrary, Category::HostSync,
+                                              Category::AnalyzerNote};
+std::string_view to_string(Category c);        // kebab-case key, e.g. "custom-kernel"
+std::string_view display_name(Category c);     // for people, e.g. "custom kernels and native extensions"
+
+// error: the code cannot run on a TPU as written; warning: it runs, but slowly (recompiles,
+// CPU fallback, host syncs); info: a note about the analysis itself.
+enum class Severity : uint8_t { Info, Warning, Error };
+std::string_view to_string(Severity s);
+
+// How much porting work a finding stands for: none, low (minutes), medium (hours),
+// high (no TPU equivalent: a rewrite).
+enum class EffortClass : uint8_t { None, Low, Medium, High };
+std::string_view to_string(EffortClass e);
+
+struct HoursRange {
+  double low = 0;
+  double high = 0;
+};
+
+// 1-based line and column. Columns count Unicode code points, as editors and SARIF readers expect.
+struct Position {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  friend bool operator==(const Position&, const Position&) = default;
+  friend auto operator<=>(const Position&, const Position&) = default;
+};
+
+// A half-open byte range [begin, end) in a file's text: what frontends and checks speak in.
+struct ByteSpan {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+
+// The category a check ID belongs to ("TPU201" -> DynamicShape); nullopt for a malformed ID.
+std::optional<Category> category_from_id(std::string_view check_id);
+
+}  // namespace tpulint

@@ -1,0 +1,25 @@
+// Runs the Clang frontend on a C/C++/CUDA file, then every enabled native check on its facts.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/source_file.h"
+#include "cxx/clang_frontend.h"
+#include "cxx/native_check.h"
+
+namespace tpulint::cxx {
+
+// One per worker thread.
+class NativeAnalyzer {
+ public:
+  NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFrontendOptions options);
+  void analyze(const SourceFile& file, FileResult& result);
+
+ private:
+  std::vector<NativeCheckEntry> checks_;
+  ClangFrontend frontend_;
+};
+
+}  // namespace tpulint::cxx

@@ -1,0 +1,185 @@
+#include "python/imports.h"
+
+#include <algorithm>
+
+namespace tpulint::python {
+
+std::string package_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  std::string pkg(path.substr(0, slash));
+  std::replace(pkg.begin(), pkg.end(), '/', '.');
+  return pkg;
+}
+
+namespace {
+
+std::string dotted(Node n) {
+  // dotted_name text may contain spaces or comments between parts (`a . b`): keep identifiers.
+  std::string out;
+  for (uint32_t i = 0; i < n.named_child_count(); ++i) {
+    Node c = n.named_child(i);
+    if (c.kind() != Kind::Identifier) continue;
+    if (!out.empty()) out += '.';
+    out += c.text();
+  }
+  return out.empty() ? std::string(n.text()) : out;
+}
+
+// `from ..a.b import x` in package "p.q.r" -> "p.q.a.b"; one dot is the package itself.
+std::string resolve_relative(Node relative, std::string_view package) {
+  size_t dots = 0;
+  std::string rest;
+  for (uint32_t i = 0; i < relative.named_child_count(); ++i) {
+    Node c = relative.named_child(i);
+    if (c.kind() == Kind::ImportPrefix) dots = std::count(c.text().begin(), c.text().end(), '.');
+    if (c.kind() == Kind::DottedName) rest = dotted(c);
+  }
+  std::string base(package);
+  for (size_t i = 1; i < dots; ++i) {
+    size_t dot = base.rfind('.');
+    base = dot == std::string::npos ? "" : base.substr(0, dot);
+  }
+  if (base.empty()) return rest.empty() ? "." : rest;
+  return rest.empty() ? base : base + "." + rest;
+}
+
+std::string from_module(Node stmt, std::string_view package) {
+  Node m = stmt.field(Field::ModuleName);
+  if (!m) return "";
+  return m.kind() == Kind::RelativeImport ? resolve_relative(m, package) : dotted(m);
+}
+
+// True if a try statement has a handler that catches a failed import.
+bool catches_import_error(Node try_stmt) {
+  for (uint32_t i = 0; i < try_stmt.named_child_count(); ++i) {
+    Node c = try_stmt.named_child(i);
+    if (c.kind() != Kind::ExceptClause) continue;
+    Node value = c.field(Field::Value);
+    if (!value) return true;  // bare `except:`
+    std::string_view t = value.text();
+    for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+      if (t.find(name) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+bool is_statement_container(Kind k) {
+  switch (k) {
+    case Kind::Module: case Kind::Block: case Kind::FunctionDefinition: case Kind::ClassDefinition:
+    case Kind::DecoratedDefinition: case Kind::IfStatement: case Kind::ElifClause: case Kind::ElseClause:
+    case Kind::TryStatement: case Kind::ExceptClause: case Kind::FinallyClause: case Kind::WithStatement:
+    case Kind::ForStatement: case Kind::WhileStatement: case Kind::MatchStatement: case Kind::CaseClause:
+    case Kind::Error:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
+  std::vector<std::string> out;
+  if (stmt.kind() == Kind::ImportStatement) {
+    for (uint32_t i = 0; i < stmt.named_child_count(); ++i) {
+      Node c = stmt.named_child(i);
+      if (c.kind() == Kind::DottedName) out.push_back(dotted(c));
+      if (c.kind() == Kind::AliasedImport) out.push_back(dotted(c.field(Field::Name)));
+    }
+  } else if (stmt.kind() == Kind::ImportFromStatement) {
+    std::string m = from_module(stmt, package);
+    if (!m.empty() && m != ".") out.push_back(m);
+  }
+  return out;
+}
+
+ImportTable ImportTable::build(const Tree& tree, std::string_view package) {
+  ImportTable table;
+  struct Item {
+    Node node;
+    uint32_t scope;
+    bool guarded;
+  };
+  std::vector<Item> stack{{tree.root(), kModuleScope, false}};
+  while (!stack.empty()) {
+    Item item = stack.back();
+    stack.pop_back();
+    Node n = item.node;
+    Kind kind = n.kind();
+    auto bind = [&](std::string local, std::string target) {
+      table.bindings_.push_back({std::move(local), std::move(target), n, item.guarded});
+      table.scopes_[item.scope].names[table.bindings_.back().local] = table.bindings_.size() - 1;
+    };
+    if (kind == Kind::ImportStatement) {
+      for (uint32_t i = 0; i < n.named_child_count(); ++i) {
+        Node c = n.named_child(i);
+        if (c.kind() == Kind::DottedName) {
+          std::string name = dotted(c);
+          table.modules_.push_back(name);
+          bind(name.substr(0, name.find('.')), name.substr(0, name.find('.')));
+        } else if (c.kind() == Kind::AliasedImport) {
+          std::string name = dotted(c.field(Field::Name));
+          table.modules_.push_back(name);
+          if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), name);
+        }
+      }
+      continue;
+    }
+    if (kind == Kind::ImportFromStatement) {
+      std::string module = from_module(n, package);
+      if (module.empty()) continue;
+      table.modules_.push_back(module);
+      std::string prefix = module == "." ? "" : module + ".";
+      for (uint32_t i = 0; i < n.named_child_count(); ++i) {
+        Node c = n.named_child(i);
+        if (c == n.field(Field::ModuleName)) continue;
+        if (c.kind() == Kind::WildcardImport) {
+          table.scopes_[item.scope].star_modules.push_back(module);
+        } else if (c.kind() == Kind::DottedName) {
+          std::string name = dotted(c);
+          table.modules_.push_back(prefix + name);
+          bind(name, prefix + name);
+        } else if (c.kind() == Kind::AliasedImport) {
+          std::string name = dotted(c.field(Field::Name));
+          table.modules_.push_back(prefix + name);
+          if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), prefix + name);
+        }
+      }
+      continue;
+    }
+    if (!is_statement_container(kind)) continue;
+    uint32_t scope = item.scope;
+    if (kind == Kind::FunctionDefinition) scope = n.span().begin;
+    Node guarded_body = kind == Kind::TryStatement && catches_import_error(n) ? n.field(Field::Body) : Node();
+    // Children pushed in reverse so they are visited in source order (the later import wins).
+    for (uint32_t i = n.named_child_count(); i-- > 0;) {
+      Node c = n.named_child(i);
+      bool guarded = item.guarded || (guarded_body && c == guarded_body);
+      stack.push_back({c, scope, guarded});
+    }
+  }
+  std::sort(table.modules_.begin(), table.modules_.end());
+  table.modules_.erase(std::unique(table.modules_.begin(), table.modules_.end()), table.modules_.end());
+  return table;
+}
+
+std::optional<std::string> ImportTable::resolve(std::string_view name, std::span<const uint32_t> scopes) const {
+  for (uint32_t scope_id : scopes) {
+    auto s = scopes_.find(scope_id);
+    if (s == scopes_.end()) continue;
+    auto it = s->second.names.find(std::string(name));
+    if (it != s->second.names.end()) return bindings_[it->second].target;
+    if (!s->second.star_modules.empty()) return s->second.star_modules.back() + "." + std::string(name);
+  }
+  return std::nullopt;
+}
+
+bool ImportTable::imports(std::string_view module) const {
+  auto it = std::lower_bound(modules_.begin(), modules_.end(), module);
+  for (; it != modules_.end() && it->starts_with(module); ++it)
+    if (it->size() == module.size() || (*it)[module.size()] == '.') return true;
+  return false;
+}
+
+}  // namespace tpulint::python

@@ -1,0 +1,66 @@
+// Import and alias resolution, so that checks match qualified names whatever the spelling:
+// `import torch as T; T.nonzero`, `from torch import nonzero as nz; nz`, `import jax.numpy as
+// jnp`, relative imports (resolved against the file's package path) and star imports.
+//
+// Scopes are modules and function bodies: an import inside a function binds its name there
+// only. Bindings are flow-insensitive within a scope (a name imported anywhere in a function
+// is bound in all of it); when one scope binds a name twice, the later import wins.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "python/syntax.h"
+
+namespace tpulint::python {
+
+// A scope is named by the start byte of its function_definition; the module is kModuleScope.
+inline constexpr uint32_t kModuleScope = UINT32_MAX;
+
+struct ImportBinding {
+  std::string local;   // the name bound: "F", "torch", "nz"
+  std::string target;  // what it names, fully qualified: "torch.nn.functional", "torch.nonzero"
+  Node statement;      // the import statement
+  bool guarded = false;  // inside `try:` with a handler for ImportError (an optional dependency)
+};
+
+// The dotted package a file belongs to, from its path relative to the scan root:
+// "pkg/models/net.py" -> "pkg.models" (also for pkg/models/__init__.py).
+std::string package_of(std::string_view relative_path);
+
+// The modules an import statement names, fully qualified: `import a.b, c` -> {"a.b", "c"};
+// `from .m import x` in package "p" -> {"p.m"}; `from __future__ import x` -> {}.
+std::vector<std::string> imported_modules(Node import_statement, std::string_view package);
+
+class ImportTable {
+ public:
+  // Collects every import of the tree in one walk over its statements (expressions are not
+  // entered, so this costs little next to the parse).
+  static ImportTable build(const Tree& tree, std::string_view package);
+
+  // What `name` refers to in the innermost-first chain of scopes, or nullopt if it is not an
+  // imported name. An unbound name resolves through the scope's star imports, the last first.
+  std::optional<std::string> resolve(std::string_view name, std::span<const uint32_t> scopes) const;
+
+  // True if any import in the file names `module` or a submodule of it ("torch" matches
+  // `import torch.nn` and `from torch import nn`).
+  bool imports(std::string_view module) const;
+
+  const std::vector<ImportBinding>& bindings() const { return bindings_; }
+
+ private:
+  struct Scope {
+    std::unordered_map<std::string, size_t> names;  // local name -> index in bindings_
+    std::vector<std::string> star_modules;          // in source order
+  };
+  std::vector<ImportBinding> bindings_;
+  std::vector<std::string> modules_;  // every module named by an import statement
+  std::unordered_map<uint32_t, Scope> scopes_;
+};
+
+}  // namespace tpulint::python

@@ -1,0 +1,27 @@
+// The Python frontend: parses a file once with tree-sitter, builds its import table, then
+// walks the tree once and calls each enabled check on the node kinds it asked for.
+#pragma once
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/source_file.h"
+#include "python/python_check.h"
+#include "python/syntax.h"
+
+namespace tpulint::python {
+
+// One per worker thread (it owns a tree-sitter parser).
+class PythonAnalyzer {
+ public:
+  explicit PythonAnalyzer(std::span<const PythonCheckEntry> checks);
+  void analyze(const SourceFile& file, FileResult& result);
+
+ private:
+  Parser parser_;
+  std::array<std::vector<PythonCheckEntry>, size_t(Kind::kCount)> by_kind_;
+};
+
+}  // namespace tpulint::python

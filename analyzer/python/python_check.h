@@ -1,0 +1,103 @@
+// The shape of a Python check: it names the node kinds it looks at (its declarative match)
+// and reacts to each such node through a PythonContext, which resolves names, knows where the
+// node sits (enclosing function, its decorators, enclosing loops) and takes its findings.
+// The analyzer walks each file once and calls every enabled check on the kinds it asked for.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/check_info.h"
+#include "core/finding.h"
+#include "core/source_file.h"
+#include "python/imports.h"
+#include "python/syntax.h"
+
+namespace tpulint::python {
+
+// A function, class or loop around the node being checked, innermost last.
+struct Frame {
+  enum class Type : uint8_t { Function, Class, Loop };
+  Type type;
+  Node node;                            // function_definition, class_definition, for/while
+  ByteSpan body;                        // its body: code in it runs inside the frame
+  uint32_t depth = 0;                   // tree depth of `node` (the walk's bookkeeping)
+  std::vector<std::string> decorators;  // functions: qualified names, e.g. "jax.jit", "torch.compile"
+};
+
+class PythonContext {
+ public:
+  PythonContext(const SourceFile& file, const Tree& tree, const ImportTable& imports, FindingSink& sink);
+
+  const SourceFile& file() const { return file_; }
+  const ImportTable& imports() const { return imports_; }
+  const Tree& tree() const { return tree_; }
+
+  // The fully qualified name an identifier or attribute chain refers to through the imports:
+  // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
+  // the chain does not start at an imported name (locals, builtins, call results).
+  std::optional<std::string> qualified_name(Node expr) const;
+
+  // The innermost function whose body contains the current node, or nullptr at module level.
+  const Frame* enclosing_function() const;
+  // The loops whose body contains the current node, within the innermost function, outermost first.
+  std::vector<const Frame*> enclosing_loops() const;
+  std::span<const Frame> frames() const { return frames_; }
+
+  // Adds a finding of the check being run at `at`.
+  Finding& report(Node at, std::string message, std::string hint = {}, std::string subject = {});
+  Finding& report(ByteSpan at, std::string message, std::string hint = {}, std::string subject = {});
+
+  // The walk's bookkeeping; checks do not call these.
+  void set_check(const CheckInfo* check) { check_ = check; }
+  void set_current(Node node) { current_ = node; }
+  std::vector<Frame>& mutable_frames() { return frames_; }
+  std::vector<uint32_t> scope_chain() const;  // innermost function scope first, module last
+
+ private:
+  bool contains_current(const Frame& f) const;
+
+  const SourceFile& file_;
+  const Tree& tree_;
+  const ImportTable& imports_;
+  FindingSink& sink_;
+  const CheckInfo* check_ = nullptr;
+  Node current_;
+  std::vector<Frame> frames_;
+};
+
+class PythonCheck {
+ public:
+  virtual ~PythonCheck() = default;
+  // The node kinds this check is called on.
+  virtual std::span<const Kind> kinds() const = 0;
+  // Called once per node of those kinds, in source order. Must not throw; returns early when
+  // the node is not a match.
+  virtual void check(Node node, PythonContext& ctx) const = 0;
+};
+
+// A check to run together with its metadata (the CheckInfo its findings carry).
+struct PythonCheckEntry {
+  const CheckInfo* info;
+  const PythonCheck* check;
+};
+
+// --- helpers for checks ---
+
+// The positional and keyword arguments of a call node.
+struct CallArguments {
+  std::vector<Node> positional;
+  std::vector<std::pair<std::string_view, Node>> keywords;
+  bool has_splat = false;  // *args or **kwargs: arguments are not all visible
+  Node keyword(std::string_view name) const;
+};
+CallArguments call_arguments(Node call);
+
+// The text of a string literal without quotes or prefix when it has no interpolation;
+// for an f-string, the literal text before the first interpolation. Nullopt if not a string.
+std::optional<std::string> string_value(Node node);
+
+}  // namespace tpulint::python

@@ -1,0 +1,15 @@
+// The JSON report: one document with schema_version, tool, score, verdict, effort, categories,
+// findings and files. Key names are a contract (docs/json-report.md); add, never rename.
+#pragma once
+
+#include <ostream>
+
+#include "core/scan.h"
+
+namespace tpulint::report {
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+void write_json(const ScanReport& report, std::ostream& out);
+
+}  // namespace tpulint::report

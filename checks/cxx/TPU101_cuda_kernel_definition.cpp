@@ -1,0 +1,72 @@
+// TPU101: a custom CUDA kernel (`__global__` function) defined in the project.
+// User docs: docs/checks/TPU101.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include "checks/check_def.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+// Effort grows with the kernel's size: a short elementwise kernel is an afternoon of Pallas or
+// plain tensor ops; a long one with shared memory and warp tricks is a rewrite.
+HoursRange kernel_hours(uint32_t lines) {
+  if (lines <= 30) return {16, 40};
+  if (lines <= 100) return {24, 64};
+  return {40, 120};
+}
+
+class CudaKernelDefinition final : public cxx::NativeCheck {
+ public:
+  void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
+    for (const cxx::FunctionFact& f : facts.functions) {
+      if (!f.is_kernel) continue;
+      Finding& finding = ctx.report(
+          f.name_span,
+          fmt::format("custom CUDA kernel '{}'{} has no TPU equivalent", f.name, f.is_template ? " (templated)" : ""),
+          "rewrite it as a Pallas TPU kernel, or as tensor ops that XLA fuses when it is elementwise or a reduction",
+          f.qualified_name);
+      finding.hours = kernel_hours(f.lines);
+    }
+  }
+};
+
+const CudaKernelDefinition kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU101_cuda_kernel_definition{
+    .info = {
+        .id = "TPU101",
+        .name = "cuda-kernel-definition",
+        .summary = "custom CUDA kernel (`__global__` function) with no TPU equivalent",
+        .languages = Language::Cuda | Language::Cxx,
+        .severity = Severity::Error,
+        .effort = EffortClass::High,
+        .hours = {16, 120},
+        .doc = {
+            .what = "A `__global__` function: a CUDA kernel written in the project, templated or not.",
+            .why = "TPUs do not run CUDA. Every custom kernel must be rewritten, as a Pallas TPU kernel or "
+                   "as tensor operations that XLA compiles and fuses. Custom kernels are the main reason to "
+                   "stay on GPU: their value (a fused, hand-tuned operation) does not carry over.",
+            .example = "__global__ void scale_kernel(float* x, float a, int n) {\n"
+                       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "  if (i < n) x[i] *= a;\n"
+                       "}",
+            .use_instead = "An elementwise or reduction kernel becomes plain tensor code, which XLA fuses:\n"
+                           "`x = x * a` (PyTorch/XLA) or `x * a` under `jax.jit`.\n"
+                           "A kernel with real tiling or memory tricks becomes a Pallas kernel "
+                           "(`jax.experimental.pallas` with the TPU backend; from PyTorch through "
+                           "`torch_xla.experimental.custom_kernel`).",
+            .effort = "High: there is no mechanical translation, and the rewrite has to be validated for "
+                      "numerics and tuned for speed. The hours scale with the kernel's length: 16-40 h up to 30 "
+                      "lines, 24-64 h up to 100 lines, 40-120 h beyond.",
+            .heuristic = "",
+            .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html",
+                           "https://docs.pytorch.org/xla/master/features/pallas.html"},
+        },
+    },
+    .native = &kCheck,
+};
+
+}  // namespace tpulint::checks
