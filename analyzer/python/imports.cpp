@@ -40,7 +40,9 @@ std::string resolve_relative(Node relative, std::string_view package) {
     size_t dot = base.rfind('.');
     base = dot == std::string::npos ? "" : base.substr(0, dot);
   }
-  if (base.empty()) return rest.empty() ? "." : rest;
+  // Above the scan root the package is unknown: keep the dots, so the name matches nothing
+  // absolute (`from .flash_attn import x` is the project's module, not the library).
+  if (base.empty()) return std::string(dots, '.') + rest;
   return rest.empty() ? base : base + "." + rest;
 }
 
@@ -89,7 +91,7 @@ std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
     }
   } else if (stmt.kind() == Kind::ImportFromStatement) {
     std::string m = from_module(stmt, package);
-    if (!m.empty() && m != ".") out.push_back(m);
+    if (!m.empty() && m.back() != '.') out.push_back(m);
   }
   return out;
 }
@@ -130,7 +132,7 @@ ImportTable ImportTable::build(const Tree& tree, std::string_view package) {
       std::string module = from_module(n, package);
       if (module.empty()) continue;
       table.modules_.push_back(module);
-      std::string prefix = module == "." ? "" : module + ".";
+      std::string prefix = module.back() == '.' ? module : module + ".";  // "." or ".." stay relative
       for (uint32_t i = 0; i < n.named_child_count(); ++i) {
         Node c = n.named_child(i);
         if (c == n.field(Field::ModuleName)) continue;

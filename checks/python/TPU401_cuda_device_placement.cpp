@@ -64,11 +64,17 @@ class CudaDevicePlacement final : public python::PythonCheck {
       return;
     }
 
-    // device="cuda" as a keyword argument of any call.
+    // device="cuda" as a keyword argument of any call; map_location="cuda" in torch.load.
     if (Node value = args.keyword("device")) {
       if (Node s = cuda_device_literal(value))
         ctx.report(s, fmt::format("'device={}' places the computation on a CUDA device", s.text()),
                    std::string(kHint), "device=\"cuda\"");
+    }
+    if (Node value = args.keyword("map_location")) {
+      if (Node s = cuda_device_literal(value))
+        ctx.report(s, fmt::format("'map_location={}' loads the tensors onto a CUDA device", s.text()),
+                   "load to the CPU ('map_location=\"cpu\"'), then move the model to the XLA device",
+                   "map_location=\"cuda\"");
     }
   }
 };
@@ -87,8 +93,8 @@ extern const CheckDef TPU401_cuda_device_placement{
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},
         .doc = {
-            .what = "`.cuda()` calls, `.to(\"cuda\")` / `.to(\"cuda:0\")`, `device=\"cuda\"` keyword arguments and "
-                    "`torch.device(\"cuda\")`, including a `\"cuda\"` in either branch of a conditional "
+            .what = "`.cuda()` calls, `.to(\"cuda\")` / `.to(\"cuda:0\")`, `device=\"cuda\"` keyword arguments, "
+                    "`torch.device(\"cuda\")` and `torch.load(..., map_location=\"cuda\")`, including a `\"cuda\"` in either branch of a conditional "
                     "(`\"cuda\" if torch.cuda.is_available() else \"cpu\"`).",
             .why = "A TPU host has no CUDA device: these calls fail there, or silently fall back to the CPU "
                    "when guarded by `torch.cuda.is_available()`, which runs the model without the TPU.",

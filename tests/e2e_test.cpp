@@ -1,0 +1,198 @@
+// End-to-end: the real binary on the sample projects and on small trees made in the test.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+const fs::path kProjects = fs::path(TPULINT_SOURCE_DIR) / "fixtures" / "projects";
+
+json expected_projects() {
+  std::ifstream in(kProjects / "expected.json");
+  json j = json::parse(in);
+  j.erase("_comment");
+  return j;
+}
+
+// The keys the foundation promises in every JSON report (docs/json-report.md).
+void check_report_shape(const json& r) {
+  REQUIRE(r.is_object());
+  CHECK(r.at("schema_version") == 1);
+  CHECK(r.at("tool").at("name") == "tpulint");
+  CHECK(r.at("tool").at("version").is_string());
+  CHECK(r.at("score").is_number());
+  CHECK(r.at("score").get<double>() >= 0);
+  CHECK(r.at("score").get<double>() <= 100);
+  std::string verdict = r.at("verdict");
+  CHECK((verdict == "tpu-ready" || verdict == "portable" || verdict == "significant" || verdict == "stay-on-gpu"));
+  CHECK(r.at("effort").at("hours_low").is_number());
+  CHECK(r.at("effort").at("hours_high").get<double>() >= r.at("effort").at("hours_low").get<double>());
+  CHECK(r.at("files").at("analyzed").is_number());
+  CHECK(r.at("files").at("skipped").is_array());
+  for (const json& f : r.at("findings")) {
+    CHECK(f.at("id").get<std::string>().starts_with("TPU"));
+    CHECK(f.at("category").is_string());
+    std::string path = f.at("path");
+    CHECK_FALSE(path.empty());
+    CHECK(path[0] != '/');
+    CHECK(f.at("line").get<int>() >= 1);
+    CHECK(f.at("column").get<int>() >= 1);
+    CHECK(f.at("message").is_string());
+    CHECK(f.at("effort").at("class").is_string());
+  }
+}
+
+std::map<std::string, int> count_by_id(const json& r) {
+  std::map<std::string, int> n;
+  for (const json& f : r.at("findings")) ++n[f.at("id")];
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
+  json expected = expected_projects();
+  REQUIRE(expected.size() >= 3);
+  for (auto& [name, want] : expected.items()) {
+    INFO(name);
+    REQUIRE(fs::is_directory(kProjects / name));
+    auto r = run_tpulint("scan fixtures/projects/" + name + " --format json");
+    CHECK(r.err.empty());
+    REQUIRE(r.exit_code == 0);
+    json report = json::parse(r.out);
+    check_report_shape(report);
+    CHECK(report.at("files").at("analyzed").get<int>() > 0);
+    CHECK(report.at("verdict") == want.at("verdict"));
+  }
+}
+
+TEST_CASE("the CUDA extension's kernels, launches and PTX are all found", "[e2e]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json");
+  REQUIRE(r.exit_code == 0);
+  auto n = count_by_id(json::parse(r.out));
+  CHECK(n["TPU101"] == 3);  // roi_align_forward_kernel, roi_align_backward_kernel, nms_kernel
+  CHECK(n["TPU102"] == 3);  // two launches inside AT_DISPATCH lambdas, one plain
+  CHECK(n["TPU103"] == 1);  // the %laneid PTX
+}
+
+TEST_CASE("output does not depend on --jobs or on the directory tpulint runs from", "[e2e]") {
+  auto one = run_tpulint("scan fixtures/projects --format json --jobs 1");
+  auto four = run_tpulint("scan fixtures/projects --format json --jobs 4");
+  auto elsewhere = run_tpulint("scan '" TPULINT_SOURCE_DIR "/fixtures/projects' --format json --jobs 2", "/");
+  REQUIRE(one.exit_code == 0);
+  CHECK(one.out == four.out);
+  CHECK(one.out == elsewhere.out);
+}
+
+TEST_CASE("--fail-under sets exit code 1 below the score and 0 at or above it", "[e2e]") {
+  auto low = run_tpulint("scan fixtures/projects/torch_cuda_extension --fail-under 100");
+  CHECK(low.exit_code == 1);
+  CHECK(low.err.find("--fail-under") != std::string::npos);
+  auto ok = run_tpulint("scan fixtures/projects/torch_cuda_extension --fail-under 0");
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("usage errors exit 2 with a one-line message", "[e2e]") {
+  auto missing = run_tpulint("scan does/not/exist");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "tpulint: error: 'does/not/exist': no such file or directory\n");
+  CHECK(missing.out.empty());
+
+  auto select = run_tpulint("scan fixtures/projects --select TPU7");
+  CHECK(select.exit_code == 2);
+  CHECK(select.err.find("'TPU7' matches no check") != std::string::npos);
+
+  auto option = run_tpulint("scan --no-such-option");
+  CHECK(option.exit_code == 2);
+
+  auto explain = run_tpulint("explain TPU999");
+  CHECK(explain.exit_code == 2);
+  CHECK(explain.err.find("unknown check 'TPU999'") != std::string::npos);
+
+  auto format = run_tpulint("scan fixtures/projects --format yaml");
+  CHECK(format.exit_code == 2);
+}
+
+TEST_CASE("an unreadable file is skipped with its reason and the others are analyzed", "[e2e]") {
+  TempDir dir;
+  dir.write("good.py", "import torch\nx = torch.nonzero(y)\n");
+  std::string bad = dir.write("bad.py", "import torch\n");
+  fs::permissions(bad, fs::perms::none);
+  bool readable_anyway = std::ifstream(bad).good();  // root reads anything
+  auto r = run_tpulint("scan '" + dir.path() + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  json report = json::parse(r.out);
+  CHECK(count_by_id(report)["TPU201"] == 1);
+  if (!readable_anyway) {
+    REQUIRE(report.at("files").at("skipped").size() == 1);
+    CHECK(report.at("files").at("skipped")[0].at("path") == "bad.py");
+    CHECK(count_by_id(report)["TPU902"] == 1);
+  }
+  fs::permissions(bad, fs::perms::owner_all);
+}
+
+TEST_CASE("binary and oversized files are skipped with a TPU902 note", "[e2e]") {
+  TempDir dir;
+  dir.write("model.py", "import torch\nm = Net().cuda()\n");
+  dir.write("blob.py", std::string("\x7f" "ELF\0\0\0", 7));
+  dir.write("big.cu", std::string(5000, ' ') + "\n");
+  auto r = run_tpulint("scan '" + dir.path() + "' --format json --max-file-size 4096");
+  REQUIRE(r.exit_code == 0);
+  json report = json::parse(r.out);
+  CHECK(report.at("files").at("analyzed") == 1);
+  REQUIRE(report.at("files").at("skipped").size() == 2);
+  CHECK(report.at("files").at("skipped")[0].at("path") == "big.cu");
+  CHECK(report.at("files").at("skipped")[0].at("reason").get<std::string>().find("--max-file-size") != std::string::npos);
+  CHECK(report.at("files").at("skipped")[1].at("path") == "blob.py");
+  CHECK(report.at("files").at("skipped")[1].at("reason").get<std::string>().find("binary") != std::string::npos);
+  auto n = count_by_id(report);
+  CHECK(n["TPU902"] == 2);
+  CHECK(n["TPU401"] == 1);
+}
+
+TEST_CASE("--output writes the same report to a file", "[e2e]") {
+  TempDir dir;
+  std::string file = dir.path() + "/report.json";
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json --output json='" + file + "'");
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK(ss.str() == r.out);
+  CHECK_FALSE(fs::exists(file + ".tmp"));
+}
+
+TEST_CASE("the text report groups findings by file and ends with the summary", "[e2e]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --color never");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("csrc/nms_kernel.cu\n") != std::string::npos);
+  CHECK(r.out.find("TPU101") != std::string::npos);
+  CHECK(r.out.find("__global__ void nms_kernel") != std::string::npos);  // the code frame
+  CHECK(r.out.find("^^^^^^^^^^") != std::string::npos);
+  CHECK(r.out.find("Summary") != std::string::npos);
+  CHECK(r.out.find("verdict    stay-on-gpu") != std::string::npos);
+  CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when asked for none
+  auto colored = run_tpulint("scan fixtures/projects/torch_cuda_extension --color always");
+  CHECK(colored.out.find("\x1b[") != std::string::npos);
+}
+
+TEST_CASE("checks lists the catalogue and explain prints one check", "[e2e]") {
+  auto list = run_tpulint("checks");
+  REQUIRE(list.exit_code == 0);
+  for (const char* id : {"TPU101", "TPU102", "TPU103", "TPU201", "TPU401", "TPU501", "TPU901"})
+    CHECK(list.out.find(id) != std::string::npos);
+  auto one = run_tpulint("explain TPU201");
+  REQUIRE(one.exit_code == 0);
+  CHECK(one.out.starts_with("# TPU201 torch-data-dependent-shape"));
+  CHECK(one.out.find("## Use instead") != std::string::npos);
+}

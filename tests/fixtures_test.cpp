@@ -1,0 +1,123 @@
+// The fixture runner: every file under fixtures/checks/ is analyzed with every check, and its
+// findings must match its inline expectations exactly (see fixture_expectations.h). A finding
+// nobody expected fails, a missing one fails, and a fixture without `expect:` must produce
+// nothing at all.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "app/engine.h"
+#include "checks/registry.h"
+#include "core/discovery.h"
+#include "fixture_expectations.h"
+
+namespace fs = std::filesystem;
+using namespace tpulint;
+using tpulint::testing::parse_expectations;
+
+namespace {
+
+const fs::path kFixtures = fs::path(TPULINT_SOURCE_DIR) / "fixtures" / "checks";
+
+std::vector<fs::path> fixture_files() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(kFixtures))
+    if (e.is_regular_file() && language_for_path(e.path()) != Language::None) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string_view comment_prefix(const fs::path& p) {
+  return language_for_path(p) == Language::Python ? "#" : "//";
+}
+
+}  // namespace
+
+TEST_CASE("every check fixture produces exactly the findings it expects", "[fixtures]") {
+  app::Engine engine({});
+  auto files = fixture_files();
+  REQUIRE(files.size() >= 6);
+  for (const fs::path& path : files) {
+    std::string name = path.filename().string();
+    auto expectations = parse_expectations(read(path), comment_prefix(path));
+    for (const std::string& e : expectations.errors) FAIL_CHECK(name << ": malformed expectation: " << e);
+
+    FileResult result = engine.analyze_file(path, name);
+    REQUIRE(result.analyzed);
+
+    // Actual findings, as (line, id) -> count.
+    std::map<std::pair<unsigned, std::string>, int> actual;
+    for (const Finding& f : result.findings) ++actual[{f.start.line, f.check_id}];
+
+    if (!expectations.has_expect()) {
+      for (const Finding& f : result.findings)
+        FAIL_CHECK(fmt::format("{}:{}: a fixture without expectations reported {} ({})", name, f.start.line,
+                               f.check_id, f.message));
+      continue;
+    }
+    std::map<std::pair<unsigned, std::string>, int> expected;
+    for (const auto& [line, e] : expectations.by_line) {
+      for (const std::string& id : e.expect) ++expected[{line, id}];
+      for (const std::string& id : e.ok)
+        if (actual.count({line, id}))
+          FAIL_CHECK(fmt::format("{}:{}: {} fired on an `ok:` line", name, line, id));
+      for (const std::string& id : e.todo)
+        if (actual.count({line, id}))
+          FAIL_CHECK(fmt::format("{}:{}: {} now fires on a `todo:` line: make it an `expect:`", name, line, id));
+    }
+    for (const auto& [key, n] : expected) {
+      int got = actual.count(key) ? actual[key] : 0;
+      if (got != n)
+        FAIL_CHECK(fmt::format("{}:{}: expected {} x{}, got {}", name, key.first, key.second, n, got));
+    }
+    for (const Finding& f : result.findings) {
+      if (!expected.count({f.start.line, f.check_id}))
+        FAIL_CHECK(fmt::format("{}:{}:{}: unexpected {}: {}", name, f.start.line, f.start.column, f.check_id,
+                               f.message));
+    }
+  }
+}
+
+TEST_CASE("every check has a fixture with an expect and an ok case", "[fixtures][registry]") {
+  auto files = fixture_files();
+  for (const CheckInfo* check : checks::registry().all()) {
+    if (check->category() == Category::AnalyzerNote && check->id != "TPU901") continue;  // tested in notes tests
+    bool has_expect = false, has_ok = false;
+    for (const fs::path& path : files) {
+      if (!path.filename().string().starts_with(check->id)) continue;
+      auto e = parse_expectations(read(path), comment_prefix(path));
+      has_expect |= e.has("expect", check->id);
+      has_ok |= e.has("ok", check->id);
+    }
+    INFO(check->id);
+    CHECK(has_expect);
+    CHECK(has_ok);
+  }
+}
+
+TEST_CASE("the expectation parser reads expect, ok and todo lists", "[fixtures]") {
+  auto e = parse_expectations("x = 1\n# expect: TPU201, TPU401\n# ok: TPU501\ny = 2\n# todo: TPU202\nz = 3\n", "#");
+  REQUIRE(e.errors.empty());
+  REQUIRE(e.by_line.count(4));
+  CHECK(e.by_line[4].expect == std::vector<std::string>{"TPU201", "TPU401"});
+  CHECK(e.by_line[4].ok == std::vector<std::string>{"TPU501"});
+  CHECK(e.by_line[6].todo == std::vector<std::string>{"TPU202"});
+  CHECK(e.has_expect());
+
+  auto bad = parse_expectations("# expect: TPU20\nx = 1\n# ok:\n", "#");
+  CHECK(bad.errors.size() == 3);  // malformed ID, empty list, dangling at the end of the file
+
+  auto cxx = parse_expectations("  // expect: TPU101\n__global__ void k() {}\n", "//");
+  CHECK(cxx.by_line[2].expect == std::vector<std::string>{"TPU101"});
+}
