@@ -11,6 +11,7 @@
 #include "app/engine.h"
 #include "checks/registry.h"
 #include "core/version.h"
+#include "python/syntax.h"
 #include "report/check_docs.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -166,6 +167,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App* docs_cmd = app.add_subcommand("docs", "write the checks' documentation pages");
   docs_cmd->add_option("--output-dir", docs_dir, "directory to write into")->required();
 
+  std::string dump_path;
+  CLI::App* dump_cmd = app.add_subcommand("dump-tree", "print a Python file's syntax tree (for writing checks)");
+  dump_cmd->group("");  // hidden from --help: a tool for check authors
+  dump_cmd->add_option("FILE", dump_path, "a Python file")->required()->check(CLI::ExistingFile);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -192,6 +198,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
     if (*docs_cmd) return run_docs(docs_dir, out);
+    if (*dump_cmd) {
+      std::ifstream in(dump_path, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      std::string source = text.str();
+      python::Parser parser;
+      out << python::to_sexp(*parser.parse(source)) << "\n";
+      return kExitOk;
+    }
   } catch (const std::exception& e) {
     err << "tpulint: error: " << e.what() << "\n";
     return kExitError;

@@ -96,14 +96,15 @@ std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
   return out;
 }
 
-ImportTable ImportTable::build(const Tree& tree, std::string_view package) {
+ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_view package) {
   ImportTable table;
   struct Item {
     Node node;
     uint32_t scope;
     bool guarded;
   };
-  std::vector<Item> stack{{tree.root(), kModuleScope, false}};
+  std::vector<Item> stack;
+  for (auto it = trees.rbegin(); it != trees.rend(); ++it) stack.push_back({(*it)->root(), kModuleScope, false});
   while (!stack.empty()) {
     Item item = stack.back();
     stack.pop_back();

@@ -39,9 +39,14 @@ std::vector<std::string> imported_modules(Node import_statement, std::string_vie
 
 class ImportTable {
  public:
-  // Collects every import of the tree in one walk over its statements (expressions are not
-  // entered, so this costs little next to the parse).
-  static ImportTable build(const Tree& tree, std::string_view package);
+  // Collects every import of the trees (a file's parse, plus the pieces re-parsed after a
+  // syntax error) in one walk over their statements (expressions are not entered, so this
+  // costs little next to the parse).
+  static ImportTable build(std::span<const Tree* const> trees, std::string_view package);
+  static ImportTable build(const Tree& tree, std::string_view package) {
+    const Tree* one = &tree;
+    return build(std::span(&one, 1), package);
+  }
 
   // What `name` refers to in the innermost-first chain of scopes, or nullopt if it is not an
   // imported name. An unbound name resolves through the scope's star imports, the last first.

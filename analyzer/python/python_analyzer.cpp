@@ -1,6 +1,8 @@
 #include "python/python_analyzer.h"
 
 #include <fmt/format.h>
+#include <optional>
+#include <set>
 
 #include "core/analyzer_notes.h"
 #include "python/imports.h"
@@ -47,66 +49,120 @@ std::vector<std::string> decorator_names(Node function, const PythonContext& ctx
 
 // The first syntax error (an ERROR or MISSING node) and how many there are.
 struct SyntaxErrors {
-  Node first;
+  ByteSpan first{UINT32_MAX, UINT32_MAX};
   size_t count = 0;
+  void add(ByteSpan at) {
+    if (at.begin < first.begin) first = at;
+    ++count;
+  }
 };
+
+// Where the next top-level statement starts inside [begin, end), after the line holding
+// `begin`: a line whose first character is at column 0 and is neither blank, a comment, a
+// closing bracket nor a clause that continues a compound statement.
+std::optional<uint32_t> next_statement_start(std::string_view text, uint32_t begin, uint32_t end) {
+  size_t pos = text.find('\n', begin);
+  while (pos != std::string_view::npos && pos + 1 < end) {
+    size_t line = pos + 1;
+    char c = text[line];
+    bool continues = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '#' || c == ')' || c == ']' ||
+                     c == '}' || text.substr(line).starts_with("else") || text.substr(line).starts_with("elif") ||
+                     text.substr(line).starts_with("except") || text.substr(line).starts_with("finally");
+    if (!continues) return uint32_t(line);
+    pos = text.find('\n', line);
+  }
+  return std::nullopt;
+}
+
+// Re-parses are bounded so that a file of garbage cannot make recovery quadratic.
+constexpr size_t kMaxRecoveryParses = 64;
 
 }  // namespace
 
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
-  auto tree = parser_.parse(file.text());
-  ImportTable imports = ImportTable::build(*tree, package_of(file.path()));
+  std::string_view text = file.text();
+  std::vector<std::unique_ptr<Tree>> trees;
+  trees.push_back(parser_.parse(text));
+
+  // Syntax-error recovery: tree-sitter can fold everything after a bad statement into one
+  // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it
+  // (keeping the file's byte offsets), repeatedly, so one error does not hide the rest.
+  std::set<std::pair<size_t, uint32_t>> replaced;  // (tree, start byte) of re-parsed ERROR nodes
+  for (size_t t = 0; t < trees.size() && trees.size() < kMaxRecoveryParses; ++t) {
+    Node root = trees[t]->root();
+    if (!root.has_error()) continue;
+    for (uint32_t i = 0; i < root.child_count() && trees.size() < kMaxRecoveryParses; ++i) {
+      Node child = root.child(i);
+      if (child.kind() != Kind::Error) continue;
+      auto start = next_statement_start(text, child.span().begin, child.span().end);
+      if (!start) continue;
+      replaced.insert({t, child.span().begin});
+      trees.push_back(parser_.parse_range(text, *start, child.span().end));
+    }
+  }
+
+  std::vector<const Tree*> tree_list;
+  for (const auto& t : trees) tree_list.push_back(t.get());
+  ImportTable imports = ImportTable::build(tree_list, package_of(file.path()));
   FindingSink sink(file, result.findings);
-  PythonContext ctx(file, *tree, imports, sink);
-  std::vector<Frame>& frames = ctx.mutable_frames();
   SyntaxErrors errors;
 
-  // One pre-order walk with a cursor (no recursion: nesting depth is the input's to choose).
-  TSTreeCursor cursor = ts_tree_cursor_new(tree->root().raw());
-  uint32_t depth = 0;
-  bool check_errors = tree->root().has_error();
-  for (;;) {
-    Node node(ts_tree_cursor_current_node(&cursor), tree.get());
-    while (!frames.empty() && frames.back().depth >= depth) frames.pop_back();
-    Kind kind = node.kind();
-    ctx.set_current(node);
+  for (size_t t = 0; t < trees.size(); ++t) {
+    const Tree& tree = *trees[t];
+    PythonContext ctx(file, tree, imports, sink);
+    std::vector<Frame>& frames = ctx.mutable_frames();
+    bool check_errors = tree.root().has_error();
 
-    if (check_errors && (kind == Kind::Error || node.is_missing())) {
-      if (!errors.count) errors.first = node;
-      ++errors.count;
-    }
-    for (const PythonCheckEntry& e : by_kind_[size_t(kind)]) {
-      ctx.set_check(e.info);
-      e.check->check(node, ctx);
-    }
-    if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||
-        kind == Kind::WhileStatement) {
-      Frame f{kind == Kind::FunctionDefinition ? Frame::Type::Function
-              : kind == Kind::ClassDefinition  ? Frame::Type::Class
-                                               : Frame::Type::Loop,
-              node, {}, depth, {}};
-      if (Node body = node.field(Field::Body)) f.body = body.span();
-      if (kind == Kind::FunctionDefinition) f.decorators = decorator_names(node, ctx);
-      frames.push_back(std::move(f));
-    }
+    // One pre-order walk with a cursor (no recursion: nesting depth is the input's to choose).
+    TSTreeCursor cursor = ts_tree_cursor_new(tree.root().raw());
+    uint32_t depth = 0;
+    for (;;) {
+      Node node(ts_tree_cursor_current_node(&cursor), &tree);
+      while (!frames.empty() && frames.back().depth >= depth) frames.pop_back();
+      Kind kind = node.kind();
+      ctx.set_current(node);
+      bool descend = true;
 
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      ++depth;
-      continue;
-    }
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        depth = 0;
-        break;
+      if (check_errors && (kind == Kind::Error || node.is_missing())) {
+        errors.add(node.span());
+        // A re-parsed ERROR node is walked through its re-parse instead.
+        if (depth == 1 && replaced.count({t, node.span().begin})) descend = false;
       }
-      --depth;
+      if (descend) {
+        for (const PythonCheckEntry& e : by_kind_[size_t(kind)]) {
+          ctx.set_check(e.info);
+          e.check->check(node, ctx);
+        }
+      }
+      if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||
+          kind == Kind::WhileStatement) {
+        Frame f{kind == Kind::FunctionDefinition ? Frame::Type::Function
+                : kind == Kind::ClassDefinition  ? Frame::Type::Class
+                                                 : Frame::Type::Loop,
+                node, {}, depth, {}};
+        if (Node body = node.field(Field::Body)) f.body = body.span();
+        if (kind == Kind::FunctionDefinition) f.decorators = decorator_names(node, ctx);
+        frames.push_back(std::move(f));
+      }
+
+      if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
+        ++depth;
+        continue;
+      }
+      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
+          depth = 0;
+          break;
+        }
+        --depth;
+      }
+      if (depth == 0) break;
     }
-    if (depth == 0) break;
+    ts_tree_cursor_delete(&cursor);
   }
-  ts_tree_cursor_delete(&cursor);
 
   if (errors.count) {
-    sink.add(notes::kSyntaxError, errors.first.span(),
+    sink.add(notes::kSyntaxError, errors.first,
              errors.count == 1 ? std::string("syntax error; the rest of the file was analyzed")
                                : fmt::format("{} syntax errors, the first here; the rest of the file was analyzed",
                                              errors.count));

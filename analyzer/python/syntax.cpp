@@ -1,6 +1,7 @@
 #include "python/syntax.h"
 
 #include <array>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -115,6 +116,36 @@ Parser::Parser() : parser_(ts_parser_new()) {
 }
 
 Parser::~Parser() { ts_parser_delete(parser_); }
+
+std::string to_sexp(const Tree& tree) {
+  char* s = ts_node_string(tree.root().raw());
+  std::string out(s);
+  free(s);
+  return out;
+}
+
+namespace {
+TSPoint point_at(std::string_view text, uint32_t offset) {
+  TSPoint p{0, 0};
+  uint32_t line_start = 0;
+  for (uint32_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++p.row;
+      line_start = i + 1;
+    }
+  p.column = offset - line_start;
+  return p;
+}
+}  // namespace
+
+std::unique_ptr<Tree> Parser::parse_range(std::string_view text, uint32_t begin, uint32_t end) {
+  TSRange range{point_at(text, begin), point_at(text, end), begin, end};
+  ts_parser_set_included_ranges(parser_, &range, 1);
+  TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));
+  ts_parser_set_included_ranges(parser_, nullptr, 0);
+  if (!tree) throw std::runtime_error("the Python parser gave up on this file");
+  return std::make_unique<Tree>(tree, text);
+}
 
 std::unique_ptr<Tree> Parser::parse(std::string_view text) {
   TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <tree_sitter/api.h>
@@ -141,10 +142,15 @@ class Parser {
   // Never fails on bad syntax: errors become ERROR/MISSING nodes. Throws only if tree-sitter
   // gives up (out of memory, cancelled).
   std::unique_ptr<Tree> parse(std::string_view text);
+  // Parses only text[begin, end), keeping the whole text's byte offsets in the tree.
+  std::unique_ptr<Tree> parse_range(std::string_view text, uint32_t begin, uint32_t end);
 
  private:
   TSParser* parser_;
 };
+
+// The tree as an S-expression (`tpulint dump-tree`, for writing checks).
+std::string to_sexp(const Tree& tree);
 
 // The grammar's field id for `f`, and the Kind of a grammar symbol: both mapped once.
 TSFieldId field_id(Field f);
