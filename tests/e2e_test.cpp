@@ -196,3 +196,54 @@ TEST_CASE("checks lists the catalogue and explain prints one check", "[e2e]") {
   CHECK(one.out.starts_with("# TPU201 torch-data-dependent-shape"));
   CHECK(one.out.find("## Use instead") != std::string::npos);
 }
+
+TEST_CASE("a compile database's flags are used for the files it lists", "[e2e][cxx]") {
+  TempDir dir;
+  std::string source = dir.write("src/ops.cpp",
+                                 "#ifdef TPULINT_WITH_PTX\n"
+                                 "void fence() { asm volatile(\"membar.gl;\"); }\n"
+                                 "#endif\n");
+  std::string db = "[{\"directory\": \"" + dir.path() + "\", \"file\": \"" + source +
+                   "\", \"arguments\": [\"c++\", \"-DTPULINT_WITH_PTX\", \"-c\", \"src/ops.cpp\"]}]";
+
+  // Without a database the macro is undefined and the assembly is not compiled in.
+  auto bare = run_tpulint("scan '" + dir.path() + "' --format json");
+  REQUIRE(bare.exit_code == 0);
+  CHECK(count_by_id(json::parse(bare.out))["TPU103"] == 0);
+
+  // Found under build/ at the root...
+  dir.write("build/compile_commands.json", db);
+  auto found = run_tpulint("scan '" + dir.path() + "' --format json");
+  REQUIRE(found.exit_code == 0);
+  CHECK(count_by_id(json::parse(found.out))["TPU103"] == 1);
+
+  // ...or given with -p (a directory or the file itself).
+  dir.write("elsewhere/compile_commands.json", db);
+  std::filesystem::remove(dir.path() + "/build/compile_commands.json");
+  auto given = run_tpulint("scan '" + dir.path() + "/src' --format json -p '" + dir.path() + "/elsewhere'");
+  REQUIRE(given.exit_code == 0);
+  CHECK(count_by_id(json::parse(given.out))["TPU103"] == 1);
+  auto given_file =
+      run_tpulint("scan '" + dir.path() + "/src' --format json -p '" + dir.path() + "/elsewhere/compile_commands.json'");
+  CHECK(count_by_id(json::parse(given_file.out))["TPU103"] == 1);
+
+  auto missing = run_tpulint("scan '" + dir.path() + "' -p '" + dir.path() + "/nowhere'");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no compile_commands.json") != std::string::npos);
+}
+
+TEST_CASE("missing headers are recorded per file and the rest of the file is analyzed", "[e2e][cxx]") {
+  TempDir dir;
+  dir.write("k.cu",
+            "#include <torch/extension.h>\n"
+            "#include \"not_in_tree.cuh\"\n"
+            "#include <vector>\n"
+            "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n");
+  auto r = run_tpulint("scan '" + dir.path() + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  json report = json::parse(r.out);
+  CHECK(count_by_id(report)["TPU101"] == 1);
+  REQUIRE(report.at("files").at("missing_headers").size() == 1);
+  CHECK(report.at("files").at("missing_headers")[0].at("headers") ==
+        json::array({"torch/extension.h", "not_in_tree.cuh"}));
+}
