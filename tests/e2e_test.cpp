@@ -94,7 +94,7 @@ TEST_CASE("output does not depend on --jobs or on the directory tpulint runs fro
   CHECK(one.out == elsewhere.out);
 }
 
-TEST_CASE("--fail-under sets exit code 1 below the score and 0 at or above it", "[e2e]") {
+TEST_CASE("a score below --fail-under exits 1; at or above it, 0", "[e2e]") {
   auto low = run_tpulint("scan fixtures/projects/torch_cuda_extension --fail-under 100");
   CHECK(low.exit_code == 1);
   CHECK(low.err.find("--fail-under") != std::string::npos);
@@ -160,7 +160,7 @@ TEST_CASE("binary and oversized files are skipped with a TPU902 note", "[e2e]") 
   CHECK(n["TPU401"] == 1);
 }
 
-TEST_CASE("--output writes the same report to a file", "[e2e]") {
+TEST_CASE("each --output FORMAT=FILE writes the same report to a file", "[e2e]") {
   TempDir dir;
   std::string file = dir.path() + "/report.json";
   auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json --output json='" + file + "'");
