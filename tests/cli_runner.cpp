@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -23,7 +22,7 @@ std::string slurp(const fs::path& p) {
 
 CommandResult run_tpulint(const std::string& args, const std::string& cwd) {
   TempDir tmp;
-  std::string err_path = tmp.path() + "/stderr";
+  std::string err_path = tmp.str("stderr");
   std::string cmd = "cd '" + cwd + "' && '" TPULINT_BINARY "' " + args + " 2>'" + err_path + "'";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -35,29 +34,6 @@ CommandResult run_tpulint(const std::string& args, const std::string& cwd) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = slurp(err_path);
   return r;
-}
-
-TempDir::TempDir() {
-  std::random_device rd;
-  for (;;) {
-    fs::path p = fs::temp_directory_path() / ("tpulint-test-" + std::to_string(rd()));
-    if (fs::create_directory(p)) {
-      path_ = p.string();
-      return;
-    }
-  }
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
-std::string TempDir::write(const std::string& relative, const std::string& content) const {
-  fs::path p = fs::path(path_) / relative;
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << content;
-  return p.string();
 }
 
 }  // namespace tpulint::testing

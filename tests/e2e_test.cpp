@@ -126,10 +126,11 @@ TEST_CASE("usage errors exit 2 with a one-line message", "[e2e]") {
 TEST_CASE("an unreadable file is skipped with its reason and the others are analyzed", "[e2e]") {
   TempDir dir;
   dir.write("good.py", "import torch\nx = torch.nonzero(y)\n");
-  std::string bad = dir.write("bad.py", "import torch\n");
+  std::string bad = dir.str("bad.py");
+  dir.write("bad.py", "import torch\n");
   fs::permissions(bad, fs::perms::none);
   bool readable_anyway = std::ifstream(bad).good();  // root reads anything
-  auto r = run_tpulint("scan '" + dir.path() + "' --format json");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(r.exit_code == 0);
   json report = json::parse(r.out);
   CHECK(count_by_id(report)["TPU201"] == 1);
@@ -146,7 +147,7 @@ TEST_CASE("binary and oversized files are skipped with a TPU902 note", "[e2e]") 
   dir.write("model.py", "import torch\nm = Net().cuda()\n");
   dir.write("blob.py", std::string("\x7f" "ELF\0\0\0", 7));
   dir.write("big.cu", std::string(5000, ' ') + "\n");
-  auto r = run_tpulint("scan '" + dir.path() + "' --format json --max-file-size 4096");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --max-file-size 4096");
   REQUIRE(r.exit_code == 0);
   json report = json::parse(r.out);
   CHECK(report.at("files").at("analyzed") == 1);
@@ -162,7 +163,7 @@ TEST_CASE("binary and oversized files are skipped with a TPU902 note", "[e2e]") 
 
 TEST_CASE("each --output FORMAT=FILE writes the same report to a file", "[e2e]") {
   TempDir dir;
-  std::string file = dir.path() + "/report.json";
+  std::string file = dir.str() + "/report.json";
   auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json --output json='" + file + "'");
   REQUIRE(r.exit_code == 0);
   std::ifstream in(file);
@@ -199,35 +200,36 @@ TEST_CASE("checks lists the catalogue and explain prints one check", "[e2e]") {
 
 TEST_CASE("a compile database's flags are used for the files it lists", "[e2e][cxx]") {
   TempDir dir;
-  std::string source = dir.write("src/ops.cpp",
+  std::string source = dir.str("src/ops.cpp");
+  dir.write("src/ops.cpp",
                                  "#ifdef TPULINT_WITH_PTX\n"
                                  "void fence() { asm volatile(\"membar.gl;\"); }\n"
                                  "#endif\n");
-  std::string db = "[{\"directory\": \"" + dir.path() + "\", \"file\": \"" + source +
+  std::string db = "[{\"directory\": \"" + dir.str() + "\", \"file\": \"" + source +
                    "\", \"arguments\": [\"c++\", \"-DTPULINT_WITH_PTX\", \"-c\", \"src/ops.cpp\"]}]";
 
   // Without a database the macro is undefined and the assembly is not compiled in.
-  auto bare = run_tpulint("scan '" + dir.path() + "' --format json");
+  auto bare = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(bare.exit_code == 0);
   CHECK(count_by_id(json::parse(bare.out))["TPU103"] == 0);
 
   // Found under build/ at the root...
   dir.write("build/compile_commands.json", db);
-  auto found = run_tpulint("scan '" + dir.path() + "' --format json");
+  auto found = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(found.exit_code == 0);
   CHECK(count_by_id(json::parse(found.out))["TPU103"] == 1);
 
   // ...or given with -p (a directory or the file itself).
   dir.write("elsewhere/compile_commands.json", db);
-  std::filesystem::remove(dir.path() + "/build/compile_commands.json");
-  auto given = run_tpulint("scan '" + dir.path() + "/src' --format json -p '" + dir.path() + "/elsewhere'");
+  std::filesystem::remove(dir.str() + "/build/compile_commands.json");
+  auto given = run_tpulint("scan '" + dir.str() + "/src' --format json -p '" + dir.str() + "/elsewhere'");
   REQUIRE(given.exit_code == 0);
   CHECK(count_by_id(json::parse(given.out))["TPU103"] == 1);
   auto given_file =
-      run_tpulint("scan '" + dir.path() + "/src' --format json -p '" + dir.path() + "/elsewhere/compile_commands.json'");
+      run_tpulint("scan '" + dir.str() + "/src' --format json -p '" + dir.str() + "/elsewhere/compile_commands.json'");
   CHECK(count_by_id(json::parse(given_file.out))["TPU103"] == 1);
 
-  auto missing = run_tpulint("scan '" + dir.path() + "' -p '" + dir.path() + "/nowhere'");
+  auto missing = run_tpulint("scan '" + dir.str() + "' -p '" + dir.str() + "/nowhere'");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no compile_commands.json") != std::string::npos);
 }
@@ -239,7 +241,7 @@ TEST_CASE("missing headers are recorded per file and the rest of the file is ana
             "#include \"not_in_tree.cuh\"\n"
             "#include <vector>\n"
             "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n");
-  auto r = run_tpulint("scan '" + dir.path() + "' --format json");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(r.exit_code == 0);
   json report = json::parse(r.out);
   CHECK(count_by_id(report)["TPU101"] == 1);

@@ -120,10 +120,39 @@ class Walker {
 
   void walk_root_dir() { walk_dir(root_, ""); }
 
-  void add_explicit_file(const fs::path& abs) {
+  // Walks a directory below the root as part of the root's tree: the .gitignore files of the
+  // directories between them apply, and --exclude globs stay relative to the root.
+  void walk_subdir(const fs::path& abs) {
     std::string rel = *relative_under(abs, root_);
-    if (fs::is_symlink(abs)) {
-      if (!check_symlink(abs, rel)) return;
+    size_t pushed = ignores_.size();
+    if (options_.respect_gitignore) {
+      fs::path dir = root_;
+      std::string dir_rel;
+      push_gitignore(dir, from_top(dir_rel));
+      for (size_t start = 0, slash; (slash = rel.find('/', start)) != std::string::npos; start = slash + 1) {
+        dir /= rel.substr(start, slash - start);
+        dir_rel = rel.substr(0, slash);
+        push_gitignore(dir, from_top(dir_rel));
+      }
+    }
+    walk_dir(abs, rel);
+    while (ignores_.size() > pushed) ignores_.pop();
+  }
+
+  void add_explicit_file(const fs::path& given) {
+    fs::path abs = given;
+    std::string rel = *relative_under(abs, root_);
+    std::error_code ec;
+    if (fs::is_symlink(abs, ec)) {
+      // Named on the command line: analyze what it points to, if that is inside the root.
+      fs::path target = fs::canonical(abs, ec);
+      auto inside = ec ? std::nullopt : relative_under(target, canonical_root_);
+      if (!inside) {
+        out_.skipped.push_back({rel, ec ? "broken or looping symlink" : "symlink leaves the scanned root"});
+        return;
+      }
+      abs = root_ / *inside;
+      rel = *inside;
     }
     Language lang = language_for_path(abs);
     if (lang == Language::None) {
@@ -196,6 +225,7 @@ class Walker {
     std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
     std::error_code ec;
     if (entry.is_symlink(ec)) {
+      if (is_always_skipped_dir(name)) return;  // e.g. a .venv link: skipped like the directory
       bool target_is_dir = entry.is_directory(ec);
       bool in_scope = target_is_dir || language_for_path(entry.path()) != Language::None;
       if (in_scope && !ignored(rel, target_is_dir)) check_symlink(entry.path(), rel);
@@ -252,15 +282,10 @@ Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& o
   for (const fs::path& a : absolute) {
     if (!seen.insert(a).second) continue;
     if (fs::is_directory(a)) {
-      if (a == out.root) {
+      if (a == out.root)
         walker.walk_root_dir();
-      } else {
-        // A subdirectory given beside others: walk it as part of the same tree.
-        Discovery part = discover(std::vector<std::string>{a.string()}, options);
-        std::string prefix = *relative_under(a, out.root);
-        for (auto& f : part.files) out.files.push_back({f.absolute_path, prefix + "/" + f.path, f.language});
-        for (auto& s : part.skipped) out.skipped.push_back({prefix + "/" + s.path, s.reason});
-      }
+      else
+        walker.walk_subdir(a);
     } else {
       walker.add_explicit_file(a);
     }

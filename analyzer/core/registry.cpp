@@ -30,6 +30,8 @@ bool matches(std::string_view entry, std::string_view id) {
 void require_known(const std::vector<const CheckInfo*>& infos, std::span<const std::string> entries,
                    std::string_view option) {
   for (const std::string& e : entries) {
+    // "" would be a prefix of every ID: an unset shell variable must not select everything.
+    if (e.empty()) throw std::invalid_argument(std::string(option) + ": an empty entry selects nothing");
     bool any = std::any_of(infos.begin(), infos.end(),
                            [&](const CheckInfo* c) { return matches(e, c->id); });
     if (!any)

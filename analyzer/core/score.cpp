@@ -88,6 +88,9 @@ double score_of(double penalty) {
 
 std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
 
+// Small estimates keep a decimal ("0.4", not "0"); large ones do not pretend to precision.
+std::string hours_text(double h) { return h < 10 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h); }
+
 }  // namespace
 
 ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights) {
@@ -150,14 +153,14 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   } else if (first_error || core_high > C::kTpuReadyHours) {
     out.verdict = Verdict::Portable;
     out.verdict_reason = fmt::format(
-        "the blockers are mechanical: {:.0f}-{:.0f} engineer-hours of changes{}", core_low,
-        core_high, first_error ? fmt::format(", first at {}", where(*first_error)) : "");
+        "the blockers are mechanical: {}-{} engineer-hours of changes{}", hours_text(core_low),
+        hours_text(core_high), first_error ? fmt::format(", first at {}", where(*first_error)) : "");
   } else {
     out.verdict = Verdict::TpuReady;
     out.verdict_reason =
         all.empty() ? "no TPU blocker found"
-                    : fmt::format("nothing blocks a TPU run: at most {:.0f} engineer-hours of tuning",
-                                  core_high);
+                    : fmt::format("nothing blocks a TPU run: at most {} engineer-hours of tuning",
+                                  hours_text(core_high));
   }
   return out;
 }

@@ -57,11 +57,16 @@ bool catches_import_error(Node try_stmt) {
   for (uint32_t i = 0; i < try_stmt.named_child_count(); ++i) {
     Node c = try_stmt.named_child(i);
     if (c.kind() != Kind::ExceptClause) continue;
-    Node value = c.field(Field::Value);
-    if (!value) return true;  // bare `except:`
-    std::string_view t = value.text();
-    for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-      if (t.find(name) != std::string_view::npos) return true;
+    if (!c.field(Field::Value)) return true;  // bare `except:`
+    // Every named child but the block is a caught type or the `as` name: `except (A, B)`,
+    // and the unparenthesized `except A, B:` of Python 3.14, which has one value field per type.
+    for (uint32_t k = 0; k < c.named_child_count(); ++k) {
+      Node v = c.named_child(k);
+      if (v.kind() == Kind::Block) continue;
+      std::string_view t = v.text();
+      for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+        if (t.find(name) != std::string_view::npos) return true;
+    }
   }
   return false;
 }
