@@ -2,6 +2,7 @@
 // function scopes, import guards; package_of() and imported_modules().
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -421,4 +422,27 @@ TEST_CASE("imports survive syntax errors elsewhere in the file", "[python][impor
         "from jax import numpy as jnp\n");
   CHECK(py.at_module("T") == "torch");
   CHECK(py.table().imports("torch"));
+}
+
+TEST_CASE("is_guarded tells an optional import from a hard one", "[python][imports]") {
+  std::string code =
+      "import torch\n"
+      "try:\n"
+      "    import apex\n"
+      "    from flash_attn import flash_attn_func\n"
+      "except ImportError:\n"
+      "    apex = None\n"
+      "try:\n"
+      "    import xformers\n"
+      "finally:\n"
+      "    pass\n";
+  Parser parser;
+  auto tree = parser.parse(code);
+  ImportTable table = ImportTable::build(*tree, "");
+  std::map<std::string, bool> guarded;
+  for (const ImportBinding& b : table.bindings()) guarded[b.local] = table.is_guarded(b.statement);
+  CHECK_FALSE(guarded["torch"]);
+  CHECK(guarded["apex"]);
+  CHECK(guarded["flash_attn_func"]);
+  CHECK_FALSE(guarded["xformers"]);  // try/finally catches nothing
 }

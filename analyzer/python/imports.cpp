@@ -119,6 +119,8 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
       table.bindings_.push_back({std::move(local), std::move(target), n, item.guarded});
       table.scopes_[item.scope].names[table.bindings_.back().local] = table.bindings_.size() - 1;
     };
+    if ((kind == Kind::ImportStatement || kind == Kind::ImportFromStatement) && item.guarded)
+      table.guarded_statements_.push_back(n.span().begin);
     if (kind == Kind::ImportStatement) {
       for (uint32_t i = 0; i < n.named_child_count(); ++i) {
         Node c = n.named_child(i);
@@ -167,6 +169,7 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
       stack.push_back({c, scope, guarded});
     }
   }
+  std::sort(table.guarded_statements_.begin(), table.guarded_statements_.end());
   std::sort(table.modules_.begin(), table.modules_.end());
   table.modules_.erase(std::unique(table.modules_.begin(), table.modules_.end()), table.modules_.end());
   return table;
@@ -181,6 +184,10 @@ std::optional<std::string> ImportTable::resolve(std::string_view name, std::span
     if (!s->second.star_modules.empty()) return s->second.star_modules.back() + "." + std::string(name);
   }
   return std::nullopt;
+}
+
+bool ImportTable::is_guarded(Node stmt) const {
+  return std::binary_search(guarded_statements_.begin(), guarded_statements_.end(), stmt.span().begin);
 }
 
 bool ImportTable::imports(std::string_view module) const {

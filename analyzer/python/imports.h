@@ -58,6 +58,10 @@ class ImportTable {
 
   const std::vector<ImportBinding>& bindings() const { return bindings_; }
 
+  // True if the import statement sits in a `try:` whose handlers catch a failed import: an
+  // optional dependency, which the code can run without.
+  bool is_guarded(Node import_statement) const;
+
  private:
   struct Scope {
     std::unordered_map<std::string, size_t> names;  // local name -> index in bindings_
@@ -65,6 +69,7 @@ class ImportTable {
   };
   std::vector<ImportBinding> bindings_;
   std::vector<std::string> modules_;  // every module named by an import statement
+  std::vector<uint32_t> guarded_statements_;  // start bytes of guarded import statements, sorted
   std::unordered_map<uint32_t, Scope> scopes_;
 };
 

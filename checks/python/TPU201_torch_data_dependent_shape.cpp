@@ -66,7 +66,8 @@ class TorchDataDependentShape final : public python::PythonCheck {
       if (auto rq = ctx.qualified_name(root); rq && !rq->starts_with("torch")) return;
     }
     std::string subject = fmt::format("torch.Tensor.{}", op->name);
-    ctx.report(call, fmt::format("'.{}()' returns a data-dependent shape", op->name), std::string(op->hint), subject);
+    ByteSpan from_method{callee.field(Field::Attribute).span().begin, call.span().end};
+    ctx.report(from_method, fmt::format("'.{}()' returns a data-dependent shape", op->name), std::string(op->hint), subject);
   }
 };
 

@@ -43,7 +43,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
       std::string_view method = callee.field(Field::Attribute).text();
       // x.cuda(): only on a receiver that is not an imported module (torch.cuda is not a call).
       if (method == "cuda" && !ctx.qualified_name(callee)) {
-        ctx.report(call, "'.cuda()' moves the tensor or module to a CUDA device", std::string(kHint), ".cuda()");
+        ByteSpan from_method{callee.field(Field::Attribute).span().begin, call.span().end};
+        ctx.report(from_method, "'.cuda()' moves the tensor or module to a CUDA device", std::string(kHint), ".cuda()");
       }
       // x.to("cuda") / x.to("cuda:0"); the keyword form is reported below as device=.
       if (method == "to" && !args.positional.empty()) {
