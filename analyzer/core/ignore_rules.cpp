@@ -93,6 +93,17 @@ bool glob_match(std::string_view pattern, std::string_view path) {
   return wildmatch(pattern, 0, path, 0);
 }
 
+bool path_or_parent_matches(std::string_view pattern, std::string_view path) {
+  IgnoreRules rules("", pattern);
+  for (size_t end = path.size();;) {
+    std::string_view prefix = path.substr(0, end);
+    if (rules.match(prefix, end != path.size()) == IgnoreRules::Match::Ignore) return true;
+    size_t slash = prefix.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    end = slash;
+  }
+}
+
 IgnoreRules::IgnoreRules(std::string base, std::string_view text) : base_(std::move(base)) {
   size_t pos = 0;
   while (pos <= text.size()) {

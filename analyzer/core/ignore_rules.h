@@ -12,6 +12,10 @@ namespace tpulint {
 // '**' spans directories, '[a-z]' and '[!a-z]' are classes, '\' escapes.
 bool glob_match(std::string_view pattern, std::string_view path);
 
+// Whether a single gitignore-style pattern matches `path` or one of its parent directories
+// (so `vendor` and `third_party/**` both cover `third_party/x/vendor/a.py`).
+bool path_or_parent_matches(std::string_view pattern, std::string_view path);
+
 // The rules of one ignore file (or one --exclude list), relative to the directory it lives in.
 class IgnoreRules {
  public:

@@ -107,6 +107,8 @@ ScanReport build_report(const Discovery& discovery, std::vector<FileResult> resu
     report.findings.insert(report.findings.end(), f.findings.begin(), f.findings.end());
   }
   report.score = compute_score(report.findings, weights);
+  report.plan = plan_work(report.findings, weights);
+  report.path_weights = weights;
   return report;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/discovery.h"
 #include "core/finding.h"
+#include "core/plan.h"
 #include "core/score.h"
 #include "core/source_file.h"
 
@@ -47,6 +48,8 @@ struct ScanReport {
   std::vector<Finding> findings;     // all findings, ordered by finding_less
   size_t analyzed = 0;
   ScoreSummary score;
+  std::vector<WorkItem> plan;        // the migration plan, cheapest big wins first
+  PathWeights path_weights;          // the weights the score was computed with
 };
 
 // Analyzes discovered files on `jobs` threads; results are in the order of `files`.

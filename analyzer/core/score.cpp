@@ -1,5 +1,7 @@
 #include "core/score.h"
 
+#include "core/ignore_rules.h"
+
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
@@ -37,8 +39,12 @@ bool is_auxiliary_path(std::string_view path) {
 }
 
 double path_weight(std::string_view path, const PathWeights& weights) {
+  for (auto it = weights.rules.rbegin(); it != weights.rules.rend(); ++it)
+    if (path_or_parent_matches(it->first, path)) return it->second;
   return is_auxiliary_path(path) ? weights.auxiliary : 1.0;
 }
+
+bool decides_verdict(std::string_view path, const PathWeights& weights) { return path_weight(path, weights) >= 1; }
 
 namespace {
 
@@ -64,27 +70,19 @@ double cap_of(EffortClass e) {
   return 1;
 }
 
-// The penalty of a set of findings: per check and effort class, the weights add up and then
-// saturate at the class's cap (cap * (1 - exp(-sum / cap))), so a hundred '.cuda()' calls
-// never outweigh one custom kernel, while every finding still adds a little. Each term grows
-// with every finding, so removing a finding can only raise the score.
-double penalty_of(std::span<const Finding* const> findings, const PathWeights& weights) {
-  std::map<std::pair<std::string, EffortClass>, double> sums;  // ordered: a deterministic sum
-  for (const Finding* f : findings) {
-    if (f->category == Category::AnalyzerNote) continue;
-    sums[{f->check_id, f->effort}] += weight_of(f->effort) * path_weight(f->path, weights);
-  }
-  double p = 0;
-  for (const auto& [key, sum] : sums) {
-    double cap = cap_of(key.second);
-    p += cap * (1 - std::exp(-sum / cap));
-  }
-  return p;
+// One check's term: its weights add up, then saturate at the class's cap.
+double saturate(double sum, EffortClass effort) {
+  double cap = cap_of(effort);
+  return cap * (1 - std::exp(-sum / cap));
 }
 
-double score_of(double penalty) {
-  return std::round(1000 * std::exp(-penalty / C::kScale)) / 10;
+double penalty_of(std::span<const Finding* const> findings, const PathWeights& weights) {
+  PenaltyModel model(weights);
+  for (const Finding* f : findings) model.add(*f);
+  return model.penalty();
 }
+
+double score_of(double penalty) { return score_from_penalty(penalty); }
 
 std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
 
@@ -92,6 +90,40 @@ std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.star
 std::string hours_text(double h) { return h < 10 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h); }
 
 }  // namespace
+
+// The penalty of a set of findings: per check and effort class, the weights add up and then
+// saturate at the class's cap (cap * (1 - exp(-sum / cap))), so a hundred '.cuda()' calls
+// never outweigh one custom kernel, while every finding still adds a little. Each term grows
+// with every finding, so removing a finding can only raise the score.
+double PenaltyModel::weight(const Finding& f) const {
+  if (f.category == Category::AnalyzerNote) return 0;
+  return weight_of(f.effort) * path_weight(f.path, weights_);
+}
+
+void PenaltyModel::add(const Finding& f) {
+  if (f.category == Category::AnalyzerNote) return;
+  sums_[{f.check_id, f.effort}] += weight(f);
+}
+
+double PenaltyModel::penalty() const {
+  double p = 0;
+  for (const auto& [key, sum] : sums_) p += saturate(sum, key.second);
+  return p;
+}
+
+double PenaltyModel::penalty_without(std::span<const Finding* const> removed) const {
+  std::map<Key, double> less;
+  for (const Finding* f : removed)
+    if (f->category != Category::AnalyzerNote) less[{f->check_id, f->effort}] += weight(*f);
+  double p = 0;
+  for (const auto& [key, sum] : sums_) {
+    auto it = less.find(key);
+    p += saturate(it == less.end() ? sum : std::max(0.0, sum - it->second), key.second);
+  }
+  return p;
+}
+
+double score_from_penalty(double penalty) { return std::round(1000 * std::exp(-penalty / C::kScale)) / 10; }
 
 ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights) {
   ScoreSummary out;
@@ -125,7 +157,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   const Finding* first_error = nullptr;
   size_t high_count = 0;
   for (const Finding* f : all) {
-    if (is_auxiliary_path(f->path)) continue;
+    if (!decides_verdict(f->path, weights)) continue;
     core_low += f->hours.low;
     core_high += f->hours.high;
     if (f->effort == EffortClass::High) {

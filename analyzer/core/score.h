@@ -2,6 +2,7 @@
 // alone. The formula and the reasons for its numbers are in docs/scoring.md; keep them in step.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,9 +19,15 @@ std::string_view to_string(Verdict v);  // "tpu-ready", "portable", "significant
 // docs/ (and test_*.py files) is ported too, but it is not what a migration decision hangs on.
 struct PathWeights {
   double auxiliary = 0.25;  // weight of auxiliary code; the package's own code weighs 1
+  // `--path-weight GLOB=WEIGHT` rules, gitignore-style globs relative to the scan root,
+  // matched against a path and its parent directories; the last matching rule decides, and
+  // overrides the auxiliary default.
+  std::vector<std::pair<std::string, double>> rules;
 };
 double path_weight(std::string_view path, const PathWeights& weights);
 bool is_auxiliary_path(std::string_view path);
+// Whether a path's findings decide the verdict: those with full weight (1 or more).
+bool decides_verdict(std::string_view path, const PathWeights& weights);
 
 struct CategoryScore {
   Category category = Category::AnalyzerNote;
@@ -53,5 +60,23 @@ struct ScoringConstants {
 };
 
 ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights = {});
+
+// The penalty P of a set of findings, kept as running sums per (check, effort class) so that
+// the penalty without some of them (what fixing a work item recovers) costs little to ask.
+class PenaltyModel {
+ public:
+  explicit PenaltyModel(const PathWeights& weights) : weights_(weights) {}
+  void add(const Finding& f);
+  double penalty() const;
+  double penalty_without(std::span<const Finding* const> removed) const;
+  double weight(const Finding& f) const;  // the finding's contribution to its check's sum
+
+ private:
+  using Key = std::pair<std::string, EffortClass>;
+  const PathWeights& weights_;
+  std::map<Key, double> sums_;  // ordered: a deterministic sum
+};
+
+double score_from_penalty(double penalty);  // 100 * exp(-P / kScale), rounded to one decimal
 
 }  // namespace tpulint

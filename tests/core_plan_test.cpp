@@ -1,0 +1,120 @@
+// The migration plan (plan_work) and configurable path weights.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "core/plan.h"
+#include "core/score.h"
+
+using namespace tpulint;
+
+namespace {
+
+Finding make(std::string id, Category cat, EffortClass effort, HoursRange hours, std::string path, std::string subject,
+             uint32_t line = 1) {
+  Finding f;
+  f.check_id = std::move(id);
+  f.check_name = "check-" + f.check_id;
+  f.category = cat;
+  f.effort = effort;
+  f.hours = hours;
+  f.path = std::move(path);
+  f.subject = std::move(subject);
+  f.start = f.end = {line, 1};
+  return f;
+}
+
+const WorkItem* find_item(const std::vector<WorkItem>& items, std::string_view subject) {
+  for (const WorkItem& w : items)
+    if (w.subject == subject) return &w;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel's definition and its launches are one work item", "[core][plan]") {
+  std::vector<Finding> findings = {
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/a.cu", "nms_kernel", 10),
+      make("TPU102", Category::CustomKernel, EffortClass::Low, {0.5, 2}, "csrc/a.cu", "nms_kernel", 50),
+      make("TPU102", Category::CustomKernel, EffortClass::Low, {0.5, 2}, "csrc/b.cu", "nms_kernel", 7),
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/a.cu", "roi_kernel", 20),
+  };
+  auto items = plan_work(findings, {});
+  REQUIRE(items.size() == 2);
+  const WorkItem* nms = find_item(items, "nms_kernel");
+  REQUIRE(nms);
+  CHECK(nms->findings == 3);
+  CHECK(nms->files == 2);
+  CHECK(nms->check_ids == std::vector<std::string>{"TPU101", "TPU102"});
+  CHECK(nms->effort == EffortClass::High);
+  CHECK(nms->hours.low == 17);
+  CHECK(nms->hours.high == 44);
+  CHECK(nms->first_location == "csrc/a.cu:10");
+}
+
+TEST_CASE("a work item's gain is the score recovered by fixing all of it", "[core][plan]") {
+  std::vector<Finding> findings = {
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "k.cu", "k"),
+      make("TPU401", Category::CudaApi, EffortClass::Low, {0.1, 0.25}, "a.py", ".cuda()"),
+      make("TPU401", Category::CudaApi, EffortClass::Low, {0.1, 0.25}, "b.py", ".cuda()"),
+      make("TPU501", Category::CudaLibrary, EffortClass::Medium, {2, 8}, "a.py", "flash_attn"),
+  };
+  double all = compute_score(findings).score;
+  auto items = plan_work(findings, {});
+  REQUIRE(items.size() == 3);
+  for (const WorkItem& item : items) {
+    std::vector<Finding> rest;
+    for (const Finding& f : findings)
+      if (f.subject != item.subject) rest.push_back(f);
+    INFO(item.subject);
+    CHECK(std::abs(item.score_gain - (compute_score(rest).score - all)) <= 0.11);
+    CHECK(item.score_gain > 0);
+  }
+}
+
+TEST_CASE("the cheapest big wins come first", "[core][plan]") {
+  std::vector<Finding> findings = {
+      make("TPU101", Category::CustomKernel, EffortClass::High, {40, 120}, "k.cu", "big_kernel"),
+      make("TPU401", Category::CudaApi, EffortClass::Low, {0.1, 0.25}, "a.py", ".cuda()"),
+      make("TPU501", Category::CudaLibrary, EffortClass::Medium, {2, 8}, "a.py", "flash_attn"),
+  };
+  auto items = plan_work(findings, {});
+  REQUIRE(items.size() == 3);
+  // Per hour: .cuda() recovers a little in minutes; flash_attn more in hours; the kernel most in weeks.
+  CHECK(items[0].subject == ".cuda()");
+  CHECK(items[1].subject == "flash_attn");
+  CHECK(items[2].subject == "big_kernel");
+  CHECK(items[2].score_gain > items[1].score_gain);
+}
+
+TEST_CASE("analyzer notes are never work items, and findings without a subject group by check", "[core][plan]") {
+  std::vector<Finding> findings = {
+      make("TPU902", Category::AnalyzerNote, EffortClass::None, {0, 0}, "x.py", ""),
+      make("TPU201", Category::DynamicShape, EffortClass::Medium, {1, 4}, "a.py", ""),
+      make("TPU201", Category::DynamicShape, EffortClass::Medium, {1, 4}, "b.py", ""),
+  };
+  auto items = plan_work(findings, {});
+  REQUIRE(items.size() == 1);
+  CHECK(items[0].subject == "check-TPU201");
+  CHECK(items[0].findings == 2);
+}
+
+TEST_CASE("--path-weight rules override the auxiliary default, last match wins", "[core][score]") {
+  PathWeights w;
+  w.rules = {{"third_party", 0.0}, {"tests/integration/**", 1.0}, {"third_party/keep", 0.5}};
+  CHECK(path_weight("third_party/lib/a.py", w) == 0.0);           // a directory at any depth
+  CHECK(path_weight("pkg/third_party/x/y.cu", w) == 0.0);
+  CHECK(path_weight("third_party/keep/k.py", w) == 0.5);          // a later rule wins
+  CHECK(path_weight("tests/integration/t.py", w) == 1.0);         // overrides the auxiliary default
+  CHECK(path_weight("tests/unit/t.py", w) == 0.25);               // the default still applies
+  CHECK(path_weight("pkg/model.py", w) == 1.0);
+  CHECK(decides_verdict("pkg/model.py", w));
+  CHECK_FALSE(decides_verdict("third_party/keep/k.py", w));
+  CHECK(decides_verdict("tests/integration/t.py", w));
+
+  // A kernel in a zero-weight directory neither lowers the score nor decides the verdict.
+  std::vector<Finding> vendored = {make("TPU101", Category::CustomKernel, EffortClass::High, {40, 120},
+                                        "third_party/lib/k.cu", "k")};
+  auto s = compute_score(vendored, w);
+  CHECK(s.score == 100);
+  CHECK(s.verdict == Verdict::TpuReady);
+}
