@@ -5,12 +5,15 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo docs clean
+.PHONY: all deps test-deps configure build test demo docs clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
 
 configure: deps
 	@test -f $(BUILD_DIR)/build.ninja || cmake -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -18,7 +21,7 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+test: test-deps build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 demo: build

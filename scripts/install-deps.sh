@@ -11,6 +11,12 @@ debian_packages=(
   cmake ninja-build g++ make git
 )
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
+# --test: what the test suite needs on top: a JSON Schema validator (the JSON and SARIF
+# reports are validated against their schemas) and a headless browser (the HTML report is
+# loaded and checked in Chromium).
+if [[ "${1:-}" == "--test" ]]; then
+  debian_packages+=(python3 python3-jsonschema chromium)
+fi
 
 missing=()
 for pkg in "${debian_packages[@]}"; do

@@ -98,7 +98,7 @@ TEST_CASE("analyzer notes are never work items, and findings without a subject g
   CHECK(items[0].findings == 2);
 }
 
-TEST_CASE("--path-weight rules override the auxiliary default, last match wins", "[core][score]") {
+TEST_CASE("path-weight rules override the auxiliary default, last match wins", "[core][score]") {
   PathWeights w;
   w.rules = {{"third_party", 0.0}, {"tests/integration/**", 1.0}, {"third_party/keep", 0.5}};
   CHECK(path_weight("third_party/lib/a.py", w) == 0.0);           // a directory at any depth

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "json_schema.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -52,6 +53,14 @@ void check_report_shape(const json& r) {
   }
 }
 
+// Every JSON report a test sees is validated against docs/report.schema.json first.
+json valid_report(const std::string& text) {
+  std::string errors = tpulint::testing::schema_errors(tpulint::testing::kReportSchema, text);
+  INFO(errors);
+  CHECK(errors.empty());
+  return json::parse(text);
+}
+
 std::map<std::string, int> count_by_id(const json& r) {
   std::map<std::string, int> n;
   for (const json& f : r.at("findings")) ++n[f.at("id")];
@@ -69,7 +78,7 @@ TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
     auto r = run_tpulint("scan fixtures/projects/" + name + " --format json");
     CHECK(r.err.empty());
     REQUIRE(r.exit_code == 0);
-    json report = json::parse(r.out);
+    json report = valid_report(r.out);
     check_report_shape(report);
     CHECK(report.at("files").at("analyzed").get<int>() > 0);
     CHECK(report.at("verdict") == want.at("verdict"));
@@ -79,7 +88,7 @@ TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
 TEST_CASE("the CUDA extension's kernels, launches and PTX are all found", "[e2e]") {
   auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json");
   REQUIRE(r.exit_code == 0);
-  auto n = count_by_id(json::parse(r.out));
+  auto n = count_by_id(valid_report(r.out));
   CHECK(n["TPU101"] == 3);  // roi_align_forward_kernel, roi_align_backward_kernel, nms_kernel
   CHECK(n["TPU102"] == 3);  // two launches inside AT_DISPATCH lambdas, one plain
   CHECK(n["TPU103"] == 1);  // the %laneid PTX
@@ -132,7 +141,7 @@ TEST_CASE("an unreadable file is skipped with its reason and the others are anal
   bool readable_anyway = std::ifstream(bad).good();  // root reads anything
   auto r = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(r.exit_code == 0);
-  json report = json::parse(r.out);
+  json report = valid_report(r.out);
   CHECK(count_by_id(report)["TPU201"] == 1);
   if (!readable_anyway) {
     REQUIRE(report.at("files").at("skipped").size() == 1);
@@ -149,7 +158,7 @@ TEST_CASE("binary and oversized files are skipped with a TPU902 note", "[e2e]") 
   dir.write("big.cu", std::string(5000, ' ') + "\n");
   auto r = run_tpulint("scan '" + dir.str() + "' --format json --max-file-size 4096");
   REQUIRE(r.exit_code == 0);
-  json report = json::parse(r.out);
+  json report = valid_report(r.out);
   CHECK(report.at("files").at("analyzed") == 1);
   REQUIRE(report.at("files").at("skipped").size() == 2);
   CHECK(report.at("files").at("skipped")[0].at("path") == "big.cu");
@@ -211,23 +220,23 @@ TEST_CASE("a compile database's flags are used for the files it lists", "[e2e][c
   // Without a database the macro is undefined and the assembly is not compiled in.
   auto bare = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(bare.exit_code == 0);
-  CHECK(count_by_id(json::parse(bare.out))["TPU103"] == 0);
+  CHECK(count_by_id(valid_report(bare.out))["TPU103"] == 0);
 
   // Found under build/ at the root...
   dir.write("build/compile_commands.json", db);
   auto found = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(found.exit_code == 0);
-  CHECK(count_by_id(json::parse(found.out))["TPU103"] == 1);
+  CHECK(count_by_id(valid_report(found.out))["TPU103"] == 1);
 
   // ...or given with -p (a directory or the file itself).
   dir.write("elsewhere/compile_commands.json", db);
   std::filesystem::remove(dir.str() + "/build/compile_commands.json");
   auto given = run_tpulint("scan '" + dir.str() + "/src' --format json -p '" + dir.str() + "/elsewhere'");
   REQUIRE(given.exit_code == 0);
-  CHECK(count_by_id(json::parse(given.out))["TPU103"] == 1);
+  CHECK(count_by_id(valid_report(given.out))["TPU103"] == 1);
   auto given_file =
       run_tpulint("scan '" + dir.str() + "/src' --format json -p '" + dir.str() + "/elsewhere/compile_commands.json'");
-  CHECK(count_by_id(json::parse(given_file.out))["TPU103"] == 1);
+  CHECK(count_by_id(valid_report(given_file.out))["TPU103"] == 1);
 
   auto missing = run_tpulint("scan '" + dir.str() + "' -p '" + dir.str() + "/nowhere'");
   CHECK(missing.exit_code == 2);
@@ -243,9 +252,142 @@ TEST_CASE("missing headers are recorded per file and the rest of the file is ana
             "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n");
   auto r = run_tpulint("scan '" + dir.str() + "' --format json");
   REQUIRE(r.exit_code == 0);
-  json report = json::parse(r.out);
+  json report = valid_report(r.out);
   CHECK(count_by_id(report)["TPU101"] == 1);
   REQUIRE(report.at("files").at("missing_headers").size() == 1);
   CHECK(report.at("files").at("missing_headers")[0].at("headers") ==
         json::array({"torch/extension.h", "not_in_tree.cuh"}));
+}
+
+TEST_CASE("the SARIF report is valid SARIF 2.1.0 with what GitHub code scanning reads", "[e2e][sarif]") {
+  auto r = run_tpulint("scan fixtures/projects --format sarif");
+  REQUIRE(r.exit_code == 0);
+  std::string errors = tpulint::testing::schema_errors(tpulint::testing::kSarifSchema, r.out);
+  INFO(errors);
+  CHECK(errors.empty());
+  json sarif = json::parse(r.out);
+  CHECK(sarif.at("version") == "2.1.0");
+  const json& run = sarif.at("runs").at(0);
+  const json& rules = run.at("tool").at("driver").at("rules");
+  REQUIRE(rules.size() >= 9);
+  for (const json& rule : rules) {
+    for (const char* key : {"id", "name", "shortDescription", "fullDescription", "help"}) CHECK(rule.contains(key));
+    CHECK(rule.at("help").contains("text"));
+    CHECK(rule.at("help").contains("markdown"));
+    CHECK(rule.at("properties").at("tags").is_array());
+    CHECK(rule.at("properties").contains("precision"));
+  }
+  REQUIRE(run.at("results").size() > 0);
+  for (const json& res : run.at("results")) {
+    CHECK(res.at("ruleId").get<std::string>().starts_with("TPU"));
+    CHECK(res.at("level").is_string());
+    CHECK(res.at("message").at("text").is_string());
+    const json& loc = res.at("locations").at(0).at("physicalLocation");
+    CHECK(loc.at("artifactLocation").at("uri").get<std::string>()[0] != '/');
+    CHECK(loc.at("region").at("startLine").get<int>() >= 1);
+    CHECK(res.at("partialFingerprints").at("primaryLocationLineHash").is_string());
+  }
+  CHECK(run.at("properties").at("score").is_number());
+  CHECK(run.at("properties").at("verdict").is_string());
+}
+
+TEST_CASE("the Markdown report is a pull-request comment with links to path#Lline", "[e2e][markdown]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format markdown --link-base "
+                       "https://github.com/o/r/blob/abc/");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.starts_with("## tpulint: TPU readiness "));
+  CHECK(r.out.find("`stay-on-gpu`") != std::string::npos);
+  CHECK(r.out.find("### Top blockers") != std::string::npos);
+  CHECK(r.out.find("(https://github.com/o/r/blob/abc/csrc/nms_kernel.cu#L") != std::string::npos);
+  CHECK(r.out.find("<details><summary>Migration plan") != std::string::npos);
+
+  // --compare shows the change against an earlier JSON report.
+  TempDir dir;
+  dir.write("old.json", R"({"score": 10.0})");
+  auto compared = run_tpulint("scan fixtures/projects/torch_cuda_extension --format markdown --compare '" +
+                              dir.str("old.json") + "'");
+  REQUIRE(compared.exit_code == 0);
+  CHECK(compared.out.find("against the compared report") != std::string::npos);
+  auto bad = run_tpulint("scan fixtures/projects --compare '" + dir.str("missing.json") + "'");
+  CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("the github format writes one workflow command per finding", "[e2e][github]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format github");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  int errors = 0, notices = 0;
+  while (std::getline(lines, line)) {
+    CHECK(line.starts_with("::"));
+    errors += line.starts_with("::error file=");
+    notices += line.starts_with("::notice title=tpulint::");
+  }
+  CHECK(errors == 10);
+  CHECK(notices == 1);
+  CHECK(r.out.find("::error file=csrc/nms_kernel.cu,line=25,col=17,") != std::string::npos);
+}
+
+TEST_CASE("the statistics and explain-score options add their sections to the text report", "[e2e]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --statistics --explain-score --color never");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Statistics\n") != std::string::npos);
+  CHECK(r.out.find("       3  TPU101  cuda-kernel-definition\n") != std::string::npos);
+  CHECK(r.out.find("How the score is computed") != std::string::npos);
+  CHECK(r.out.find("  P = ") != std::string::npos);
+  CHECK(r.out.find("  plan       ") != std::string::npos);
+}
+
+TEST_CASE("a path-weight rule changes the score, and a bad rule is a usage error", "[e2e]") {
+  auto base = valid_report(run_tpulint("scan fixtures/projects/torch_cuda_extension --format json").out);
+  auto weighted = valid_report(
+      run_tpulint("scan fixtures/projects/torch_cuda_extension --format json --path-weight 'csrc=0'").out);
+  CHECK(weighted.at("score").get<double>() > base.at("score").get<double>());
+  CHECK(weighted.at("verdict") != "stay-on-gpu");
+  auto bad = run_tpulint("scan fixtures/projects --path-weight 'csrc=heavy'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--path-weight expects GLOB=WEIGHT") != std::string::npos);
+}
+
+TEST_CASE("the HTML report renders offline in headless Chromium without console errors", "[e2e][html]") {
+  TempDir dir;
+  std::string html = dir.str("report.html");
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format html --output html='" + html + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("http://") == std::string::npos);  // nothing to fetch
+  CHECK(r.out.find("src=\"http") == std::string::npos);
+
+  std::string screenshot = (std::filesystem::temp_directory_path() / "tpulint-html-report.png").string();
+  std::string chromium =
+      "chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
+      "--disable-sync --no-first-run --user-data-dir='" + dir.str("profile") + "' --window-size=1280,2000 "
+      "--enable-logging=stderr --v=0 --virtual-time-budget=3000 ";
+  std::string dom_cmd = chromium + "--dump-dom 'file://" + html + "' 2>'" + dir.str("dom.err") + "'";
+  FILE* pipe = popen(dom_cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string dom;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) dom.append(buf, n);
+  int status = pclose(pipe);
+  CHECK(status == 0);
+  // The script ran to its end, and the key parts are there.
+  CHECK(dom.find("data-ready=\"true\"") != std::string::npos);
+  for (const char* id : {"id=\"score-gauge\"", "id=\"verdict\"", "id=\"categories\"", "id=\"plan\"", "id=\"files\"",
+                         "id=\"findings\""})
+    CHECK(dom.find(id) != std::string::npos);
+  CHECK(dom.find("nms_kernel") != std::string::npos);
+
+  std::ifstream log(dir.str("dom.err"));
+  std::stringstream ss;
+  ss << log.rdbuf();
+  std::string console = ss.str();
+  INFO(console);
+  CHECK(console.find("Uncaught") == std::string::npos);
+  CHECK(console.find(":ERROR:CONSOLE") == std::string::npos);
+
+  std::string shot_cmd = chromium + "--screenshot='" + screenshot + "' 'file://" + html + "' >/dev/null 2>&1";
+  CHECK(std::system(shot_cmd.c_str()) == 0);
+  CHECK(std::filesystem::file_size(screenshot) > 10000);
+  WARN("HTML report screenshot: " << screenshot);
 }

@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
 
@@ -13,8 +15,7 @@
 #include "core/version.h"
 #include "python/syntax.h"
 #include "report/check_docs.h"
-#include "report/json_report.h"
-#include "report/text_report.h"
+#include "report/formats.h"
 
 namespace fs = std::filesystem;
 
@@ -35,9 +36,14 @@ struct ScanArgs {
   uint64_t max_file_size = kDefaultMaxFileSize;
   bool no_gitignore = false;
   std::string color = "auto";
+  std::vector<std::string> path_weights;  // GLOB=WEIGHT
+  double auxiliary_weight = PathWeights{}.auxiliary;
+  bool statistics = false;
+  bool explain_score = false;
+  std::string compare;    // an earlier JSON report
+  std::string link_base;  // markdown links
 };
 
-const std::vector<std::string> kFormats = {"text", "json"};
 
 bool color_wanted(const std::string& mode, int fd) {
   if (mode == "always") return true;
@@ -49,13 +55,22 @@ bool color_wanted(const std::string& mode, int fd) {
   return isatty(fd);
 }
 
-std::string render(const ScanReport& report, const std::string& format, bool color) {
+std::string render(const ScanReport& report, const std::string& format, report::ReportOptions options) {
   std::ostringstream ss;
-  if (format == "json")
-    report::write_json(report, ss);
-  else
-    report::write_text(report, ss, {.color = color});
+  report::write_report(format, report, checks::registry(), options, ss);
   return ss.str();
+}
+
+// The score of an earlier JSON report, for --compare.
+double previous_score(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("--compare: cannot read '{}'", path));
+  try {
+    auto j = nlohmann::json::parse(in);
+    return j.at("score").get<double>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("--compare: '{}' is not a tpulint JSON report ({})", path, e.what()));
+  }
 }
 
 // Writes through a temporary file and a rename, so a reader never sees half a report.
@@ -81,9 +96,9 @@ int run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
   for (const std::string& o : a.outputs) {
     size_t eq = o.find('=');
     std::string format = o.substr(0, eq);
-    if (eq == std::string::npos || eq + 1 == o.size() ||
-        std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
-      err << fmt::format("tpulint: error: --output expects FORMAT=FILE with FORMAT one of text, json; got '{}'\n", o);
+    if (eq == std::string::npos || eq + 1 == o.size() || !report::is_format(format)) {
+      err << fmt::format("tpulint: error: --output expects FORMAT=FILE with FORMAT one of {}; got '{}'\n",
+                         fmt::join(report::format_names(), ", "), o);
       return kExitError;
     }
     outputs.emplace_back(format, o.substr(eq + 1));
@@ -107,13 +122,39 @@ int run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
   request.discovery.respect_gitignore = !a.no_gitignore;
   request.jobs = a.jobs;
   request.max_file_size = a.max_file_size;
+  request.path_weights.auxiliary = a.auxiliary_weight;
+  for (const std::string& rule : a.path_weights) {
+    size_t eq = rule.rfind('=');
+    double weight = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        size_t used = 0;
+        weight = std::stod(rule.substr(eq + 1), &used);
+        if (used != rule.size() - eq - 1) weight = -1;
+      } catch (const std::exception&) {
+      }
+    }
+    if (weight < 0) {
+      err << fmt::format("tpulint: error: --path-weight expects GLOB=WEIGHT with a weight >= 0; got '{}'\n", rule);
+      return kExitError;
+    }
+    request.path_weights.rules.emplace_back(rule.substr(0, eq), weight);
+  }
+
+  report::ReportOptions ropts;
+  ropts.statistics = a.statistics;
+  ropts.explain_score = a.explain_score;
+  ropts.link_base = a.link_base;
+  if (!a.compare.empty()) ropts.previous_score = previous_score(a.compare);
 
   Engine engine(options);
   ScanReport report = engine.scan(request);
 
-  out << render(report, a.format, color_wanted(a.color, STDOUT_FILENO));
+  report::ReportOptions to_stdout = ropts;
+  to_stdout.color = color_wanted(a.color, STDOUT_FILENO);
+  out << render(report, a.format, to_stdout);
   out.flush();
-  for (const auto& [format, path] : outputs) write_file_atomically(path, render(report, format, false));
+  for (const auto& [format, path] : outputs) write_file_atomically(path, render(report, format, ropts));
 
   if (a.fail_under >= 0 && report.score.score < a.fail_under) {
     err << fmt::format("tpulint: score {:.1f} is under --fail-under {:g}\n", report.score.score, a.fail_under);
@@ -142,7 +183,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
   scan_cmd->add_option("paths", scan.paths, "files or directories to scan (default: .)");
-  scan_cmd->add_option("--format", scan.format, "report format on stdout")->check(CLI::IsMember(kFormats));
+  scan_cmd->add_option("--format", scan.format, "report format on stdout: text, json, sarif, markdown, html, github")
+      ->check(CLI::IsMember(report::format_names()));
   scan_cmd->add_option("--output", scan.outputs, "also write a report: FORMAT=FILE (repeatable)");
   scan_cmd->add_option("--select", scan.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');
   scan_cmd->add_option("--ignore", scan.ignore, "check IDs or prefixes not to run")->delimiter(',');
@@ -154,6 +196,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   scan_cmd->add_option("--max-file-size", scan.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
       ->check(CLI::PositiveNumber);
   scan_cmd->add_flag("--no-gitignore", scan.no_gitignore, "scan files that .gitignore excludes");
+  scan_cmd->add_option("--path-weight", scan.path_weights,
+                       "GLOB=WEIGHT: how much findings under GLOB count in the score (repeatable; last match wins)");
+  scan_cmd->add_option("--auxiliary-weight", scan.auxiliary_weight,
+                       "weight of tests/, benchmarks/, examples/, docs/ in the score (default 0.25)")
+      ->check(CLI::Range(0.0, 1.0));
+  scan_cmd->add_flag("--statistics", scan.statistics, "text: print the number of findings per check");
+  scan_cmd->add_flag("--explain-score", scan.explain_score, "text: print the score's formula, weights and terms");
+  scan_cmd->add_option("--compare", scan.compare, "an earlier JSON report: show the score's change against it");
+  scan_cmd->add_option("--link-base", scan.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
   scan_cmd->add_option("--color", scan.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 

@@ -105,6 +105,12 @@ void PenaltyModel::add(const Finding& f) {
   sums_[{f.check_id, f.effort}] += weight(f);
 }
 
+std::vector<PenaltyModel::Term> PenaltyModel::terms() const {
+  std::vector<Term> out;
+  for (const auto& [key, sum] : sums_) out.push_back({key.first, key.second, sum, saturate(sum, key.second)});
+  return out;
+}
+
 double PenaltyModel::penalty() const {
   double p = 0;
   for (const auto& [key, sum] : sums_) p += saturate(sum, key.second);
@@ -171,14 +177,14 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     out.verdict = Verdict::StayOnGpu;
     out.verdict_reason = fmt::format(
         "the value is in custom CUDA kernels or CUDA-only libraries with no TPU path: {} such "
-        "findings, at least {:.0f} engineer-days of rewrite, first at {}",
-        high_count, high_effort_low / 8, where(*first_high));
+        "finding{}, at least {:.0f} engineer-days of rewrite, first at {}",
+        high_count, high_count == 1 ? "" : "s", high_effort_low / 8, where(*first_high));
   } else if (first_high || core_low >= C::kSignificantHours) {
     out.verdict = Verdict::Significant;
     out.verdict_reason =
-        first_high ? fmt::format("real rewrites with a known TPU path: {} finding(s) with no drop-in "
+        first_high ? fmt::format("real rewrites with a known TPU path: {} finding{} with no drop-in "
                                  "TPU equivalent, first at {}",
-                                 high_count, where(*first_high))
+                                 high_count, high_count == 1 ? "" : "s", where(*first_high))
                    : fmt::format("real rewrites with a known TPU path: at least {:.0f} engineer-days "
                                  "of changes",
                                  core_low / 8);

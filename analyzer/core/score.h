@@ -71,6 +71,15 @@ class PenaltyModel {
   double penalty_without(std::span<const Finding* const> removed) const;
   double weight(const Finding& f) const;  // the finding's contribution to its check's sum
 
+  // Each (check, effort class) term of P, in order: for `--explain-score`.
+  struct Term {
+    std::string check_id;
+    EffortClass effort;
+    double sum;      // S: the weighted findings
+    double penalty;  // cap * (1 - exp(-S / cap))
+  };
+  std::vector<Term> terms() const;
+
  private:
   using Key = std::pair<std::string, EffortClass>;
   const PathWeights& weights_;

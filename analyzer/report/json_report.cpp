@@ -60,12 +60,36 @@ void write_json(const ScanReport& report, std::ostream& out) {
     });
   }
   doc["findings"] = findings;
+  ordered_json items = ordered_json::array();
+  for (const WorkItem& w : report.plan) {
+    ordered_json j = {{"subject", w.subject},      {"category", to_string(w.category)},
+                      {"checks", w.check_ids},     {"effort", to_string(w.effort)},
+                      {"findings", w.findings},    {"files", w.files},
+                      {"score_gain", round2(w.score_gain)}, {"first_location", w.first_location}};
+    j.update(hours_json(w.hours));
+    items.push_back(j);
+  }
+  doc["work_items"] = items;
   ordered_json skipped = ordered_json::array();
   for (const SkippedFile& sk : report.skipped) skipped.push_back({{"path", sk.path}, {"reason", sk.reason}});
   ordered_json missing = ordered_json::array();
-  for (const FileResult& f : report.files)
+  ordered_json results = ordered_json::array();
+  for (const FileResult& f : report.files) {
     if (!f.missing_headers.empty()) missing.push_back({{"path", f.path}, {"headers", f.missing_headers}});
-  doc["files"] = {{"analyzed", report.analyzed}, {"skipped", skipped}, {"missing_headers", missing}};
+    HoursRange hours;
+    for (const Finding& x : f.findings) {
+      hours.low += x.hours.low;
+      hours.high += x.hours.high;
+    }
+    ordered_json r = {{"path", f.path},
+                      {"language", to_string(f.language)},
+                      {"analyzed", f.analyzed},
+                      {"findings", f.findings.size()}};
+    r.update(hours_json(hours));
+    if (!f.analyzed) r["skip_reason"] = f.skip_reason;
+    results.push_back(r);
+  }
+  doc["files"] = {{"analyzed", report.analyzed}, {"skipped", skipped}, {"missing_headers", missing}, {"results", results}};
   // Invalid UTF-8 in a C++ comment or path must not abort the report: replace it.
   out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -61,14 +61,43 @@ void write_finding(const Finding& f, std::ostream& out, const Style& st) {
   }
 }
 
+std::string hours_range_text(HoursRange h) { return fmt::format("{:g}-{:g} h", h.low, h.high); }
+
 std::string hours_text(HoursRange h) {
   return fmt::format("{:.1f}-{:.1f} engineer-hours ({:.1f}-{:.1f} engineer-days)", h.low, h.high, h.low / 8,
                      h.high / 8);
 }
 
+void write_statistics(const ScanReport& report, std::ostream& out, const Style& st) {
+  std::map<std::pair<std::string, std::string>, size_t> counts;
+  for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name}];
+  out << st.bold("Statistics") << "\n";
+  for (const auto& [id, n] : counts) out << fmt::format("  {:>6}  {}  {}\n", n, id.first, id.second);
+  out << "\n";
+}
+
+void write_score_explanation(const ScanReport& report, std::ostream& out, const Style& st) {
+  using C = ScoringConstants;
+  out << st.bold("How the score is computed") << " (docs/scoring.md)\n";
+  out << fmt::format("  score = 100 * exp(-P / {:g});  P = sum over (check, effort) of cap * (1 - exp(-S / cap))\n",
+                     C::kScale);
+  out << fmt::format("  S = sum of finding weight * path weight; weight (cap): high {:g} ({:g}), medium {:g} ({:g}), "
+                     "low {:g} ({:g})\n",
+                     C::kWeightHigh, C::kCapHigh, C::kWeightMedium, C::kCapMedium, C::kWeightLow, C::kCapLow);
+  out << fmt::format("  path weight: 1, or {:g} under tests/, benchmarks/, examples/, docs/", report.path_weights.auxiliary);
+  for (const auto& [glob, w] : report.path_weights.rules) out << fmt::format("; {}={:g}", glob, w);
+  out << "\n";
+  PenaltyModel model(report.path_weights);
+  for (const Finding& f : report.findings) model.add(f);
+  for (const PenaltyModel::Term& t : model.terms())
+    out << fmt::format("    {}  {:<6}  S = {:>7.2f}  adds {:>6.2f} to P\n", t.check_id, to_string(t.effort), t.sum,
+                       t.penalty);
+  out << fmt::format("  P = {:.2f}  ->  score {:.1f}\n\n", model.penalty(), score_from_penalty(model.penalty()));
+}
+
 }  // namespace
 
-void write_text(const ScanReport& report, std::ostream& out, const TextOptions& options) {
+void write_text(const ScanReport& report, std::ostream& out, const ReportOptions& options) {
   Style st{options.color};
   const std::string* current = nullptr;
   for (const Finding& f : report.findings) {
@@ -80,6 +109,8 @@ void write_text(const ScanReport& report, std::ostream& out, const TextOptions& 
     write_finding(f, out, st);
   }
   if (current) out << "\n";
+  if (options.statistics) write_statistics(report, out, st);
+  if (options.explain_score) write_score_explanation(report, out, st);
 
   std::map<Category, size_t> by_category;
   for (const Finding& f : report.findings) ++by_category[f.category];
@@ -89,12 +120,26 @@ void write_text(const ScanReport& report, std::ostream& out, const TextOptions& 
   for (const auto& [cat, n] : by_category) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", to_string(cat), n);
   out << fmt::format("  findings   {}{}\n", report.findings.size(), counts.empty() ? "" : " (" + counts + ")");
   const ScoreSummary& s = report.score;
-  out << fmt::format("  score      {} / 100\n", st.bold(fmt::format("{:.1f}", s.score)));
+  std::string delta = options.previous_score ? fmt::format("  ({:+.1f} since the compared report)",
+                                                           s.score - *options.previous_score)
+                                             : "";
+  out << fmt::format("  score      {} / 100{}\n", st.bold(fmt::format("{:.1f}", s.score)), delta);
   for (const CategoryScore& c : s.categories)
-    out << fmt::format("    {:<48} {:>5.1f}  ({} finding{})\n", display_name(c.category), c.score, c.findings,
-                       c.findings == 1 ? "" : "s");
+    out << fmt::format("    {:<48} {:>5.1f}  ({} finding{}, {})\n", display_name(c.category), c.score, c.findings,
+                       c.findings == 1 ? "" : "s", hours_range_text(c.hours));
   out << fmt::format("  effort     {}\n", hours_text(s.hours));
   out << fmt::format("  verdict    {}: {}\n", st.bold(to_string(s.verdict)), s.verdict_reason);
+  if (!report.plan.empty()) {
+    constexpr size_t kTop = 5;
+    out << fmt::format("  plan       {} work item{}, cheapest big wins first:\n", report.plan.size(),
+                       report.plan.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
+      const WorkItem& w = report.plan[i];
+      out << fmt::format("    {}. {:<32} +{:<5.1f} {}, {} finding{} ({})\n", i + 1, "'" + w.subject + "'", w.score_gain,
+                         hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s", w.first_location);
+    }
+    if (report.plan.size() > kTop) out << fmt::format("    ... {} more in the JSON, Markdown or HTML report\n", report.plan.size() - kTop);
+  }
 }
 
 }  // namespace tpulint::report

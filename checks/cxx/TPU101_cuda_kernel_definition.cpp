@@ -25,7 +25,7 @@ class CudaKernelDefinition final : public cxx::NativeCheck {
           f.name_span,
           fmt::format("custom CUDA kernel '{}'{} has no TPU equivalent", f.name, f.is_template ? " (templated)" : ""),
           "rewrite it as a Pallas TPU kernel, or as tensor ops that XLA fuses when it is elementwise or a reduction",
-          f.qualified_name);
+          f.name);  // the launches name it unqualified: one work item for both
       finding.hours = kernel_hours(f.lines);
     }
   }

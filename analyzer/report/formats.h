@@ -1,0 +1,33 @@
+// Every report format behind one entry point. Reporters read a ScanReport and the Registry
+// (for the checks' metadata) and nothing else; the CLI picks formats by name.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/registry.h"
+#include "core/scan.h"
+
+namespace tpulint::report {
+
+struct ReportOptions {
+  bool color = false;           // text: ANSI colours
+  bool statistics = false;      // text: counts per check
+  bool explain_score = false;   // text: the formula, weights and each check's share
+  std::optional<double> previous_score;  // markdown/text: the score of an earlier report (--compare)
+  std::string link_base;        // markdown: prefix of file links, e.g. a blob URL at a commit
+  size_t max_sarif_results = 25000;  // SARIF: keep the most severe this many results
+};
+
+// "text", "json", "sarif", "markdown", "html", "github"
+const std::vector<std::string>& format_names();
+bool is_format(std::string_view name);
+
+// Throws std::invalid_argument for an unknown format.
+void write_report(std::string_view format, const ScanReport& report, const Registry& registry,
+                  const ReportOptions& options, std::ostream& out);
+
+}  // namespace tpulint::report

@@ -1,0 +1,56 @@
+#include "report/github_report.h"
+
+#include <fmt/format.h>
+
+namespace tpulint::report {
+
+std::string github_escape_data(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string github_escape_property(std::string_view text) {
+  std::string out;
+  for (char c : github_escape_data(text)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+namespace {
+std::string_view command(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "notice";
+  }
+  return "notice";
+}
+}  // namespace
+
+void write_github(const ScanReport& report, std::ostream& out) {
+  for (const Finding& f : report.findings) {
+    std::string message = f.hint.empty() ? f.message : f.message + "\n" + f.hint;
+    out << fmt::format("::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n", command(f.severity),
+                       github_escape_property(f.path), f.start.line, f.start.column, f.end.line,
+                       std::max(f.end.column, f.start.column),
+                       github_escape_property(fmt::format("{} {}", f.check_id, f.check_name)),
+                       github_escape_data(message));
+  }
+  const ScoreSummary& s = report.score;
+  out << fmt::format("::notice title={}::{}\n", github_escape_property("tpulint"),
+                     github_escape_data(fmt::format("TPU readiness {:.1f}/100, {}: {}. Effort {:.1f}-{:.1f} "
+                                                    "engineer-hours.",
+                                                    s.score, to_string(s.verdict), s.verdict_reason, s.hours.low,
+                                                    s.hours.high)));
+}
+
+}  // namespace tpulint::report

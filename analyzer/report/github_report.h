@@ -1,0 +1,19 @@
+// GitHub Actions workflow commands: one `::error`/`::warning`/`::notice` annotation per finding,
+// then a notice with the score and verdict.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "core/scan.h"
+
+namespace tpulint::report {
+
+void write_github(const ScanReport& report, std::ostream& out);
+
+// Escaping of workflow command data (% CR LF) and of property values (also ':' and ',').
+std::string github_escape_data(std::string_view text);
+std::string github_escape_property(std::string_view text);
+
+}  // namespace tpulint::report

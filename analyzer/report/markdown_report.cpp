@@ -1,0 +1,125 @@
+#include "report/markdown_report.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace tpulint::report {
+
+namespace {
+
+std::string_view severity_mark(Severity s) {
+  switch (s) {
+    case Severity::Error: return "🔴";
+    case Severity::Warning: return "🟡";
+    case Severity::Info: return "⚪";
+  }
+  return "";
+}
+
+std::string link(const ReportOptions& o, const std::string& path, uint32_t line) {
+  return fmt::format("[{}:{}]({}{}#L{})", markdown_cell(path), line, o.link_base, path, line);
+}
+
+std::string hours(HoursRange h) { return fmt::format("{:g}–{:g} h", h.low, h.high); }
+
+}  // namespace
+
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '\n': out += "<br>"; break;
+      case '\r': break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void write_markdown(const ScanReport& report, const ReportOptions& options, std::ostream& out) {
+  const ScoreSummary& s = report.score;
+  size_t errors = 0, warnings = 0;
+  for (const Finding& f : report.findings) {
+    errors += f.severity == Severity::Error;
+    warnings += f.severity == Severity::Warning;
+  }
+  std::string delta =
+      options.previous_score ? fmt::format(" ({:+.1f} against the compared report)", s.score - *options.previous_score) : "";
+
+  out << fmt::format("## tpulint: TPU readiness {:.1f}/100, `{}`\n\n", s.score, to_string(s.verdict));
+  out << fmt::format("> {}\n\n", markdown_cell(s.verdict_reason));
+  out << "| | |\n|---|---|\n";
+  out << fmt::format("| score | **{:.1f}** / 100{} |\n", s.score, delta);
+  out << fmt::format("| verdict | `{}` |\n", to_string(s.verdict));
+  out << fmt::format("| effort | {:.1f}–{:.1f} engineer-hours ({:.1f}–{:.1f} engineer-days) |\n", s.hours.low,
+                     s.hours.high, s.hours.low / 8, s.hours.high / 8);
+  out << fmt::format("| findings | {} ({} error{}, {} warning{}) |\n", report.findings.size(), errors,
+                     errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+  out << fmt::format("| files | {} analyzed, {} skipped |\n\n", report.analyzed, report.skipped.size());
+
+  // The top blockers: errors before warnings, then by effort, then the report's order.
+  std::vector<const Finding*> top;
+  for (const Finding& f : report.findings)
+    if (f.category != Category::AnalyzerNote) top.push_back(&f);
+  std::stable_sort(top.begin(), top.end(), [](const Finding* a, const Finding* b) {
+    if (a->severity != b->severity) return a->severity > b->severity;
+    return a->effort > b->effort;
+  });
+  constexpr size_t kTop = 10;
+  if (!top.empty()) {
+    out << "### Top blockers\n\n| | check | finding | location | effort |\n|---|---|---|---|---|\n";
+    for (size_t i = 0; i < std::min(kTop, top.size()); ++i) {
+      const Finding& f = *top[i];
+      out << fmt::format("| {} | `{}` | {} | {} | {}, {} |\n", severity_mark(f.severity), f.check_id,
+                         markdown_cell(f.message), link(options, f.path, f.start.line), to_string(f.effort),
+                         hours(f.hours));
+    }
+    if (top.size() > kTop) out << fmt::format("\n{} more below.\n", top.size() - kTop);
+    out << "\n";
+  }
+
+  if (!report.plan.empty()) {
+    out << fmt::format("<details><summary>Migration plan: {} work items, cheapest big wins first</summary>\n\n",
+                       report.plan.size());
+    out << "| # | work item | checks | findings | effort | score gain |\n|---|---|---|---|---|---|\n";
+    for (size_t i = 0; i < report.plan.size(); ++i) {
+      const WorkItem& w = report.plan[i];
+      std::string checks;
+      for (const std::string& id : w.check_ids) checks += (checks.empty() ? "`" : ", `") + id + "`";
+      out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | +{:.1f} |\n", i + 1, markdown_cell(w.subject),
+                         checks, w.findings, w.files, w.files == 1 ? "" : "s", to_string(w.effort), hours(w.hours),
+                         w.score_gain);
+    }
+    out << "\n</details>\n\n";
+  }
+
+  if (!s.categories.empty()) {
+    out << "<details><summary>Sub-scores by category</summary>\n\n| category | score | findings | effort |\n"
+           "|---|---|---|---|\n";
+    for (const CategoryScore& c : s.categories)
+      out << fmt::format("| {} | {:.1f} | {} | {} |\n", display_name(c.category), c.score, c.findings, hours(c.hours));
+    out << "\n</details>\n\n";
+  }
+
+  if (!report.findings.empty()) {
+    out << fmt::format("<details><summary>All findings ({})</summary>\n\n", report.findings.size());
+    const std::string* current = nullptr;
+    for (const Finding& f : report.findings) {
+      if (!current || *current != f.path) {
+        out << fmt::format("{}**{}**\n\n", current ? "\n" : "", markdown_cell(f.path));
+        current = &f.path;
+      }
+      out << fmt::format("- {} {} `{}` {}{}\n", severity_mark(f.severity), link(options, f.path, f.start.line),
+                         f.check_id, markdown_cell(f.message),
+                         f.hint.empty() ? "" : fmt::format(" — {}", markdown_cell(f.hint)));
+    }
+    out << "\n</details>\n";
+  }
+}
+
+}  // namespace tpulint::report

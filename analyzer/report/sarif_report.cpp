@@ -1,0 +1,180 @@
+#include "report/sarif_report.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/version.h"
+
+namespace tpulint::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string_view level(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "note";
+  }
+  return "none";
+}
+
+std::string normalized(std::string_view line) {
+  std::string out;
+  for (char c : line)
+    if (c != ' ' && c != '\t' && c != '\r') out += c;
+  return out;
+}
+
+uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string rule_markdown(const CheckInfo& c) {
+  std::string md = fmt::format("**{}**\n\n{}\n\n**Why it matters on a TPU.** {}\n\n**Use instead.** {}\n\n**Effort.** {}",
+                               c.summary, c.doc.what, c.doc.why, c.doc.use_instead, c.doc.effort);
+  if (!c.doc.example.empty()) md += fmt::format("\n\n**Example**\n\n```\n{}\n```", c.doc.example);
+  if (!c.doc.heuristic.empty()) md += fmt::format("\n\n**How it decides.** {}", c.doc.heuristic);
+  return md;
+}
+
+ordered_json rule_json(const CheckInfo& c) {
+  std::string text = fmt::format("{}\n\nWhy: {}\n\nUse instead: {}\n\nEffort: {}", c.doc.what, c.doc.why,
+                                 c.doc.use_instead, c.doc.effort);
+  return {
+      {"id", c.id},
+      {"name", c.name},
+      {"shortDescription", {{"text", c.summary}}},
+      {"fullDescription", {{"text", c.doc.what}}},
+      {"help", {{"text", text}, {"markdown", rule_markdown(c)}}},
+      {"defaultConfiguration", {{"level", level(c.severity)}}},
+      {"properties",
+       {{"tags", {"tpu-portability", to_string(c.category())}},
+        {"precision", c.doc.heuristic.empty() ? "high" : "medium"},
+        {"effort", to_string(c.effort)}}},
+  };
+}
+
+// Most severe first, then most effort, then the report's own order: what to keep past the cap.
+std::vector<const Finding*> by_importance(const std::vector<Finding>& findings) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : findings) out.push_back(&f);
+  std::stable_sort(out.begin(), out.end(), [](const Finding* a, const Finding* b) {
+    if (a->severity != b->severity) return a->severity > b->severity;
+    return a->effort > b->effort;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string line_hash(const Finding& f, int occurrence) {
+  uint64_t h = fnv1a(f.check_id);
+  h = fnv1a("\x1f", h);
+  h = fnv1a(f.path, h);
+  h = fnv1a("\x1f", h);
+  h = fnv1a(normalized(f.source_line.empty() ? f.message : f.source_line), h);
+  return fmt::format("{:016x}:{}", h, occurrence);
+}
+
+std::string uri_encode_path(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+      out += char(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+void write_sarif(const ScanReport& report, const Registry& registry, const ReportOptions& options, std::ostream& out) {
+  ordered_json rules = ordered_json::array();
+  std::map<std::string_view, size_t> rule_index;
+  for (const CheckInfo* c : registry.all()) {
+    rule_index[c->id] = rules.size();
+    rules.push_back(rule_json(*c));
+  }
+
+  // Occurrence numbers follow the report's order, so they do not depend on truncation.
+  std::map<const Finding*, std::string> hashes;
+  std::map<std::string, int> seen;
+  for (const Finding& f : report.findings) {
+    std::string base = line_hash(f, 0);
+    hashes[&f] = line_hash(f, ++seen[base]);
+  }
+
+  std::vector<const Finding*> kept = by_importance(report.findings);
+  bool truncated = kept.size() > options.max_sarif_results;
+  if (truncated) kept.resize(options.max_sarif_results);
+  std::sort(kept.begin(), kept.end(), [](const Finding* a, const Finding* b) { return finding_less(*a, *b); });
+
+  ordered_json results = ordered_json::array();
+  for (const Finding* f : kept) {
+    ordered_json region = {{"startLine", f->start.line}, {"startColumn", f->start.column},
+                           {"endLine", f->end.line},     {"endColumn", std::max(f->end.column, f->start.column)}};
+    if (!f->source_line.empty()) region["snippet"] = {{"text", f->source_line}};
+    std::string message = f->hint.empty() ? f->message : fmt::format("{} ({})", f->message, f->hint);
+    ordered_json r = {
+        {"ruleId", f->check_id},
+        {"level", level(f->severity)},
+        {"message", {{"text", message}}},
+        {"locations",
+         {{{"physicalLocation",
+            {{"artifactLocation", {{"uri", uri_encode_path(f->path)}, {"uriBaseId", "%SRCROOT%"}}},
+             {"region", region}}}}}},
+        {"partialFingerprints", {{"primaryLocationLineHash", hashes[f]}}},
+        {"properties",
+         {{"category", to_string(f->category)},
+          {"effort", to_string(f->effort)},
+          {"hours_low", f->hours.low},
+          {"hours_high", f->hours.high},
+          {"subject", f->subject}}},
+    };
+    if (auto it = rule_index.find(f->check_id); it != rule_index.end()) r["ruleIndex"] = it->second;
+    results.push_back(std::move(r));
+  }
+
+  ordered_json invocation = {{"executionSuccessful", true}};
+  if (truncated) {
+    ordered_json note = {
+        {"level", "warning"},
+        {"message",
+         {{"text", fmt::format("{} results, more than the {} kept: the most severe are reported; see the JSON "
+                               "report for all of them",
+                               report.findings.size(), options.max_sarif_results)}}}};
+    invocation["toolExecutionNotifications"] = ordered_json::array({note});
+  }
+  const ScoreSummary& s = report.score;
+  ordered_json run = {
+      {"tool",
+       {{"driver",
+         {{"name", kToolName},
+          {"version", kToolVersion},
+          {"semanticVersion", kToolVersion},
+          {"informationUri", "https://github.com/tpulint/tpulint"},
+          {"rules", rules}}}}},
+      {"invocations", {invocation}},
+      {"columnKind", "unicodeCodePoints"},
+      {"results", results},
+      {"properties",
+       {{"score", s.score},
+        {"verdict", to_string(s.verdict)},
+        {"verdict_reason", s.verdict_reason},
+        {"effort_hours_low", s.hours.low},
+        {"effort_hours_high", s.hours.high},
+        {"results_total", report.findings.size()},
+        {"results_truncated", truncated}}},
+  };
+  ordered_json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace tpulint::report
