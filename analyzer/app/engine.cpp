@@ -47,6 +47,23 @@ struct EnabledChecks {
 Engine::Engine(EngineOptions options)
     : options_(std::move(options)), selected_(checks::registry().select(options_.select, options_.ignore)) {}
 
+SuppressionPolicy Engine::suppression_policy() const {
+  auto selected = selected_;
+  return {
+      .enabled = [selected](std::string_view id) {
+        return std::find(selected.begin(), selected.end(), id) != selected.end();
+      },
+      .known = [](std::string_view prefix) {
+        for (const CheckInfo* c : checks::registry().all())
+          if (c->id.starts_with(prefix)) return true;
+        return false;
+      },
+      .runs = [selected](std::string_view prefix) {
+        return std::any_of(selected.begin(), selected.end(), [&](std::string_view id) { return id.starts_with(prefix); });
+      },
+  };
+}
+
 AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) const {
   auto enabled = std::make_shared<EnabledChecks>();
   enabled->python = checks::python_checks(selected_);
@@ -64,7 +81,7 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
   AnalyzerFactory factory = analyzer_factory(discovery.root);
-  auto results = analyze_files(discovery.files, factory, request.jobs, request.max_file_size);
+  auto results = analyze_files(discovery.files, factory, {request.jobs, request.max_file_size, suppression_policy()});
   auto keep = [this](std::string_view id) {
     return std::find(selected_.begin(), selected_.end(), id) != selected_.end();
   };
@@ -73,8 +90,8 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
-  auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()), 1,
-                               kDefaultMaxFileSize);
+  auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
+                               {1, kDefaultMaxFileSize, suppression_policy()});
   return std::move(results.front());
 }
 

@@ -46,6 +46,7 @@ class Engine {
 
  private:
   AnalyzerFactory analyzer_factory(const std::filesystem::path& root) const;
+  SuppressionPolicy suppression_policy() const;
 
   EngineOptions options_;
   std::vector<std::string_view> selected_;

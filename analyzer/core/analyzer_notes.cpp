@@ -67,4 +67,49 @@ const CheckInfo kAnalysisFailed{
     },
 };
 
+const CheckInfo kUnusedSuppression{
+    .id = "TPU904",
+    .name = "unused-suppression",
+    .summary = "a suppression comment that suppresses nothing",
+    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .severity = Severity::Info,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "A `tpulint: ignore[...]`, `ignore-next-line[...]`, `disable[...]` or `ignore-file[...]` comment, "
+                "or one entry of its list, that suppressed no finding in this run. Only checks that ran count: "
+                "`--select TPU2` never calls a `TPU401` suppression unused.",
+        .why = "Stale suppressions hide the next real finding on that line. Keeping them exact keeps them honest.",
+        .example = "x = y.to(device)  # tpulint: ignore[TPU401]   <- nothing to suppress any more",
+        .use_instead = "Remove the comment, or the entry named in the message.",
+        .effort = "None: a note about the analysis. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
+const CheckInfo kInvalidSuppression{
+    .id = "TPU905",
+    .name = "invalid-suppression",
+    .summary = "a malformed suppression comment, an unknown check in it, or an unmatched disable/enable",
+    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .severity = Severity::Warning,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "A `tpulint:` comment that tpulint cannot apply: an unknown directive (`tpulint: ignor`), an entry "
+                "that is not a check ID or prefix or matches no check, an unterminated list, an `enable` without a "
+                "`disable` above it, or a `disable` that is never enabled again.",
+        .why = "A suppression that silently does nothing is worse than none: the finding it was meant for is "
+               "still reported, or a block stays disabled to the end of the file.",
+        .example = "# tpulint: disable[TPU4]\nmodel.cuda()\n# (no 'tpulint: enable[TPU4]' below)",
+        .use_instead = "The forms are `ignore[IDS]` (this line), `ignore-next-line[IDS]`, `disable[IDS]` ... "
+                       "`enable[IDS]` (a block) and `ignore-file[IDS]`, after `#` in Python and `//` in C/C++/CUDA; "
+                       "IDS is a comma-separated list of check IDs or prefixes such as `TPU201,TPU4`.",
+        .effort = "None: a note about the analysis. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
 }  // namespace tpulint::notes

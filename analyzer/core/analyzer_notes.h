@@ -10,7 +10,10 @@ namespace tpulint::notes {
 extern const CheckInfo kSyntaxError;     // TPU901: the file has syntax errors; analyzed in part
 extern const CheckInfo kFileSkipped;     // TPU902: the file was not analyzed (binary, too large, ...)
 extern const CheckInfo kAnalysisFailed;  // TPU903: a frontend failed on the file
+extern const CheckInfo kUnusedSuppression;   // TPU904: a suppression comment that suppresses nothing
+extern const CheckInfo kInvalidSuppression;  // TPU905: a malformed or unmatched suppression comment
 
-inline const CheckInfo* const kAll[] = {&kSyntaxError, &kFileSkipped, &kAnalysisFailed};
+inline const CheckInfo* const kAll[] = {&kSyntaxError, &kFileSkipped, &kAnalysisFailed, &kUnusedSuppression,
+                                        &kInvalidSuppression};
 
 }  // namespace tpulint::notes

@@ -55,8 +55,14 @@ std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, ui
 }
 
 std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
-                                      unsigned jobs, uint64_t max_file_size) {
-  if (jobs == 0) jobs = default_jobs();
+                                      const AnalysisOptions& options) {
+  unsigned jobs = options.jobs ? options.jobs : default_jobs();
+  const uint64_t max_file_size = options.max_file_size;
+  SuppressionPolicy policy = options.suppressions;
+  auto yes = [](std::string_view) { return true; };
+  if (!policy.enabled) policy.enabled = yes;
+  if (!policy.known) policy.known = yes;
+  if (!policy.runs) policy.runs = yes;
   std::vector<FileResult> results(files.size());
   std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
   parallel_for(files.size(), jobs, [&](unsigned worker, size_t i) {
@@ -80,6 +86,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
     } catch (...) {
       result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
     }
+    apply_suppressions(source, result.findings, policy);
   });
   return results;
 }

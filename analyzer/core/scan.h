@@ -16,6 +16,7 @@
 #include "core/plan.h"
 #include "core/score.h"
 #include "core/source_file.h"
+#include "core/suppressions.h"
 
 namespace tpulint {
 
@@ -52,9 +53,22 @@ struct ScanReport {
   PathWeights path_weights;          // the weights the score was computed with
 };
 
-// Analyzes discovered files on `jobs` threads; results are in the order of `files`.
+struct AnalysisOptions {
+  unsigned jobs = 0;  // 0: default_jobs()
+  uint64_t max_file_size = kDefaultMaxFileSize;
+  // Which checks are enabled and known, for suppression comments (null: every check).
+  SuppressionPolicy suppressions;
+};
+
+// Analyzes discovered files on `jobs` threads, applying each file's suppression comments;
+// results are in the order of `files`.
 std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
-                                      unsigned jobs, uint64_t max_file_size);
+                                      const AnalysisOptions& options);
+inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
+                                             const AnalyzerFactory& make_analyzer, unsigned jobs,
+                                             uint64_t max_file_size) {
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}});
+}
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only
 // the findings whose ID `keep` accepts (the --select/--ignore result), and scores them.

@@ -1,0 +1,188 @@
+#include "core/suppressions.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <regex>
+
+#include "core/analyzer_notes.h"
+
+namespace tpulint {
+
+namespace {
+
+enum class Scope { Line, NextLine, Disable, Enable, File };
+
+struct Entry {
+  std::string prefix;  // "" covers every check
+  bool used = false;
+};
+
+struct Directive {
+  Scope scope;
+  uint32_t line;        // 1-based line of the comment
+  ByteSpan span;        // the directive text, for notes
+  std::vector<Entry> entries;
+  uint32_t end_line = 0;  // Disable: the line of its enable (0: never enabled)
+  bool all() const { return entries.size() == 1 && entries[0].prefix.empty(); }
+};
+
+bool covers(std::string_view prefix, std::string_view id) { return id.starts_with(prefix); }
+
+std::string list_text(const Directive& d) {
+  if (d.all()) return "";
+  std::string out;
+  for (const Entry& e : d.entries) out += (out.empty() ? "" : ",") + e.prefix;
+  return "[" + out + "]";
+}
+
+std::string_view scope_name(Scope s) {
+  switch (s) {
+    case Scope::Line: return "ignore";
+    case Scope::NextLine: return "ignore-next-line";
+    case Scope::Disable: return "disable";
+    case Scope::Enable: return "enable";
+    case Scope::File: return "ignore-file";
+  }
+  return "";
+}
+
+}  // namespace
+
+void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, const SuppressionPolicy& policy) {
+  std::erase_if(findings, [&](const Finding& f) { return !policy.enabled(f.check_id); });
+
+  const bool python = file.language() == Language::Python;
+  // A comment marker, `tpulint:`, a directive word and an optional [list].
+  static const std::regex python_re(R"(#\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
+  static const std::regex cxx_re(R"((?://|/\*)\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
+  const std::regex& re = python ? python_re : cxx_re;
+
+  std::vector<Finding> notes_out;
+  FindingSink notes(file, notes_out);
+  auto invalid = [&](ByteSpan at, std::string message) {
+    if (policy.enabled(notes::kInvalidSuppression.id)) notes.add(notes::kInvalidSuppression, at, std::move(message));
+  };
+
+  std::vector<Directive> directives;
+  const std::string& text = file.text();
+  // Cheap pre-check: most files have no directive at all.
+  if (text.find("tpulint") != std::string::npos) {
+    for (uint32_t line = 1; line <= file.line_count(); ++line) {
+      std::string_view lt = file.line_text(line);
+      if (lt.find("tpulint") == std::string_view::npos) continue;
+      uint32_t line_offset = uint32_t(lt.data() - text.data());
+      std::string line_str(lt);
+      for (auto it = std::sregex_iterator(line_str.begin(), line_str.end(), re); it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        ByteSpan span{line_offset + uint32_t(m.position(0)), line_offset + uint32_t(m.position(0) + m.length(0))};
+        std::string word = m[1];
+        Directive d;
+        d.line = line;
+        d.span = span;
+        if (word == "ignore") d.scope = Scope::Line;
+        else if (word == "ignore-next-line") d.scope = Scope::NextLine;
+        else if (word == "disable") d.scope = Scope::Disable;
+        else if (word == "enable") d.scope = Scope::Enable;
+        else if (word == "ignore-file") d.scope = Scope::File;
+        else {
+          invalid(span, fmt::format("unknown tpulint directive '{}': use ignore, ignore-next-line, disable, enable "
+                                    "or ignore-file",
+                                    word));
+          continue;
+        }
+        if (m[2].matched && std::string(m[2]).back() != ']') {
+          invalid(span, "unterminated list in a tpulint directive: close it with ']'");
+          continue;
+        }
+        bool ok = true;
+        if (m[3].matched) {
+          std::string list = m[3];
+          size_t start = 0;
+          while (start <= list.size()) {
+            size_t comma = list.find(',', start);
+            std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            item.erase(0, item.find_first_not_of(" \t"));
+            item.erase(item.find_last_not_of(" \t") + 1);
+            static const std::regex id_re("^TPU[0-9]{0,3}$");
+            if (item.empty() || !std::regex_match(item, id_re)) {
+              invalid(span, fmt::format("'{}' is not a check ID or ID prefix (e.g. TPU201, TPU2)", item));
+              ok = false;
+            } else if (!policy.known(item)) {
+              invalid(span, fmt::format("'{}' matches no check (see `tpulint checks`)", item));
+              ok = false;
+            } else {
+              d.entries.push_back({item, false});
+            }
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+        } else {
+          d.entries.push_back({"", false});
+        }
+        if (ok && !d.entries.empty()) directives.push_back(std::move(d));
+      }
+    }
+  }
+
+  // Pair each enable with the open disables it closes (same list, or any for a bare enable).
+  for (size_t i = 0; i < directives.size(); ++i) {
+    Directive& en = directives[i];
+    if (en.scope != Scope::Enable) continue;
+    bool closed = false;
+    for (size_t j = 0; j < i; ++j) {
+      Directive& dis = directives[j];
+      if (dis.scope != Scope::Disable || dis.end_line) continue;
+      if (en.all() || list_text(en) == list_text(dis)) {
+        dis.end_line = en.line;
+        closed = true;
+      }
+    }
+    if (!closed) invalid(en.span, fmt::format("'tpulint: enable{}' has no matching disable above it", list_text(en)));
+  }
+  for (const Directive& d : directives)
+    if (d.scope == Scope::Disable && !d.end_line)
+      invalid(d.span, fmt::format("'tpulint: disable{}' is never enabled again: add 'tpulint: enable{}' after the "
+                                  "block, or use ignore-file",
+                                  list_text(d), list_text(d)));
+
+  auto applies = [](const Directive& d, uint32_t line) {
+    switch (d.scope) {
+      case Scope::Line: return line == d.line;
+      case Scope::NextLine: return line == d.line + 1;
+      case Scope::Disable: return line > d.line && (!d.end_line || line < d.end_line);
+      case Scope::File: return true;
+      case Scope::Enable: return false;
+    }
+    return false;
+  };
+
+  std::erase_if(findings, [&](const Finding& f) {
+    bool suppressed = false;
+    for (Directive& d : directives) {
+      if (!applies(d, f.start.line)) continue;
+      for (Entry& e : d.entries)
+        if (covers(e.prefix, f.check_id)) {
+          e.used = true;
+          suppressed = true;
+        }
+    }
+    return suppressed;
+  });
+
+  if (policy.enabled(notes::kUnusedSuppression.id)) {
+    for (const Directive& d : directives) {
+      if (d.scope == Scope::Enable) continue;
+      for (const Entry& e : d.entries) {
+        if (e.used) continue;
+        if (!policy.runs(e.prefix)) continue;  // only a suppression of checks that ran can be unused
+        notes.add(notes::kUnusedSuppression, d.span,
+                  e.prefix.empty() ? fmt::format("'tpulint: {}' suppresses nothing here", scope_name(d.scope))
+                                   : fmt::format("'tpulint: {}[...]' suppresses no '{}' finding here: remove '{}'",
+                                                 scope_name(d.scope), e.prefix, e.prefix));
+      }
+    }
+  }
+  findings.insert(findings.end(), notes_out.begin(), notes_out.end());
+}
+
+}  // namespace tpulint
