@@ -15,7 +15,9 @@ const CheckInfo kB{.id = "TPU401", .name = "b", .summary = "b", .languages = uin
 
 SuppressionPolicy everything() {
   auto known = [](std::string_view p) { return std::string_view("TPU201").starts_with(p) || std::string_view("TPU401").starts_with(p) || std::string_view("TPU904").starts_with(p) || std::string_view("TPU905").starts_with(p); };
-  return {.enabled = [](std::string_view) { return true; }, .known = known, .runs = known};
+  return {.enabled = [](std::string_view, std::string_view) { return true; },
+          .known = known,
+          .runs = [known](std::string_view p, std::string_view) { return known(p); }};
 }
 
 // Findings of kA or kB at the given 1-based lines, then the suppressions applied.
@@ -54,8 +56,8 @@ TEST_CASE("C/C++ directives use // and /* */, and a Python # is not one there", 
 
 TEST_CASE("a suppression of a check that did not run is never called unused", "[core][suppressions]") {
   SuppressionPolicy only_a = everything();
-  only_a.enabled = [](std::string_view id) { return id != "TPU401"; };
-  only_a.runs = [](std::string_view p) { return std::string_view("TPU201").starts_with(p) || p.empty(); };
+  only_a.enabled = [](std::string_view id, std::string_view) { return id != "TPU401"; };
+  only_a.runs = [](std::string_view p, std::string_view) { return std::string_view("TPU201").starts_with(p) || p.empty(); };
   CHECK(run("x  # tpulint: ignore[TPU401]\n", {}, only_a).empty());
   // ...while with the check running, the same comment is unused.
   CHECK(run("x  # tpulint: ignore[TPU401]\n", {}, everything()) == Result{{"TPU904", 1}});
@@ -63,13 +65,13 @@ TEST_CASE("a suppression of a check that did not run is never called unused", "[
 
 TEST_CASE("findings of disabled checks are dropped before suppressions apply", "[core][suppressions]") {
   SuppressionPolicy only_a = everything();
-  only_a.enabled = [](std::string_view id) { return id != "TPU401"; };
+  only_a.enabled = [](std::string_view id, std::string_view) { return id != "TPU401"; };
   CHECK(run("x\n", {{&kA, 1}, {&kB, 1}}, only_a) == Result{{"TPU201", 1}});
 }
 
 TEST_CASE("notes about suppressions are themselves subject to the selection", "[core][suppressions]") {
   SuppressionPolicy quiet = everything();
-  quiet.enabled = [](std::string_view id) { return id != "TPU904" && id != "TPU905"; };
+  quiet.enabled = [](std::string_view id, std::string_view) { return id != "TPU904" && id != "TPU905"; };
   CHECK(run("x  # tpulint: ignore[TPU401]\ny  # tpulint: nonsense\n", {}, quiet).empty());
 }
 

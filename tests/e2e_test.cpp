@@ -101,6 +101,11 @@ TEST_CASE("output does not depend on --jobs or on the directory tpulint runs fro
   REQUIRE(one.exit_code == 0);
   CHECK(one.out == four.out);
   CHECK(one.out == elsewhere.out);
+  // SARIF too: its fingerprints are hashes, which must not depend on memory or scheduling.
+  auto sarif1 = run_tpulint("scan fixtures/projects --format sarif --jobs 1");
+  auto sarif2 = run_tpulint("scan fixtures/projects --format sarif --jobs 3");
+  REQUIRE(sarif1.exit_code == 0);
+  CHECK(sarif1.out == sarif2.out);
 }
 
 TEST_CASE("a score below --fail-under exits 1; at or above it, 0", "[e2e]") {

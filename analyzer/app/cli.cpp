@@ -4,14 +4,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
 #include "app/engine.h"
+#include "app/git_diff.h"
+#include "app/settings.h"
 #include "checks/registry.h"
+#include "core/fingerprint.h"
 #include "core/version.h"
 #include "python/syntax.h"
 #include "report/check_docs.h"
@@ -23,28 +26,6 @@ namespace tpulint::app {
 
 namespace {
 
-struct ScanArgs {
-  std::vector<std::string> paths;
-  std::string format = "text";
-  std::vector<std::string> outputs;  // FORMAT=FILE
-  std::vector<std::string> select;
-  std::vector<std::string> ignore;
-  std::vector<std::string> exclude;
-  unsigned jobs = 0;
-  std::string compile_commands;
-  double fail_under = -1;
-  uint64_t max_file_size = kDefaultMaxFileSize;
-  bool no_gitignore = false;
-  std::string color = "auto";
-  std::vector<std::string> path_weights;  // GLOB=WEIGHT
-  double auxiliary_weight = PathWeights{}.auxiliary;
-  bool statistics = false;
-  bool explain_score = false;
-  std::string compare;    // an earlier JSON report
-  std::string link_base;  // markdown links
-};
-
-
 bool color_wanted(const std::string& mode, int fd) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -55,22 +36,28 @@ bool color_wanted(const std::string& mode, int fd) {
   return isatty(fd);
 }
 
-std::string render(const ScanReport& report, const std::string& format, report::ReportOptions options) {
+std::string render(const ScanReport& report, const std::string& format, const report::ReportOptions& options) {
   std::ostringstream ss;
   report::write_report(format, report, checks::registry(), options, ss);
   return ss.str();
 }
 
-// The score of an earlier JSON report, for --compare.
-double previous_score(const std::string& path) {
+nlohmann::json read_json(const fs::path& path, std::string_view option) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("--compare: cannot read '{}'", path));
+  if (!in) throw UsageError(fmt::format("{}: cannot read '{}'", option, path.string()));
   try {
-    auto j = nlohmann::json::parse(in);
-    return j.at("score").get<double>();
+    return nlohmann::json::parse(in);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("--compare: '{}' is not a tpulint JSON report ({})", path, e.what()));
+    throw UsageError(fmt::format("{}: '{}' is not valid JSON ({})", option, path.string(), e.what()));
   }
+}
+
+// The score of an earlier JSON report, for --compare.
+double previous_score(const fs::path& path) {
+  auto j = read_json(path, "--compare");
+  if (!j.is_object() || !j.contains("score") || !j["score"].is_number())
+    throw UsageError(fmt::format("--compare: '{}' is not a tpulint JSON report", path.string()));
+  return j["score"].get<double>();
 }
 
 // Writes through a temporary file and a rename, so a reader never sees half a report.
@@ -91,75 +78,135 @@ void write_file_atomically(const fs::path& path, const std::string& content) {
   }
 }
 
-int run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
-  std::vector<std::pair<std::string, fs::path>> outputs;
-  for (const std::string& o : a.outputs) {
-    size_t eq = o.find('=');
-    std::string format = o.substr(0, eq);
-    if (eq == std::string::npos || eq + 1 == o.size() || !report::is_format(format)) {
-      err << fmt::format("tpulint: error: --output expects FORMAT=FILE with FORMAT one of {}; got '{}'\n",
-                         fmt::join(report::format_names(), ", "), o);
-      return kExitError;
+// The baseline file: the fingerprints of accepted findings, with enough to read it by eye.
+std::string baseline_json(const ScanReport& report) {
+  nlohmann::ordered_json doc;
+  doc["tool"] = kToolName;
+  doc["version"] = kToolVersion;
+  doc["baseline_version"] = 1;
+  auto prints = fingerprints(report.findings);
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < report.findings.size(); ++i) {
+    const Finding& f = report.findings[i];
+    list.push_back({{"fingerprint", prints[i]}, {"id", f.check_id}, {"path", f.path}, {"line", f.start.line},
+                    {"message", f.message}});
+  }
+  doc["findings"] = list;
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::set<std::string> read_baseline(const fs::path& path) {
+  auto j = read_json(path, "--baseline");
+  if (!j.is_object() || j.value("baseline_version", 0) != 1 || !j.contains("findings") || !j["findings"].is_array())
+    throw UsageError(fmt::format("--baseline: '{}' is not a tpulint baseline (make one with `tpulint baseline`)",
+                                 path.string()));
+  std::set<std::string> prints;
+  for (const auto& f : j["findings"]) {
+    if (!f.is_object() || !f.contains("fingerprint") || !f["fingerprint"].is_string())
+      throw UsageError(fmt::format("--baseline: '{}' has an entry without a fingerprint", path.string()));
+    prints.insert(f["fingerprint"].get<std::string>());
+  }
+  return prints;
+}
+
+// A private directory under the system temp dir (never inside the scanned tree), removed on exit.
+class TempDirectory {
+ public:
+  TempDirectory() {
+    std::string pattern = (fs::temp_directory_path() / "tpulint-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+    path_ = pattern;
+  }
+  ~TempDirectory() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+ScanReport run_engine(const ScanSettings& s) {
+  Engine engine(s.engine);
+  return engine.scan(s.request);
+}
+
+// 1 when the report is over a threshold (unless --exit-zero), with the reason on stderr.
+int threshold_exit_code(const ScanSettings& s, const ScanReport& report, std::ostream& err) {
+  int code = kExitOk;
+  if (s.fail_under && report.score.score < *s.fail_under) {
+    err << fmt::format("tpulint: score {:.1f} is under --fail-under {:g}\n", report.score.score, *s.fail_under);
+    code = kExitThreshold;
+  }
+  if (s.fail_on) {
+    auto reaches = [&](const Finding& f) {
+      const std::string& t = *s.fail_on;
+      if (t == "error") return f.severity >= Severity::Error;
+      if (t == "warning") return f.severity >= Severity::Warning;
+      if (t == "info") return true;
+      if (t == "high") return f.effort >= EffortClass::High;
+      if (t == "medium") return f.effort >= EffortClass::Medium;
+      return f.effort >= EffortClass::Low;
+    };
+    size_t n = std::count_if(report.findings.begin(), report.findings.end(), reaches);
+    if (n) {
+      err << fmt::format("tpulint: {} finding{} at or above --fail-on {}\n", n, n == 1 ? "" : "s", *s.fail_on);
+      code = kExitThreshold;
     }
-    outputs.emplace_back(format, o.substr(eq + 1));
+  }
+  return s.exit_zero ? kExitOk : code;
+}
+
+int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
+  ScanSettings s = resolve_scan_settings(args);
+  report::ReportOptions ropts = s.report;
+  if (!args.compare.empty()) {
+    ropts.previous_score = previous_score(args.compare);
+    ropts.previous_label = "the compared report";
   }
 
-  EngineOptions options;
-  options.select = a.select;
-  options.ignore = a.ignore;
-  if (!a.compile_commands.empty()) {
-    fs::path p = a.compile_commands;
-    if (p.filename() == "compile_commands.json") p = p.parent_path();
-    if (!fs::is_regular_file(p / "compile_commands.json")) {
-      err << fmt::format("tpulint: error: -p: no compile_commands.json in '{}'\n", a.compile_commands);
-      return kExitError;
-    }
-    options.compile_database_dir = p;
-  }
-  ScanRequest request;
-  request.paths = a.paths;
-  request.discovery.excludes = a.exclude;
-  request.discovery.respect_gitignore = !a.no_gitignore;
-  request.jobs = a.jobs;
-  request.max_file_size = a.max_file_size;
-  request.path_weights.auxiliary = a.auxiliary_weight;
-  for (const std::string& rule : a.path_weights) {
-    size_t eq = rule.rfind('=');
-    double weight = -1;
-    if (eq != std::string::npos && eq > 0) {
-      try {
-        size_t used = 0;
-        weight = std::stod(rule.substr(eq + 1), &used);
-        if (used != rule.size() - eq - 1) weight = -1;
-      } catch (const std::exception&) {
-      }
-    }
-    if (weight < 0) {
-      err << fmt::format("tpulint: error: --path-weight expects GLOB=WEIGHT with a weight >= 0; got '{}'\n", rule);
-      return kExitError;
-    }
-    request.path_weights.rules.emplace_back(rule.substr(0, eq), weight);
-  }
+  ScanReport report = run_engine(s);
+  const fs::path& root = report.root;
 
-  report::ReportOptions ropts;
-  ropts.statistics = a.statistics;
-  ropts.explain_score = a.explain_score;
-  ropts.link_base = a.link_base;
-  if (!a.compare.empty()) ropts.previous_score = previous_score(a.compare);
-
-  Engine engine(options);
-  ScanReport report = engine.scan(request);
+  if (s.baseline) {
+    std::set<std::string> known = read_baseline(*s.baseline);
+    hide_findings(report, [&](const Finding&, const std::string& print) { return !known.count(print); },
+                  "in the baseline");
+  }
+  if (s.diff_base) {
+    ChangedLines changed = changed_lines(root, *s.diff_base);
+    hide_findings(report,
+                  [&](const Finding& f, const std::string&) {
+                    // A note about a whole file counts when the file changed at all.
+                    return f.category == Category::AnalyzerNote && f.start.line == 1 ? changed.file_changed(f.path)
+                                                                                     : changed.line_changed(f.path, f.start.line);
+                  },
+                  fmt::format("on lines unchanged since {}", *s.diff_base));
+    if (s.diff_score) {
+      TempDirectory tmp;
+      ScanSettings before = s;
+      before.request.paths = {export_revision(root, *s.diff_base, tmp.path()).string()};
+      before.request.discovery.root.reset();
+      ropts.previous_score = run_engine(before).score.score;
+      ropts.previous_label = *s.diff_base;
+    }
+  }
 
   report::ReportOptions to_stdout = ropts;
-  to_stdout.color = color_wanted(a.color, STDOUT_FILENO);
-  out << render(report, a.format, to_stdout);
+  to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
+  out << render(report, s.format, to_stdout);
   out.flush();
-  for (const auto& [format, path] : outputs) write_file_atomically(path, render(report, format, ropts));
+  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  return threshold_exit_code(s, report, err);
+}
 
-  if (a.fail_under >= 0 && report.score.score < a.fail_under) {
-    err << fmt::format("tpulint: score {:.1f} is under --fail-under {:g}\n", report.score.score, a.fail_under);
-    return kExitThreshold;
-  }
+int run_baseline(const ScanArgs& args, std::ostream& out) {
+  ScanSettings s = resolve_scan_settings(args);
+  ScanReport report = run_engine(s);
+  write_file_atomically(args.baseline_output, baseline_json(report));
+  out << fmt::format("wrote {} finding{} to {}\n", report.findings.size(), report.findings.size() == 1 ? "" : "s",
+                     args.baseline_output);
   return kExitOk;
 }
 
@@ -179,34 +226,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"tpulint: finds what stops ML code moving from NVIDIA GPUs to TPUs, and scores how far it is"};
   app.set_version_flag("--version", fmt::format("{} {}", kToolName, kToolVersion));
   app.require_subcommand(1);
+  app.footer("Exit codes: 0 clean or under the thresholds, 1 over a threshold (--fail-under, --fail-on), "
+             "2 usage or internal error.");
 
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
-  scan_cmd->add_option("paths", scan.paths, "files or directories to scan (default: .)");
-  scan_cmd->add_option("--format", scan.format, "report format on stdout: text, json, sarif, markdown, html, github")
-      ->check(CLI::IsMember(report::format_names()));
-  scan_cmd->add_option("--output", scan.outputs, "also write a report: FORMAT=FILE (repeatable)");
-  scan_cmd->add_option("--select", scan.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');
-  scan_cmd->add_option("--ignore", scan.ignore, "check IDs or prefixes not to run")->delimiter(',');
-  scan_cmd->add_option("--exclude", scan.exclude, "gitignore-style glob of paths to skip (repeatable)");
-  scan_cmd->add_option("-j,--jobs", scan.jobs, "worker threads (default: one per core)")->check(CLI::Range(1u, 1024u));
-  scan_cmd->add_option("-p,--compile-commands", scan.compile_commands,
-                       "directory holding compile_commands.json (default: the root or root/build, if present)");
-  scan_cmd->add_option("--fail-under", scan.fail_under, "exit 1 if the score is below SCORE")->check(CLI::Range(0.0, 100.0));
-  scan_cmd->add_option("--max-file-size", scan.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
-      ->check(CLI::PositiveNumber);
-  scan_cmd->add_flag("--no-gitignore", scan.no_gitignore, "scan files that .gitignore excludes");
-  scan_cmd->add_option("--path-weight", scan.path_weights,
-                       "GLOB=WEIGHT: how much findings under GLOB count in the score (repeatable; last match wins)");
-  scan_cmd->add_option("--auxiliary-weight", scan.auxiliary_weight,
-                       "weight of tests/, benchmarks/, examples/, docs/ in the score (default 0.25)")
-      ->check(CLI::Range(0.0, 1.0));
-  scan_cmd->add_flag("--statistics", scan.statistics, "text: print the number of findings per check");
-  scan_cmd->add_flag("--explain-score", scan.explain_score, "text: print the score's formula, weights and terms");
-  scan_cmd->add_option("--compare", scan.compare, "an earlier JSON report: show the score's change against it");
-  scan_cmd->add_option("--link-base", scan.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
-  scan_cmd->add_option("--color", scan.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_scan_options(*scan_cmd, scan);
+
+  ScanArgs baseline;
+  CLI::App* baseline_cmd =
+      app.add_subcommand("baseline", "record today's findings, so that `scan --baseline FILE` reports only new ones");
+  add_scan_options(*baseline_cmd, baseline);
+  baseline_cmd->add_option("-o,--output-file", baseline.baseline_output, "the baseline file to write")->required();
 
   app.add_subcommand("checks", "list every check");
 
@@ -235,6 +266,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   try {
     if (*scan_cmd) return run_scan(scan, out, err);
+    if (*baseline_cmd) return run_baseline(baseline, out);
     if (app.got_subcommand("checks")) {
       out << report::catalogue_table(checks::registry());
       return kExitOk;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "checks/registry.h"
+#include "core/ignore_rules.h"
 #include "cxx/native_analyzer.h"
 #include "python/python_analyzer.h"
 
@@ -49,17 +50,26 @@ Engine::Engine(EngineOptions options)
 
 SuppressionPolicy Engine::suppression_policy() const {
   auto selected = selected_;
+  auto per_path = options_.per_path_ignores;
+  // A check runs on a file if it is selected and no per-path ignore covers it there.
+  auto enabled = [selected, per_path](std::string_view id, std::string_view path) {
+    if (std::find(selected.begin(), selected.end(), id) == selected.end()) return false;
+    for (const auto& [glob, prefixes] : per_path)
+      if (path_or_parent_matches(glob, path))
+        for (const std::string& p : prefixes)
+          if (id.starts_with(p)) return false;
+    return true;
+  };
   return {
-      .enabled = [selected](std::string_view id) {
-        return std::find(selected.begin(), selected.end(), id) != selected.end();
-      },
+      .enabled = enabled,
       .known = [](std::string_view prefix) {
         for (const CheckInfo* c : checks::registry().all())
           if (c->id.starts_with(prefix)) return true;
         return false;
       },
-      .runs = [selected](std::string_view prefix) {
-        return std::any_of(selected.begin(), selected.end(), [&](std::string_view id) { return id.starts_with(prefix); });
+      .runs = [selected, enabled](std::string_view prefix, std::string_view path) {
+        return std::any_of(selected.begin(), selected.end(),
+                           [&](std::string_view id) { return id.starts_with(prefix) && enabled(id, path); });
       },
   };
 }
@@ -82,10 +92,10 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
   AnalyzerFactory factory = analyzer_factory(discovery.root);
   auto results = analyze_files(discovery.files, factory, {request.jobs, request.max_file_size, suppression_policy()});
-  auto keep = [this](std::string_view id) {
-    return std::find(selected_.begin(), selected_.end(), id) != selected_.end();
-  };
-  return build_report(discovery, std::move(results), keep, request.path_weights);
+  // Files discovery skipped get their notes in build_report: the same selection applies.
+  SuppressionPolicy policy = suppression_policy();
+  return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },
+                      request.path_weights);
 }
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {

@@ -277,6 +277,10 @@ Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& o
 
   Discovery out;
   out.root = common_ancestor(dirs);
+  if (options.root) {
+    fs::path project = normalized_absolute(options.root->string());
+    if (relative_under(out.root, project)) out.root = project;
+  }
   Walker walker(out.root, options, out);
   std::set<fs::path> seen;
   for (const fs::path& a : absolute) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ Language language_for_path(const std::filesystem::path& path);
 struct DiscoveryOptions {
   std::vector<std::string> excludes;  // --exclude: gitignore-style globs relative to the root
   bool respect_gitignore = true;
+  // The project root (where the configuration lives): when it contains every scanned path,
+  // it is the scan root, so paths and globs are the project's whatever subdirectory is scanned.
+  std::optional<std::filesystem::path> root;
 };
 
 struct DiscoveredFile {
@@ -44,8 +48,8 @@ struct DiscoveryError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Walks `paths` (files or directories). The scan root is the deepest directory containing
-// all of them. A file named explicitly is analyzed even if an ignore rule matches it.
+// Walks `paths` (files or directories). The scan root is `options.root` when it contains them
+// all, else the deepest directory containing all of them. A file named explicitly is analyzed even if an ignore rule matches it.
 Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& options);
 
 // Directory names never descended into: VCS data, dependencies, caches and build outputs.

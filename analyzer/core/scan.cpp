@@ -59,7 +59,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
   const uint64_t max_file_size = options.max_file_size;
   SuppressionPolicy policy = options.suppressions;
-  auto yes = [](std::string_view) { return true; };
+  auto yes = [](std::string_view, std::string_view = {}) { return true; };
   if (!policy.enabled) policy.enabled = yes;
   if (!policy.known) policy.known = yes;
   if (!policy.runs) policy.runs = yes;
@@ -94,6 +94,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
                         const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
   ScanReport report;
+  report.root = discovery.root;
   report.files = std::move(results);
   for (const SkippedFile& s : discovery.skipped) {
     FileResult r;

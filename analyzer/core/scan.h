@@ -44,6 +44,7 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(unsigned
 unsigned default_jobs();  // the number of cores
 
 struct ScanReport {
+  std::filesystem::path root;        // the scan root (absolute); reports print paths relative to it
   std::vector<FileResult> files;     // every discovered file, analyzed or skipped, by path
   std::vector<SkippedFile> skipped;  // files not analyzed, with the reason, by path
   std::vector<Finding> findings;     // all findings, ordered by finding_less
@@ -51,6 +52,14 @@ struct ScanReport {
   ScoreSummary score;
   std::vector<WorkItem> plan;        // the migration plan, cheapest big wins first
   PathWeights path_weights;          // the weights the score was computed with
+
+  // Findings left out of `findings` (but counted in the score and plan) by a filter such as
+  // --baseline or --diff: why, and how many.
+  struct Hidden {
+    std::string why;
+    size_t count = 0;
+  };
+  std::vector<Hidden> hidden;
 };
 
 struct AnalysisOptions {

@@ -49,7 +49,7 @@ std::string_view scope_name(Scope s) {
 }  // namespace
 
 void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, const SuppressionPolicy& policy) {
-  std::erase_if(findings, [&](const Finding& f) { return !policy.enabled(f.check_id); });
+  std::erase_if(findings, [&](const Finding& f) { return !policy.enabled(f.check_id, file.path()); });
 
   const bool python = file.language() == Language::Python;
   // A comment marker, `tpulint:`, a directive word and an optional [list].
@@ -60,7 +60,7 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
   std::vector<Finding> notes_out;
   FindingSink notes(file, notes_out);
   auto invalid = [&](ByteSpan at, std::string message) {
-    if (policy.enabled(notes::kInvalidSuppression.id)) notes.add(notes::kInvalidSuppression, at, std::move(message));
+    if (policy.enabled(notes::kInvalidSuppression.id, file.path())) notes.add(notes::kInvalidSuppression, at, std::move(message));
   };
 
   std::vector<Directive> directives;
@@ -169,12 +169,12 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
     return suppressed;
   });
 
-  if (policy.enabled(notes::kUnusedSuppression.id)) {
+  if (policy.enabled(notes::kUnusedSuppression.id, file.path())) {
     for (const Directive& d : directives) {
       if (d.scope == Scope::Enable) continue;
       for (const Entry& e : d.entries) {
         if (e.used) continue;
-        if (!policy.runs(e.prefix)) continue;  // only a suppression of checks that ran can be unused
+        if (!policy.runs(e.prefix, file.path())) continue;  // only a suppression of checks that ran can be unused
         notes.add(notes::kUnusedSuppression, d.span,
                   e.prefix.empty() ? fmt::format("'tpulint: {}' suppresses nothing here", scope_name(d.scope))
                                    : fmt::format("'tpulint: {}[...]' suppresses no '{}' finding here: remove '{}'",

@@ -25,13 +25,13 @@
 namespace tpulint {
 
 struct SuppressionPolicy {
-  // Whether a check ID is enabled in this run: findings of other checks are dropped, and a
-  // suppression of only disabled checks is never called unused.
-  std::function<bool(std::string_view check_id)> enabled;
+  // Whether a check ID is enabled for a file (the selection, and per-path ignores): findings
+  // of other checks are dropped, and a suppression of only disabled checks is never unused.
+  std::function<bool(std::string_view check_id, std::string_view path)> enabled;
   // Whether an entry (an ID or a prefix) names at least one registered check.
   std::function<bool(std::string_view prefix)> known;
-  // Whether an entry names at least one check enabled in this run ("" names every check).
-  std::function<bool(std::string_view prefix)> runs;
+  // Whether an entry names at least one check enabled for a file ("" names every check).
+  std::function<bool(std::string_view prefix, std::string_view path)> runs;
 };
 
 // Drops `findings` of disabled checks, applies the file's suppression comments to the rest,

@@ -17,7 +17,8 @@ struct ReportOptions {
   bool color = false;           // text: ANSI colours
   bool statistics = false;      // text: counts per check
   bool explain_score = false;   // text: the formula, weights and each check's share
-  std::optional<double> previous_score;  // markdown/text: the score of an earlier report (--compare)
+  std::optional<double> previous_score;  // text/markdown: an earlier score (--compare, --diff-score)
+  std::string previous_label = "the compared report";  // what that score is of, e.g. "main"
   std::string link_base;        // markdown: prefix of file links, e.g. a blob URL at a commit
   size_t max_sarif_results = 25000;  // SARIF: keep the most severe this many results
 };

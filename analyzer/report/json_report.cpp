@@ -70,6 +70,9 @@ void write_json(const ScanReport& report, std::ostream& out) {
     items.push_back(j);
   }
   doc["work_items"] = items;
+  ordered_json hidden = ordered_json::array();
+  for (const ScanReport::Hidden& h : report.hidden) hidden.push_back({{"reason", h.why}, {"count", h.count}});
+  doc["hidden_findings"] = hidden;
   ordered_json skipped = ordered_json::array();
   for (const SkippedFile& sk : report.skipped) skipped.push_back({{"path", sk.path}, {"reason", sk.reason}});
   ordered_json missing = ordered_json::array();

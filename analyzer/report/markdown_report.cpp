@@ -49,7 +49,10 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
     warnings += f.severity == Severity::Warning;
   }
   std::string delta =
-      options.previous_score ? fmt::format(" ({:+.1f} against the compared report)", s.score - *options.previous_score) : "";
+      options.previous_score
+          ? fmt::format(" ({:+.1f} against {}: {:.1f})", s.score - *options.previous_score, options.previous_label,
+                        *options.previous_score)
+          : "";
 
   out << fmt::format("## tpulint: TPU readiness {:.1f}/100, `{}`\n\n", s.score, to_string(s.verdict));
   out << fmt::format("> {}\n\n", markdown_cell(s.verdict_reason));
@@ -60,7 +63,10 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
                      s.hours.high, s.hours.low / 8, s.hours.high / 8);
   out << fmt::format("| findings | {} ({} error{}, {} warning{}) |\n", report.findings.size(), errors,
                      errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-  out << fmt::format("| files | {} analyzed, {} skipped |\n\n", report.analyzed, report.skipped.size());
+  out << fmt::format("| files | {} analyzed, {} skipped |\n", report.analyzed, report.skipped.size());
+  for (const ScanReport::Hidden& h : report.hidden)
+    out << fmt::format("| hidden | {} finding{} {} (still in the score) |\n", h.count, h.count == 1 ? "" : "s", h.why);
+  out << "\n";
 
   // The top blockers: errors before warnings, then by effort, then the report's order.
   std::vector<const Finding*> top;

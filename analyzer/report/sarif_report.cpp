@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/fingerprint.h"
 #include "core/version.h"
 
 namespace tpulint::report {
@@ -20,21 +21,6 @@ std::string_view level(Severity s) {
     case Severity::Info: return "note";
   }
   return "none";
-}
-
-std::string normalized(std::string_view line) {
-  std::string out;
-  for (char c : line)
-    if (c != ' ' && c != '\t' && c != '\r') out += c;
-  return out;
-}
-
-uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 std::string rule_markdown(const CheckInfo& c) {
@@ -75,15 +61,6 @@ std::vector<const Finding*> by_importance(const std::vector<Finding>& findings) 
 
 }  // namespace
 
-std::string line_hash(const Finding& f, int occurrence) {
-  uint64_t h = fnv1a(f.check_id);
-  h = fnv1a("\x1f", h);
-  h = fnv1a(f.path, h);
-  h = fnv1a("\x1f", h);
-  h = fnv1a(normalized(f.source_line.empty() ? f.message : f.source_line), h);
-  return fmt::format("{:016x}:{}", h, occurrence);
-}
-
 std::string uri_encode_path(std::string_view path) {
   std::string out;
   for (unsigned char c : path) {
@@ -103,13 +80,10 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
     rules.push_back(rule_json(*c));
   }
 
-  // Occurrence numbers follow the report's order, so they do not depend on truncation.
+  // Fingerprints are taken over the whole report, so they do not depend on truncation.
   std::map<const Finding*, std::string> hashes;
-  std::map<std::string, int> seen;
-  for (const Finding& f : report.findings) {
-    std::string base = line_hash(f, 0);
-    hashes[&f] = line_hash(f, ++seen[base]);
-  }
+  std::vector<std::string> prints = fingerprints(report.findings);
+  for (size_t i = 0; i < report.findings.size(); ++i) hashes[&report.findings[i]] = prints[i];
 
   std::vector<const Finding*> kept = by_importance(report.findings);
   bool truncated = kept.size() > options.max_sarif_results;

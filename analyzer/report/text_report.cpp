@@ -119,9 +119,12 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
   std::string counts;
   for (const auto& [cat, n] : by_category) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", to_string(cat), n);
   out << fmt::format("  findings   {}{}\n", report.findings.size(), counts.empty() ? "" : " (" + counts + ")");
+  for (const ScanReport::Hidden& h : report.hidden)
+    out << fmt::format("  hidden     {} finding{} {} (still in the score)\n", h.count, h.count == 1 ? "" : "s", h.why);
   const ScoreSummary& s = report.score;
-  std::string delta = options.previous_score ? fmt::format("  ({:+.1f} since the compared report)",
-                                                           s.score - *options.previous_score)
+  std::string delta = options.previous_score ? fmt::format("  ({:+.1f} against {}: {:.1f})",
+                                                           s.score - *options.previous_score, options.previous_label,
+                                                           *options.previous_score)
                                              : "";
   out << fmt::format("  score      {} / 100{}\n", st.bold(fmt::format("{:.1f}", s.score)), delta);
   for (const CategoryScore& c : s.categories)

@@ -1,0 +1,139 @@
+#include "app/settings.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace fs = std::filesystem;
+
+namespace tpulint::app {
+
+void add_scan_options(CLI::App& cmd, ScanArgs& a) {
+  cmd.add_option("paths", a.paths, "files or directories to scan (default: .)");
+  cmd.add_option("--format", a.format, "report format on stdout: text, json, sarif, markdown, html, github")
+      ->check(CLI::IsMember(report::format_names()));
+  cmd.add_option("--output", a.outputs, "also write a report: FORMAT=FILE (repeatable)");
+  cmd.add_option("--select", a.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');
+  cmd.add_option("--ignore", a.ignore, "check IDs or prefixes not to run")->delimiter(',');
+  cmd.add_option("--exclude", a.exclude, "gitignore-style glob of paths to skip (repeatable; adds to the config's)");
+  cmd.add_option("-j,--jobs", a.jobs, "worker threads (default: one per core)")->check(CLI::Range(1u, 1024u));
+  cmd.add_option("-p,--compile-commands", a.compile_commands,
+                 "directory holding compile_commands.json (default: the root or root/build, if present)");
+  cmd.add_option("--fail-under", a.fail_under, "exit 1 if the score is below SCORE")->check(CLI::Range(0.0, 100.0));
+  cmd.add_option("--fail-on", a.fail_on,
+                 "exit 1 if a reported finding reaches this severity (error, warning, info) or effort (high, medium, "
+                 "low)")
+      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
+  cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
+  cmd.add_option("--max-file-size", a.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--no-gitignore", a.no_gitignore, "scan files that .gitignore excludes");
+  cmd.add_option("--path-weight", a.path_weights,
+                 "GLOB=WEIGHT: how much findings under GLOB count in the score (repeatable; last match wins)");
+  cmd.add_option("--auxiliary-weight", a.auxiliary_weight,
+                 "weight of tests/, benchmarks/, examples/, docs/ in the score (default 0.25)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
+  cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
+  cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
+  cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
+  cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd.add_option("--config", a.config, "configuration file (default: the nearest .tpulint.toml or pyproject.toml "
+                                       "with [tool.tpulint])");
+  cmd.add_flag("--isolated", a.isolated, "ignore every configuration file");
+  cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");
+  cmd.add_option("--diff", a.diff, "report only findings on lines added or changed since BASE_REF (git)");
+  cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
+}
+
+namespace {
+
+std::pair<std::string, double> parse_weight_rule(const std::string& rule) {
+  size_t eq = rule.rfind('=');
+  if (eq != std::string::npos && eq > 0) {
+    try {
+      size_t used = 0;
+      double weight = std::stod(rule.substr(eq + 1), &used);
+      if (used == rule.size() - eq - 1 && weight >= 0) return {rule.substr(0, eq), weight};
+    } catch (const std::exception&) {
+    }
+  }
+  throw UsageError(fmt::format("--path-weight expects GLOB=WEIGHT with a weight >= 0; got '{}'", rule));
+}
+
+fs::path compile_commands_dir(const fs::path& given, std::string_view what) {
+  fs::path p = given;
+  if (p.filename() == "compile_commands.json") p = p.parent_path();
+  std::error_code ec;
+  if (!fs::is_regular_file(p / "compile_commands.json", ec))
+    throw UsageError(fmt::format("{}: no compile_commands.json in '{}'", what, given.string()));
+  return p;
+}
+
+}  // namespace
+
+ScanSettings resolve_scan_settings(const ScanArgs& a) {
+  std::optional<Config> config;
+  if (!a.isolated) {
+    if (!a.config.empty()) {
+      if (!fs::is_regular_file(a.config)) throw UsageError(fmt::format("--config: no such file '{}'", a.config));
+      config = read_config(a.config);
+    } else {
+      config = find_config(a.paths.empty() ? fs::path(".") : fs::path(a.paths.front()));
+    }
+  }
+  Config c = config.value_or(Config{});
+
+  ScanSettings s;
+  if (config) s.config_file = c.file;
+  s.format = a.format;
+  s.color = a.color;
+  for (const std::string& o : a.outputs) {
+    size_t eq = o.find('=');
+    std::string format = o.substr(0, eq);
+    if (eq == std::string::npos || eq + 1 == o.size() || !report::is_format(format))
+      throw UsageError(fmt::format("--output expects FORMAT=FILE with FORMAT one of {}; got '{}'",
+                                   fmt::join(report::format_names(), ", "), o));
+    s.outputs.emplace_back(format, o.substr(eq + 1));
+  }
+
+  s.engine.select = !a.select.empty() ? a.select : c.select.value_or(std::vector<std::string>{});
+  s.engine.ignore = !a.ignore.empty() ? a.ignore : c.ignore.value_or(std::vector<std::string>{});
+  s.engine.per_path_ignores = c.per_path_ignores;
+  if (a.compile_commands)
+    s.engine.compile_database_dir = compile_commands_dir(*a.compile_commands, "-p");
+  else if (c.compile_commands)
+    s.engine.compile_database_dir = compile_commands_dir(*c.compile_commands, c.file.string() + ": compile-commands");
+
+  ScanRequest& r = s.request;
+  r.paths = a.paths;
+  r.discovery.excludes = c.exclude;
+  r.discovery.excludes.insert(r.discovery.excludes.end(), a.exclude.begin(), a.exclude.end());
+  r.discovery.respect_gitignore = a.no_gitignore ? false : c.respect_gitignore.value_or(true);
+  // The configuration's directory is the project root: its globs and the reported paths are
+  // relative to it, whichever subdirectory is scanned.
+  if (config) r.discovery.root = c.dir;
+  r.jobs = a.jobs.value_or(0);
+  r.max_file_size = a.max_file_size.value_or(c.max_file_size.value_or(kDefaultMaxFileSize));
+  r.path_weights.auxiliary = a.auxiliary_weight.value_or(c.auxiliary_weight.value_or(PathWeights{}.auxiliary));
+  r.path_weights.rules = c.path_weights;
+  for (const std::string& rule : a.path_weights) r.path_weights.rules.push_back(parse_weight_rule(rule));
+
+  s.fail_under = a.fail_under ? a.fail_under : c.fail_under;
+  s.fail_on = a.fail_on ? a.fail_on : c.fail_on;
+  s.exit_zero = a.exit_zero;
+  if (!a.baseline.empty()) {
+    if (!fs::is_regular_file(a.baseline)) throw UsageError(fmt::format("--baseline: no such file '{}'", a.baseline));
+    s.baseline = a.baseline;
+  }
+  if (!a.diff.empty()) s.diff_base = a.diff;
+  if (a.diff_score && a.diff.empty()) throw UsageError("--diff-score needs --diff BASE_REF");
+  s.diff_score = a.diff_score;
+
+  s.report.statistics = a.statistics;
+  s.report.explain_score = a.explain_score;
+  s.report.link_base = a.link_base;
+  return s;
+}
+
+}  // namespace tpulint::app

@@ -1,0 +1,72 @@
+// What `tpulint scan` (and `tpulint baseline`) do, resolved once from the command line and the
+// configuration file: the command line wins over the file, the file over the defaults.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/engine.h"
+#include "core/config.h"
+#include "report/formats.h"
+
+namespace tpulint::app {
+
+// A bad command line or configuration: reported in one line, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The raw command-line values; unset options stay unset so the configuration can fill them.
+struct ScanArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::vector<std::string> outputs;  // FORMAT=FILE
+  std::vector<std::string> select, ignore, exclude, path_weights;
+  std::optional<unsigned> jobs;
+  std::optional<std::string> compile_commands;
+  std::optional<double> fail_under;
+  std::optional<std::string> fail_on;
+  bool exit_zero = false;
+  std::optional<uint64_t> max_file_size;
+  bool no_gitignore = false;
+  std::optional<double> auxiliary_weight;
+  std::string color = "auto";
+  bool statistics = false, explain_score = false;
+  std::string compare, link_base;
+  std::string config;  // --config FILE
+  bool isolated = false;
+  std::string baseline;  // --baseline FILE
+  std::string diff;      // --diff BASE_REF
+  bool diff_score = false;
+  std::string baseline_output;  // `tpulint baseline -o FILE`
+};
+
+// Declares the options shared by `scan` and `baseline` on a subcommand.
+void add_scan_options(CLI::App& command, ScanArgs& args);
+
+struct ScanSettings {
+  EngineOptions engine;
+  ScanRequest request;
+  report::ReportOptions report;
+  std::string format;
+  std::string color;
+  std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // format, file
+  std::optional<double> fail_under;
+  std::optional<std::string> fail_on;
+  bool exit_zero = false;
+  std::optional<std::filesystem::path> baseline;
+  std::optional<std::string> diff_base;
+  bool diff_score = false;
+  std::optional<std::filesystem::path> config_file;  // the configuration that applied, if any
+};
+
+// Finds and reads the configuration (unless --isolated), merges it with the command line, and
+// checks every value. Throws UsageError or ConfigError.
+ScanSettings resolve_scan_settings(const ScanArgs& args);
+
+}  // namespace tpulint::app

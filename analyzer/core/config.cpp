@@ -1,0 +1,140 @@
+#include "core/config.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+namespace fs = std::filesystem;
+
+namespace tpulint {
+
+namespace {
+
+[[noreturn]] void fail(const fs::path& file, const std::string& what) {
+  throw ConfigError(fmt::format("{}: {}", file.string(), what));
+}
+
+std::vector<std::string> string_list(const toml::node& node, const fs::path& file, std::string_view key) {
+  const toml::array* arr = node.as_array();
+  if (!arr) fail(file, fmt::format("'{}' must be a list of strings", key));
+  std::vector<std::string> out;
+  for (const toml::node& item : *arr) {
+    auto s = item.value<std::string>();
+    if (!s) fail(file, fmt::format("'{}' must be a list of strings", key));
+    out.push_back(*s);
+  }
+  return out;
+}
+
+double number(const toml::node& node, const fs::path& file, std::string_view key, double lo, double hi) {
+  auto v = node.value<double>();  // integers convert too
+  if (!v || *v < lo || *v > hi) fail(file, fmt::format("'{}' must be a number from {:g} to {:g}", key, lo, hi));
+  return *v;
+}
+
+// The [tool.tpulint] table of a pyproject.toml, or the top level (or [tool.tpulint]) of a .tpulint.toml.
+const toml::table* tpulint_table(const toml::table& doc, bool dedicated_file) {
+  if (const toml::table* tool = doc["tool"].as_table())
+    if (const toml::table* t = (*tool)["tpulint"].as_table()) return t;
+  return dedicated_file ? &doc : nullptr;
+}
+
+toml::table parse(const fs::path& file) {
+  try {
+    return toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    fail(file, fmt::format("invalid TOML at line {}, column {}: {}", e.source().begin.line, e.source().begin.column,
+                           e.description()));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = {
+      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
+      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select"};
+  return keys;
+}
+
+bool is_fail_on_value(std::string_view v) {
+  for (std::string_view ok : {"error", "warning", "info", "high", "medium", "low"})
+    if (v == ok) return true;
+  return false;
+}
+
+Config read_config(const fs::path& file) {
+  toml::table doc = parse(file);
+  bool dedicated = file.filename() == ".tpulint.toml";
+  const toml::table* t = tpulint_table(doc, dedicated);
+  Config c;
+  c.file = file;
+  c.dir = file.parent_path();
+  if (!t) return c;
+  for (const auto& [key_node, value] : *t) {
+    std::string key(key_node.str());
+    if (dedicated && key == "tool" && t == &doc) continue;  // a [tool.tpulint] table alongside is fine
+    if (key == "select") {
+      c.select = string_list(value, file, key);
+    } else if (key == "ignore") {
+      c.ignore = string_list(value, file, key);
+    } else if (key == "exclude") {
+      c.exclude = string_list(value, file, key);
+    } else if (key == "per-path-ignores") {
+      const toml::table* globs = value.as_table();
+      if (!globs) fail(file, "'per-path-ignores' must be a table of glob = [check IDs]");
+      for (const auto& [glob, ids] : *globs)
+        c.per_path_ignores.emplace_back(std::string(glob.str()), string_list(ids, file, "per-path-ignores." + std::string(glob.str())));
+    } else if (key == "path-weights") {
+      const toml::table* globs = value.as_table();
+      if (!globs) fail(file, "'path-weights' must be a table of glob = weight");
+      for (const auto& [glob, w] : *globs)
+        c.path_weights.emplace_back(std::string(glob.str()), number(w, file, "path-weights." + std::string(glob.str()), 0, 1000));
+    } else if (key == "auxiliary-weight") {
+      c.auxiliary_weight = number(value, file, key, 0, 1);
+    } else if (key == "fail-under") {
+      c.fail_under = number(value, file, key, 0, 100);
+    } else if (key == "fail-on") {
+      auto v = value.value<std::string>();
+      if (!v || !is_fail_on_value(*v))
+        fail(file, "'fail-on' must be one of error, warning, info (severity) or high, medium, low (effort)");
+      c.fail_on = *v;
+    } else if (key == "max-file-size") {
+      auto v = value.value<int64_t>();
+      if (!v || *v <= 0) fail(file, "'max-file-size' must be a positive number of bytes");
+      c.max_file_size = uint64_t(*v);
+    } else if (key == "compile-commands") {
+      auto v = value.value<std::string>();
+      if (!v) fail(file, "'compile-commands' must be a path (a directory holding compile_commands.json)");
+      c.compile_commands = (c.dir / *v).lexically_normal();
+    } else if (key == "respect-gitignore") {
+      auto v = value.value<bool>();
+      if (!v) fail(file, "'respect-gitignore' must be true or false");
+      c.respect_gitignore = *v;
+    } else {
+      std::string known;
+      for (const std::string& k : config_keys()) known += (known.empty() ? "" : ", ") + k;
+      fail(file, fmt::format("unknown key '{}' in the tpulint configuration (known keys: {})", key, known));
+    }
+  }
+  return c;
+}
+
+std::optional<Config> find_config(const fs::path& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  for (;;) {
+    fs::path dedicated = dir / ".tpulint.toml";
+    if (fs::is_regular_file(dedicated, ec)) return read_config(dedicated);
+    fs::path pyproject = dir / "pyproject.toml";
+    if (fs::is_regular_file(pyproject, ec)) {
+      toml::table doc = parse(pyproject);
+      if (tpulint_table(doc, false)) return read_config(pyproject);
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+}  // namespace tpulint

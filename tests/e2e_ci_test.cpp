@@ -1,0 +1,203 @@
+// End-to-end: what tpulint does in CI and pre-commit — configuration, thresholds, baselines,
+// diff-aware runs — on small trees made in each test.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "json_schema.h"
+
+using nlohmann::json;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+json report_of(const tpulint::testing::CommandResult& r) {
+  std::string errors = tpulint::testing::schema_errors(tpulint::testing::kReportSchema, r.out);
+  INFO(errors << r.err);
+  REQUIRE(errors.empty());
+  return json::parse(r.out);
+}
+
+std::map<std::string, int> ids(const json& report) {
+  std::map<std::string, int> n;
+  for (const json& f : report.at("findings")) ++n[f.at("id")];
+  return n;
+}
+
+std::vector<std::string> locations(const json& report) {
+  std::vector<std::string> out;
+  for (const json& f : report.at("findings"))
+    out.push_back(f.at("id").get<std::string>() + " " + f.at("path").get<std::string>() + ":" +
+                  std::to_string(f.at("line").get<int>()));
+  return out;
+}
+
+const char* kModel =
+    "import torch\n"
+    "\n"
+    "def select(scores, boxes):\n"
+    "    keep = torch.nonzero(scores > 0.5)\n"
+    "    return boxes[keep]\n"
+    "\n"
+    "def place(model):\n"
+    "    return model.cuda()\n";
+
+std::string scan_json(const std::string& path, const std::string& extra = "") {
+  return "scan '" + path + "' --format json " + extra;
+}
+
+std::string scan_json(const TempDir& dir, const std::string& extra = "") { return scan_json(dir.str(), extra); }
+
+}  // namespace
+
+TEST_CASE("config: .tpulint.toml selects checks, and the command line wins over it", "[e2e][config]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  dir.write(".tpulint.toml", "select = [\"TPU2\"]\n");
+  auto r = report_of(run_tpulint(scan_json(dir)));
+  CHECK(ids(r) == std::map<std::string, int>{{"TPU201", 1}});
+  auto cli = report_of(run_tpulint(scan_json(dir, "--select TPU4")));
+  CHECK(ids(cli) == std::map<std::string, int>{{"TPU401", 1}});
+  auto isolated = report_of(run_tpulint(scan_json(dir, "--isolated")));
+  CHECK(ids(isolated) == std::map<std::string, int>{{"TPU201", 1}, {"TPU401", 1}});
+}
+
+TEST_CASE("config: pyproject.toml [tool.tpulint]; a pyproject without it is passed over", "[e2e][config]") {
+  TempDir dir;
+  dir.write("pyproject.toml", "[project]\nname = \"x\"\n\n[tool.tpulint]\nignore = [\"TPU401\"]\n");
+  dir.write("sub/pyproject.toml", "[project]\nname = \"sub\"\n");
+  dir.write("sub/model.py", kModel);
+  auto r = report_of(run_tpulint(scan_json(dir.str("sub"))));
+  CHECK(ids(r) == std::map<std::string, int>{{"TPU201", 1}});
+  // The project root is the configuration's directory: paths are relative to it.
+  REQUIRE(r.at("findings").size() == 1);
+  CHECK(r.at("findings")[0].at("path") == "sub/model.py");
+}
+
+TEST_CASE("config: an unknown key or a bad value stops with exit 2 and names it", "[e2e][config]") {
+  TempDir dir;
+  dir.write("m.py", kModel);
+  dir.write(".tpulint.toml", "selectt = [\"TPU2\"]\n");
+  auto unknown = run_tpulint(scan_json(dir));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("unknown key 'selectt'") != std::string::npos);
+  CHECK(unknown.err.find(".tpulint.toml") != std::string::npos);
+  CHECK(unknown.out.empty());
+
+  dir.write(".tpulint.toml", "fail-under = \"high\"\n");
+  auto bad = run_tpulint(scan_json(dir));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("'fail-under' must be a number") != std::string::npos);
+
+  dir.write(".tpulint.toml", "select = [\"TPU2\"\n");
+  auto toml = run_tpulint(scan_json(dir));
+  CHECK(toml.exit_code == 2);
+  CHECK(toml.err.find("invalid TOML") != std::string::npos);
+
+  dir.write(".tpulint.toml", "select = [\"TPU7\"]\n");
+  auto selection = run_tpulint(scan_json(dir));
+  CHECK(selection.exit_code == 2);
+  CHECK(selection.err.find("'TPU7' matches no check") != std::string::npos);
+}
+
+TEST_CASE("config: per-path ignores, exclude, path weights and thresholds", "[e2e][config]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  dir.write("tests/test_model.py", kModel);
+  dir.write("vendor/lib.py", kModel);
+  dir.write(".tpulint.toml",
+            "exclude = [\"vendor/\"]\n"
+            "fail-under = 99\n"
+            "[per-path-ignores]\n\"tests/**\" = [\"TPU401\"]\n"
+            "[path-weights]\n\"pkg/**\" = 0.5\n");
+  auto r = run_tpulint(scan_json(dir));
+  CHECK(r.exit_code == 1);  // the configuration's fail-under
+  auto report = report_of(r);
+  CHECK(locations(report) ==
+        std::vector<std::string>{"TPU201 pkg/model.py:4", "TPU401 pkg/model.py:8", "TPU201 tests/test_model.py:4"});
+  // pkg/ weighs 0.5, so the verdict looks at nothing: every finding is in down-weighted code.
+  CHECK(report.at("verdict") == "tpu-ready");
+  auto override = run_tpulint(scan_json(dir, "--fail-under 0"));
+  CHECK(override.exit_code == 0);
+}
+
+TEST_CASE("fail-on by severity or effort, and exit-zero", "[e2e][thresholds]") {
+  TempDir dir;
+  dir.write("m.py", "import torch\nidx = torch.nonzero(x)\n");  // one warning of medium effort
+  CHECK(run_tpulint(scan_json(dir, "--fail-on warning")).exit_code == 1);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on error")).exit_code == 0);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on medium")).exit_code == 1);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on high")).exit_code == 0);
+  auto failing = run_tpulint(scan_json(dir, "--fail-on warning"));
+  CHECK(failing.err.find("1 finding at or above --fail-on warning") != std::string::npos);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on warning --exit-zero")).exit_code == 0);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on critical")).exit_code == 2);
+}
+
+TEST_CASE("a baseline hides today's findings through moved code, and shows changed lines", "[e2e][baseline]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  std::string base = dir.str("baseline.json");
+  auto made = run_tpulint("baseline '" + dir.str("pkg") + "' -o '" + base + "'");
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.out.find("wrote 2 findings") != std::string::npos);
+  std::string with_baseline = "--baseline '" + base + "'";
+
+  auto same = report_of(run_tpulint(scan_json(dir.str("pkg"), with_baseline)));
+  CHECK(same.at("findings").empty());
+  REQUIRE(same.at("hidden_findings").size() == 1);
+  CHECK(same.at("hidden_findings")[0].at("count") == 2);
+  CHECK(same.at("score").get<double>() < 100);  // the score is still the whole tree's
+
+  // Lines inserted above, and the functions moved around: nothing new.
+  dir.write("pkg/model.py",
+            "\"\"\"Boxes.\"\"\"\nimport torch\n\n\ndef place(model):\n    return model.cuda()\n\n\n"
+            "def select(scores, boxes):\n    keep = torch.nonzero(scores > 0.5)\n    return boxes[keep]\n");
+  auto moved = report_of(run_tpulint(scan_json(dir.str("pkg"), with_baseline)));
+  CHECK(moved.at("findings").empty());
+
+  // The flagged line itself changed: it is a new finding; a second use is new too.
+  dir.write("pkg/model.py",
+            "import torch\n\ndef select(scores, boxes):\n    keep = torch.nonzero(scores > 0.9)\n"
+            "    return boxes[keep]\n\ndef place(model):\n    return model.cuda()\n\ndef again(m):\n"
+            "    return m.cuda()\n");
+  auto changed = report_of(run_tpulint(scan_json(dir.str("pkg"), with_baseline)));
+  CHECK(locations(changed) == std::vector<std::string>{"TPU201 model.py:4", "TPU401 model.py:11"});
+
+  dir.write("bad.json", "{\"findings\": 3}");
+  auto bad = run_tpulint("scan '" + dir.str("pkg") + "' --baseline '" + dir.str("bad.json") + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("not a tpulint baseline") != std::string::npos);
+}
+
+TEST_CASE("--diff reports only findings on lines added or changed since a revision", "[e2e][diff]") {
+  TempDir dir;
+  std::string git = "git -C '" + dir.str() + "' -c user.name=t -c user.email=t@example.com ";
+  dir.write("model.py", kModel);
+  REQUIRE(std::system((git + "init -q && " + git + "add model.py && " + git + "commit -q -m base").c_str()) == 0);
+
+  // A new finding in the tracked file, and a new untracked file.
+  dir.write("model.py", std::string(kModel) + "\ndef more(x):\n    return x.cuda()\n");
+  dir.write("new_file.py", "import torch\ny = torch.unique(z)\n");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --diff HEAD");
+  auto report = report_of(r);
+  CHECK(locations(report) == std::vector<std::string>{"TPU401 model.py:11", "TPU201 new_file.py:2"});
+  REQUIRE(report.at("hidden_findings").size() == 1);
+  CHECK(report.at("hidden_findings")[0].at("count") == 2);  // the two findings already in HEAD
+
+  auto scored = run_tpulint("scan '" + dir.str() + "' --diff HEAD --diff-score --color never");
+  REQUIRE(scored.exit_code == 0);
+  CHECK(scored.out.find("against HEAD: ") != std::string::npos);
+
+  auto bad_ref = run_tpulint("scan '" + dir.str() + "' --diff no-such-ref");
+  CHECK(bad_ref.exit_code == 2);
+  CHECK(bad_ref.err.find("'no-such-ref' is not a revision") != std::string::npos);
+
+  TempDir plain;
+  plain.write("m.py", kModel);
+  auto no_git = run_tpulint("scan '" + plain.str() + "' --diff HEAD");
+  CHECK(no_git.exit_code == 2);
+}
