@@ -173,7 +173,7 @@ TEST_CASE("a baseline hides today's findings through moved code, and shows chang
   CHECK(bad.err.find("not a tpulint baseline") != std::string::npos);
 }
 
-TEST_CASE("--diff reports only findings on lines added or changed since a revision", "[e2e][diff]") {
+TEST_CASE("diff mode reports only findings on lines added or changed since a revision", "[e2e][diff]") {
   TempDir dir;
   std::string git = "git -C '" + dir.str() + "' -c user.name=t -c user.email=t@example.com ";
   dir.write("model.py", kModel);
