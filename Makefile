@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs clean
+.PHONY: all deps test-deps configure build test demo docs install clean
 
 all: build
 
@@ -30,6 +30,11 @@ demo: build
 # Regenerates docs/checks/ from the checks' metadata (a test fails when it is stale).
 docs: build
 	@$(BUILD_DIR)/tpulint docs --output-dir docs/checks
+
+# Installs build/tpulint as PREFIX/bin/tpulint (for the pre-commit hooks and CI jobs).
+PREFIX ?= /usr/local
+install: build
+	install -D -m 755 $(BUILD_DIR)/tpulint $(DESTDIR)$(PREFIX)/bin/tpulint
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -12,10 +12,10 @@ debian_packages=(
 )
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 # --test: what the test suite needs on top: a JSON Schema validator (the JSON and SARIF
-# reports are validated against their schemas) and a headless browser (the HTML report is
-# loaded and checked in Chromium).
+# reports are validated against their schemas), a headless browser (the HTML report is
+# loaded and checked in Chromium) and pre-commit (the hooks are tested in a real commit).
 if [[ "${1:-}" == "--test" ]]; then
-  debian_packages+=(python3 python3-jsonschema chromium)
+  debian_packages+=(python3 python3-jsonschema chromium pre-commit)
 fi
 
 missing=()

@@ -201,3 +201,64 @@ TEST_CASE("diff mode reports only findings on lines added or changed since a rev
   auto no_git = run_tpulint("scan '" + plain.str() + "' --diff HEAD");
   CHECK(no_git.exit_code == 2);
 }
+
+// The hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a real commit.
+TEST_CASE("the pre-commit hook refuses a commit that adds a TPU blocker", "[e2e][precommit]") {
+  TempDir dir;
+  // A hook repository holding this project's .pre-commit-hooks.yaml, as pre-commit clones it.
+  std::string hooks = dir.str("hooks");
+  std::string git_hooks = "git -C '" + hooks + "' -c user.name=t -c user.email=t@example.com ";
+  std::filesystem::create_directories(hooks);
+  std::filesystem::copy_file(TPULINT_SOURCE_DIR "/.pre-commit-hooks.yaml", hooks + "/.pre-commit-hooks.yaml");
+  REQUIRE(std::system((git_hooks + "init -q && " + git_hooks + "add -A && " + git_hooks + "commit -q -m hooks").c_str()) == 0);
+
+  std::string project = dir.str("project");
+  std::string env = "cd '" + project + "' && PATH='" + std::filesystem::path(TPULINT_BINARY).parent_path().string() +
+                    "':$PATH PRE_COMMIT_HOME='" + dir.str("cache") + "' ";
+  std::string git = env + "git -c user.name=t -c user.email=t@example.com ";
+  dir.write("project/.pre-commit-config.yaml",
+            "repos:\n- repo: " + hooks + "\n  rev: HEAD\n  hooks:\n  - id: tpulint\n");
+  dir.write("project/README.md", "a project\n");
+  REQUIRE(std::system((env + "git init -q && " + git + "add -A && " + git + "commit -q -m init && " + env +
+                       "pre-commit install >/dev/null").c_str()) == 0);
+  auto commit = [&](const std::string& message) {
+    return std::system((git + "add -A && " + git + "commit -q -m '" + message + "' >/dev/null 2>&1").c_str());
+  };
+
+  dir.write("project/train.py",
+            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+            "        loss = model(x).mean()\n        loss.backward()\n        opt.step()\n");
+  CHECK(commit("clean training loop") == 0);
+
+  dir.write("project/train.py",
+            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+            "        idx = torch.nonzero(mask)\n        loss = model(x[idx]).mean()\n        loss.backward()\n"
+            "        opt.step()\n");
+  CHECK(commit("adds torch.nonzero in the loop") != 0);
+
+  dir.write("project/train.py",
+            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+            "        idx = torch.nonzero(mask)  # tpulint: ignore[TPU201]\n        loss = model(x[idx]).mean()\n"
+            "        loss.backward()\n        opt.step()\n");
+  CHECK(commit("suppressed") == 0);
+}
+
+TEST_CASE("the gitlab format is a code quality report", "[e2e][gitlab]") {
+  TempDir dir;
+  dir.write("m.py", kModel);
+  auto r = run_tpulint("scan '" + dir.str() + "' --format gitlab");
+  REQUIRE(r.exit_code == 0);
+  json issues = json::parse(r.out);
+  REQUIRE(issues.is_array());
+  REQUIRE(issues.size() == 2);
+  for (const json& i : issues) {
+    CHECK(i.at("description").is_string());
+    CHECK(i.at("check_name").get<std::string>().starts_with("TPU"));
+    CHECK(i.at("fingerprint").get<std::string>().size() > 10);
+    std::string sev = i.at("severity");
+    CHECK((sev == "info" || sev == "minor" || sev == "major" || sev == "critical" || sev == "blocker"));
+    CHECK(i.at("location").at("path") == "m.py");
+    CHECK(i.at("location").at("lines").at("begin").get<int>() >= 1);
+  }
+  CHECK(issues[0].at("fingerprint") != issues[1].at("fingerprint"));
+}

@@ -138,3 +138,5 @@ TEST_CASE("golden: markdown", "[golden]") {
 TEST_CASE("golden: html", "[golden]") { check_golden("html", "report.html", {}); }
 
 TEST_CASE("golden: github", "[golden]") { check_golden("github", "report.github.txt", {}); }
+
+TEST_CASE("golden: gitlab", "[golden]") { check_golden("gitlab", "report.gitlab.json", {}); }

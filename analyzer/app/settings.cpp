@@ -9,7 +9,7 @@ namespace tpulint::app {
 
 void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("paths", a.paths, "files or directories to scan (default: .)");
-  cmd.add_option("--format", a.format, "report format on stdout: text, json, sarif, markdown, html, github")
+  cmd.add_option("--format", a.format, "report format on stdout: text, json, sarif, markdown, html, github, gitlab")
       ->check(CLI::IsMember(report::format_names()));
   cmd.add_option("--output", a.outputs, "also write a report: FORMAT=FILE (repeatable)");
   cmd.add_option("--select", a.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');

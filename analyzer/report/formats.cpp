@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "report/github_report.h"
+#include "report/gitlab_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
@@ -13,7 +14,7 @@
 namespace tpulint::report {
 
 const std::vector<std::string>& format_names() {
-  static const std::vector<std::string> names = {"text", "json", "sarif", "markdown", "html", "github"};
+  static const std::vector<std::string> names = {"text", "json", "sarif", "markdown", "html", "github", "gitlab"};
   return names;
 }
 
@@ -30,6 +31,7 @@ void write_report(std::string_view format, const ScanReport& report, const Regis
   if (format == "markdown") return write_markdown(report, options, out);
   if (format == "html") return write_html(report, registry, out);
   if (format == "github") return write_github(report, out);
+  if (format == "gitlab") return write_gitlab(report, out);
   throw std::invalid_argument("unknown report format '" + std::string(format) + "'");
 }
 

@@ -23,7 +23,7 @@ struct ReportOptions {
   size_t max_sarif_results = 25000;  // SARIF: keep the most severe this many results
 };
 
-// "text", "json", "sarif", "markdown", "html", "github"
+// "text", "json", "sarif", "markdown", "html", "github", "gitlab"
 const std::vector<std::string>& format_names();
 bool is_format(std::string_view name);
 
