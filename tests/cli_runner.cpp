@@ -23,7 +23,9 @@ std::string slurp(const fs::path& p) {
 CommandResult run_tpulint(const std::string& args, const std::string& cwd) {
   TempDir tmp;
   std::string err_path = tmp.str("stderr");
-  std::string cmd = "cd '" + cwd + "' && '" TPULINT_BINARY "' " + args + " 2>'" + err_path + "'";
+  // A cache of its own per run keeps tests independent (tests of the cache pass --cache-dir).
+  std::string cmd = "cd '" + cwd + "' && XDG_CACHE_HOME='" + tmp.str("cache") + "' '" TPULINT_BINARY "' " + args +
+                    " 2>'" + err_path + "'";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

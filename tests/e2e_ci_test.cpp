@@ -2,7 +2,9 @@
 // diff-aware runs — on small trees made in each test.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -261,4 +263,49 @@ TEST_CASE("the gitlab format is a code quality report", "[e2e][gitlab]") {
     CHECK(i.at("location").at("lines").at("begin").get<int>() >= 1);
   }
   CHECK(issues[0].at("fingerprint") != issues[1].at("fingerprint"));
+}
+
+TEST_CASE("cached results are reused while files are unchanged, and only then", "[e2e][cache]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  dir.write("csrc/k.cu", "#include \"k.cuh\"\n__global__ void k(float* x) {}\n");
+  dir.write("csrc/k.cuh", "#pragma once\n");
+  std::string cache = "--cache-dir '" + dir.str("cache") + "'";
+  std::string scan = "scan '" + dir.str("pkg") + "' '" + dir.str("csrc") + "' --format json " + cache;
+  auto first = run_tpulint(scan);
+  REQUIRE(first.exit_code == 0);
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.str("cache"))) files.push_back(e.path());
+  REQUIRE(files.size() == 1);  // one cache file for this root and these settings
+
+  // Mark the cached results, to see whether the next run reads them.
+  auto mark = [&] {
+    std::ifstream in(files[0]);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    for (std::string word : {"returns a data-dependent shape", "has no TPU equivalent"})
+      for (size_t at; (at = text.find(word)) != std::string::npos;) text.replace(at, word.size(), "FROM THE CACHE");
+    std::ofstream(files[0]) << text;
+  };
+  mark();
+  auto second = run_tpulint(scan);
+  CHECK(second.out.find("FROM THE CACHE") != std::string::npos);
+  CHECK(json::parse(second.out).at("findings").size() == json::parse(first.out).at("findings").size());
+
+  // A changed file is analyzed again; so is every C/C++/CUDA file when a header changes.
+  dir.write("pkg/model.py", std::string(kModel) + "\n# edited\n");
+  dir.write("csrc/k.cuh", "#pragma once\n// edited\n");
+  auto third = run_tpulint(scan);
+  CHECK(third.out.find("FROM THE CACHE") == std::string::npos);
+  CHECK(third.out == first.out);
+
+  // --no-cache neither reads nor writes it; a damaged cache file is an empty cache.
+  mark();
+  auto none = run_tpulint("scan '" + dir.str("pkg") + "' '" + dir.str("csrc") + "' --format json --no-cache");
+  CHECK(none.out.find("FROM THE CACHE") == std::string::npos);
+  std::ofstream(files[0]) << "{ not json";
+  auto damaged = run_tpulint(scan);
+  CHECK(damaged.exit_code == 0);
+  CHECK(damaged.out == first.out);
 }

@@ -1,6 +1,10 @@
 #include "app/engine.h"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <sstream>
 
 #include "checks/registry.h"
 #include "core/ignore_rules.h"
@@ -88,10 +92,35 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
   };
 }
 
+std::string Engine::cache_settings_key(const std::filesystem::path& root, uint64_t max_file_size) const {
+  std::string key = fmt::format("max-file-size={}\nselected=", max_file_size);
+  for (std::string_view id : selected_) key += fmt::format("{},", id);
+  for (const auto& [glob, ids] : options_.per_path_ignores) key += fmt::format("\nper-path:{}={}", glob, fmt::join(ids, ","));
+  // The compile database in use, and its contents.
+  std::optional<std::filesystem::path> db = options_.compile_database_dir;
+  if (!db && options_.find_compile_database)
+    for (const auto& dir : {root, root / "build"})
+      if (std::filesystem::is_regular_file(dir / "compile_commands.json")) {
+        db = dir;
+        break;
+      }
+  if (db) {
+    std::ifstream in(*db / "compile_commands.json", std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    key += fmt::format("\ncompile-db={}:{:016x}", db->string(), content_hash(ss.str()));
+  }
+  return key;
+}
+
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
   AnalyzerFactory factory = analyzer_factory(discovery.root);
-  auto results = analyze_files(discovery.files, factory, {request.jobs, request.max_file_size, suppression_policy()});
+  std::optional<ResultCache> cache;
+  if (options_.cache_dir)
+    cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(discovery.root, request.max_file_size));
+  auto results = analyze_files(discovery.files, factory,
+                               {request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr});
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },
@@ -101,7 +130,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
-                               {1, kDefaultMaxFileSize, suppression_policy()});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr});
   return std::move(results.front());
 }
 

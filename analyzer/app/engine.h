@@ -22,6 +22,7 @@ struct EngineOptions {
   std::vector<std::pair<std::string, std::vector<std::string>>> per_path_ignores;
   std::optional<std::filesystem::path> compile_database_dir;  // -p; else found at the root
   bool find_compile_database = true;  // look for compile_commands.json at the root or under build/
+  std::optional<std::filesystem::path> cache_dir;  // where results are cached; nullopt: no cache
 };
 
 struct ScanRequest {
@@ -49,6 +50,8 @@ class Engine {
  private:
   AnalyzerFactory analyzer_factory(const std::filesystem::path& root) const;
   SuppressionPolicy suppression_policy() const;
+  // Everything besides a file's bytes that its cached result depends on.
+  std::string cache_settings_key(const std::filesystem::path& root, uint64_t max_file_size) const;
 
   EngineOptions options_;
   std::vector<std::string_view> selected_;

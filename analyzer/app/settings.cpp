@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/result_cache.h"
+
 namespace fs = std::filesystem;
 
 namespace tpulint::app {
@@ -44,6 +46,9 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");
   cmd.add_option("--diff", a.diff, "report only findings on lines added or changed since BASE_REF (git)");
   cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
+  cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
+  cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
+                                             "~/.cache/tpulint)");
 }
 
 namespace {
@@ -129,6 +134,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   if (!a.diff.empty()) s.diff_base = a.diff;
   if (a.diff_score && a.diff.empty()) throw UsageError("--diff-score needs --diff BASE_REF");
   s.diff_score = a.diff_score;
+
+  if (!a.no_cache) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
 
   s.report.statistics = a.statistics;
   s.report.explain_score = a.explain_score;

@@ -44,6 +44,8 @@ struct ScanArgs {
   std::string diff;      // --diff BASE_REF
   bool diff_score = false;
   std::string baseline_output;  // `tpulint baseline -o FILE`
+  bool no_cache = false;
+  std::string cache_dir;
 };
 
 // Declares the options shared by `scan` and `baseline` on a subcommand.

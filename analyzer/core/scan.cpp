@@ -9,6 +9,8 @@
 
 #include "core/analyzer_notes.h"
 
+#include <fmt/format.h>
+
 namespace fs = std::filesystem;
 
 namespace tpulint {
@@ -54,6 +56,19 @@ std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, ui
   return SourceFile(file.path, file.absolute_path, file.language, std::move(text));
 }
 
+// A C/C++/CUDA file's analysis can depend on any header of the project, so its cache entries
+// carry a key of every header's path, size and time stamp: any header edit invalidates them.
+static uint64_t project_headers_key(std::span<const DiscoveredFile> files) {
+  std::string key;
+  for (const DiscoveredFile& f : files) {
+    std::string ext = f.absolute_path.extension().string();
+    if (ext != ".h" && ext != ".hh" && ext != ".hpp" && ext != ".cuh" && ext != ".inl") continue;
+    auto st = stamp_of(f.absolute_path);
+    key += fmt::format("{}\x1f{}\x1f{}\n", f.path, st ? st->size : 0, st ? st->mtime_ns : 0);
+  }
+  return content_hash(key) | 1;  // never 0, which marks Python entries
+}
+
 std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
                                       const AnalysisOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
@@ -65,11 +80,29 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   if (!policy.runs) policy.runs = yes;
   std::vector<FileResult> results(files.size());
   std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
+  ResultCache* cache = options.cache;
+  const uint64_t headers_key = cache ? project_headers_key(files) : 0;
+  // What to store in the cache once the parallel part is done: a stamp and hash per new result.
+  struct Fresh {
+    bool store = false;
+    FileStamp stamp;
+    uint64_t hash = 0;
+  };
+  std::vector<Fresh> fresh(files.size());
+
   parallel_for(files.size(), jobs, [&](unsigned worker, size_t i) {
     const DiscoveredFile& file = files[i];
     FileResult& result = results[i];
     result.path = file.path;
     result.language = file.language;
+    const uint64_t hkey = file.language == Language::Python ? 0 : headers_key;
+    std::optional<FileStamp> stamp = cache ? stamp_of(file.absolute_path) : std::nullopt;
+    if (stamp && stamp->size <= max_file_size) {
+      if (auto hit = cache->find_by_stamp(file.path, *stamp, hkey)) {
+        result = std::move(*hit);
+        return;
+      }
+    }
     auto loaded = load_source(file, max_file_size);
     if (auto* reason = std::get_if<std::string>(&loaded)) {
       result.skip_reason = *reason;
@@ -78,6 +111,15 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
     }
     const SourceFile& source = std::get<SourceFile>(loaded);
     result.analyzed = true;
+    uint64_t hash = 0;
+    if (cache && stamp) {
+      hash = content_hash(source.text());
+      if (auto hit = cache->find_by_hash(file.path, hash, hkey)) {
+        result = std::move(*hit);
+        fresh[i] = {true, *stamp, hash};  // same bytes, new time stamp: refresh the entry
+        return;
+      }
+    }
     try {
       if (!analyzers[worker]) analyzers[worker] = make_analyzer();
       analyzers[worker]->analyze(source, result);
@@ -87,7 +129,22 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
       result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
     }
     apply_suppressions(source, result.findings, policy);
+    // A failed analysis may be transient (a time limit): never cache it.
+    bool failed = std::any_of(result.findings.begin(), result.findings.end(),
+                              [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
+    if (cache && stamp && !failed) fresh[i] = {true, *stamp, hash};
   });
+
+  if (cache) {
+    std::vector<std::string> live;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (fresh[i].store)
+        cache->store(files[i].path, fresh[i].stamp, fresh[i].hash,
+                     files[i].language == Language::Python ? 0 : headers_key, results[i]);
+      if (results[i].analyzed) live.push_back(files[i].path);
+    }
+    cache->save(live);
+  }
   return results;
 }
 

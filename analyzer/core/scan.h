@@ -14,6 +14,7 @@
 #include "core/discovery.h"
 #include "core/finding.h"
 #include "core/plan.h"
+#include "core/result_cache.h"
 #include "core/score.h"
 #include "core/source_file.h"
 #include "core/suppressions.h"
@@ -67,6 +68,8 @@ struct AnalysisOptions {
   uint64_t max_file_size = kDefaultMaxFileSize;
   // Which checks are enabled and known, for suppression comments (null: every check).
   SuppressionPolicy suppressions;
+  // Results of unchanged files are taken from it, and new results stored in it (null: no cache).
+  ResultCache* cache = nullptr;
 };
 
 // Analyzes discovered files on `jobs` threads, applying each file's suppression comments;
@@ -76,7 +79,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only

@@ -1,0 +1,67 @@
+// The result cache: each file's findings, kept between runs so that an unchanged tree is not
+// analyzed again. One cache file per scan root and settings, in a directory outside the
+// scanned tree (by default $XDG_CACHE_HOME/tpulint or ~/.cache/tpulint).
+//
+// An entry is valid while the file's bytes are the same (checked by size and modification
+// time, then by a content hash when those changed), the tool binary is the same, the
+// settings that shape a file's findings are the same, and, for C/C++/CUDA files, no header in
+// the scanned tree changed (their analysis can depend on any of them).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/finding.h"
+
+namespace tpulint {
+
+struct FileStamp {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
+
+uint64_t content_hash(std::string_view bytes);
+
+// A hash of the running tpulint binary, so a rebuilt tool never trusts an older one's results.
+uint64_t tool_build_hash();
+
+class ResultCache {
+ public:
+  // The cache for `root` under `dir`; `settings_key` names everything else the results depend on.
+  // A missing or unreadable cache file is an empty cache, never an error.
+  ResultCache(std::filesystem::path dir, const std::filesystem::path& root, std::string_view settings_key);
+
+  // The cached result of `path` if its stamp matches (no need to read the file).
+  std::optional<FileResult> find_by_stamp(const std::string& path, const FileStamp& stamp,
+                                          uint64_t headers_key) const;
+  // The cached result of `path` if its content hash matches.
+  std::optional<FileResult> find_by_hash(const std::string& path, uint64_t hash, uint64_t headers_key) const;
+
+  // Records a file's result (call from one thread, after the parallel part).
+  void store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
+             const FileResult& result);
+  // Drops entries of files not seen in this run, then writes the cache atomically. Errors are
+  // ignored: a cache that cannot be written only costs time.
+  void save(const std::vector<std::string>& live_paths);
+
+ private:
+  struct Entry {
+    FileStamp stamp;
+    uint64_t hash = 0;
+    uint64_t headers_key = 0;  // 0 for Python files
+    std::string result_json;   // the FileResult, serialized
+  };
+  std::filesystem::path file_;
+  std::map<std::string, Entry> entries_;
+};
+
+// The default cache directory: $XDG_CACHE_HOME/tpulint, else $HOME/.cache/tpulint, else none.
+std::optional<std::filesystem::path> default_cache_dir();
+
+}  // namespace tpulint
