@@ -309,3 +309,32 @@ TEST_CASE("cached results are reused while files are unchanged, and only then", 
   CHECK(damaged.exit_code == 0);
   CHECK(damaged.out == first.out);
 }
+
+TEST_CASE("merging the shards of a scan gives the unsharded report, byte for byte", "[e2e][shard]") {
+  TempDir dir;
+  std::string whole = run_tpulint("scan fixtures/projects --format json").out;
+  std::vector<std::string> shards;
+  size_t findings = 0;
+  for (int k = 1; k <= 3; ++k) {
+    auto r = run_tpulint("scan fixtures/projects --format json --shard " + std::to_string(k) + "/3");
+    REQUIRE(r.exit_code == 0);
+    findings += report_of(r).at("findings").size();
+    shards.push_back(dir.write("shard" + std::to_string(k) + ".json", r.out).string());
+  }
+  CHECK(findings == json::parse(whole).at("findings").size());  // a partition: every finding once
+  auto merged = run_tpulint("merge '" + shards[0] + "' '" + shards[1] + "' '" + shards[2] + "' --format json");
+  REQUIRE(merged.exit_code == 0);
+  CHECK(merged.out == whole);
+  // Other formats and the thresholds work on the merged report too.
+  auto text = run_tpulint("merge '" + shards[0] + "' '" + shards[1] + "' '" + shards[2] + "' --fail-under 99");
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("Summary") != std::string::npos);
+
+  auto overlap = run_tpulint("merge '" + shards[0] + "' '" + shards[0] + "'");
+  CHECK(overlap.exit_code == 2);
+  CHECK(overlap.err.find("more than one report") != std::string::npos);
+  CHECK(run_tpulint("scan fixtures/projects --shard 4/3").exit_code == 2);
+  CHECK(run_tpulint("scan fixtures/projects --shard x").exit_code == 2);
+  dir.write("not-a-report.json", "[1, 2]");
+  CHECK(run_tpulint("merge '" + dir.str("not-a-report.json") + "'").exit_code == 2);
+}

@@ -12,6 +12,7 @@
 
 #include "app/engine.h"
 #include "app/git_diff.h"
+#include "app/merge.h"
 #include "app/settings.h"
 #include "checks/registry.h"
 #include "core/fingerprint.h"
@@ -201,6 +202,37 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   return threshold_exit_code(s, report, err);
 }
 
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  ScanArgs report;  // the reporting and threshold options; scanning options are not used
+};
+
+int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
+  std::vector<std::pair<std::string, nlohmann::json>> inputs;
+  for (const std::string& input : args.inputs) inputs.emplace_back(input, read_json(input, "merge"));
+  ScanReport report = merge_reports(inputs);
+
+  ScanArgs a = args.report;
+  a.isolated = true;  // the shards' configuration is already in their reports
+  ScanSettings s = resolve_scan_settings(a);
+  report::ReportOptions ropts = s.report;
+  if (!a.compare.empty()) {
+    ropts.previous_score = previous_score(a.compare);
+    ropts.previous_label = "the compared report";
+  }
+  if (s.baseline) {
+    std::set<std::string> known = read_baseline(*s.baseline);
+    hide_findings(report, [&](const Finding&, const std::string& print) { return !known.count(print); },
+                  "in the baseline");
+  }
+  report::ReportOptions to_stdout = ropts;
+  to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
+  out << render(report, s.format, to_stdout);
+  out.flush();
+  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  return threshold_exit_code(s, report, err);
+}
+
 int run_baseline(const ScanArgs& args, std::ostream& out) {
   ScanSettings s = resolve_scan_settings(args);
   ScanReport report = run_engine(s);
@@ -239,6 +271,25 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   add_scan_options(*baseline_cmd, baseline);
   baseline_cmd->add_option("-o,--output-file", baseline.baseline_output, "the baseline file to write")->required();
 
+  MergeArgs merge;
+  CLI::App* merge_cmd =
+      app.add_subcommand("merge", "combine the JSON reports of `scan --shard K/N` runs into one report");
+  merge_cmd->add_option("reports", merge.inputs, "JSON reports of the shards")->required();
+  merge_cmd->add_option("--format", merge.report.format, "report format on stdout")
+      ->check(CLI::IsMember(report::format_names()));
+  merge_cmd->add_option("--output", merge.report.outputs, "also write a report: FORMAT=FILE (repeatable)");
+  merge_cmd->add_option("--baseline", merge.report.baseline, "report only findings not in this baseline");
+  merge_cmd->add_option("--fail-under", merge.report.fail_under, "exit 1 if the score is below SCORE");
+  merge_cmd->add_option("--fail-on", merge.report.fail_on, "exit 1 if a reported finding reaches this severity or effort")
+      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
+  merge_cmd->add_flag("--exit-zero", merge.report.exit_zero, "exit 0 even over a threshold");
+  merge_cmd->add_flag("--statistics", merge.report.statistics, "text: print the number of findings per check");
+  merge_cmd->add_flag("--explain-score", merge.report.explain_score, "text: print the score's derivation");
+  merge_cmd->add_option("--compare", merge.report.compare, "an earlier JSON report: show the score's change");
+  merge_cmd->add_option("--link-base", merge.report.link_base, "markdown: URL prefix for file links");
+  merge_cmd->add_option("--color", merge.report.color, "auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
   app.add_subcommand("checks", "list every check");
 
   std::string explain_id;
@@ -267,6 +318,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     if (*scan_cmd) return run_scan(scan, out, err);
     if (*baseline_cmd) return run_baseline(baseline, out);
+    if (*merge_cmd) return run_merge(merge, out, err);
     if (app.got_subcommand("checks")) {
       out << report::catalogue_table(checks::registry());
       return kExitOk;

@@ -113,8 +113,17 @@ std::string Engine::cache_settings_key(const std::filesystem::path& root, uint64
   return key;
 }
 
+bool in_shard(std::string_view path, unsigned index, unsigned count) {
+  return count <= 1 || content_hash(path) % count == index - 1;
+}
+
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
+  if (request.shard_count > 1) {
+    auto other = [&](const auto& f) { return !in_shard(f.path, request.shard_index, request.shard_count); };
+    std::erase_if(discovery.files, other);
+    std::erase_if(discovery.skipped, other);
+  }
   AnalyzerFactory factory = analyzer_factory(discovery.root);
   std::optional<ResultCache> cache;
   if (options_.cache_dir)

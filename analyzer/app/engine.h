@@ -31,7 +31,14 @@ struct ScanRequest {
   unsigned jobs = 0;  // 0: one per core
   uint64_t max_file_size = kDefaultMaxFileSize;
   PathWeights path_weights;
+  // --shard K/N: only the files whose path hashes to K (1-based) of N; `tpulint merge` puts
+  // the N reports back together.
+  unsigned shard_index = 1, shard_count = 1;
 };
+
+// Whether `path` belongs to shard `index` (1-based) of `count`: a stable hash of the path, so
+// a file's shard does not depend on the other files.
+bool in_shard(std::string_view path, unsigned index, unsigned count);
 
 class Engine {
  public:

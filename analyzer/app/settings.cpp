@@ -5,6 +5,8 @@
 
 #include "core/result_cache.h"
 
+#include <cstdio>
+
 namespace fs = std::filesystem;
 
 namespace tpulint::app {
@@ -46,6 +48,8 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");
   cmd.add_option("--diff", a.diff, "report only findings on lines added or changed since BASE_REF (git)");
   cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
+  cmd.add_option("--shard", a.shard, "K/N: scan only shard K of N (by a hash of each path); `tpulint merge` "
+                                     "combines the N JSON reports");
   cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
   cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
                                              "~/.cache/tpulint)");
@@ -135,6 +139,15 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   if (a.diff_score && a.diff.empty()) throw UsageError("--diff-score needs --diff BASE_REF");
   s.diff_score = a.diff_score;
 
+  if (!a.shard.empty()) {
+    unsigned k = 0, n = 0;
+    char slash = 0, extra = 0;
+    if (std::sscanf(a.shard.c_str(), "%u%c%u%c", &k, &slash, &n, &extra) != 3 || slash != '/' || n == 0 || k == 0 ||
+        k > n)
+      throw UsageError(fmt::format("--shard expects K/N with 1 <= K <= N; got '{}'", a.shard));
+    r.shard_index = k;
+    r.shard_count = n;
+  }
   if (!a.no_cache) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
 
   s.report.statistics = a.statistics;

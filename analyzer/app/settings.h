@@ -46,6 +46,7 @@ struct ScanArgs {
   std::string baseline_output;  // `tpulint baseline -o FILE`
   bool no_cache = false;
   std::string cache_dir;
+  std::string shard;  // K/N
 };
 
 // Declares the options shared by `scan` and `baseline` on a subcommand.

@@ -57,6 +57,32 @@ std::string_view to_string(EffortClass e) {
   return "unknown";
 }
 
+namespace {
+template <typename E, size_t N>
+std::optional<E> parse_enum(std::string_view s, const E (&values)[N]) {
+  for (E v : values)
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Category> category_from_string(std::string_view s) { return parse_enum(s, kAllCategories); }
+
+std::optional<Severity> severity_from_string(std::string_view s) {
+  static constexpr Severity kAll[] = {Severity::Info, Severity::Warning, Severity::Error};
+  return parse_enum(s, kAll);
+}
+
+std::optional<EffortClass> effort_from_string(std::string_view s) {
+  static constexpr EffortClass kAll[] = {EffortClass::None, EffortClass::Low, EffortClass::Medium, EffortClass::High};
+  return parse_enum(s, kAll);
+}
+
+std::optional<Language> language_from_string(std::string_view s) {
+  static constexpr Language kAll[] = {Language::None, Language::Python, Language::Cxx, Language::Cuda};
+  return parse_enum(s, kAll);
+}
+
 std::optional<Category> category_from_id(std::string_view id) {
   if (id.size() != 6 || id.substr(0, 3) != "TPU") return std::nullopt;
   for (char c : id.substr(3))

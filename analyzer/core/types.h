@@ -61,6 +61,12 @@ struct ByteSpan {
   uint32_t end = 0;
 };
 
+// The inverse of to_string, for reading reports back (tpulint merge); nullopt if unknown.
+std::optional<Category> category_from_string(std::string_view s);
+std::optional<Severity> severity_from_string(std::string_view s);
+std::optional<EffortClass> effort_from_string(std::string_view s);
+std::optional<Language> language_from_string(std::string_view s);
+
 // The category a check ID belongs to ("TPU201" -> DynamicShape); nullopt for a malformed ID.
 std::optional<Category> category_from_id(std::string_view check_id);
 

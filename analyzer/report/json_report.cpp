@@ -39,6 +39,9 @@ void write_json(const ScanReport& report, std::ostream& out) {
     categories.push_back(j);
   }
   doc["categories"] = categories;
+  ordered_json rules = ordered_json::array();
+  for (const auto& [glob, w] : report.path_weights.rules) rules.push_back({{"glob", glob}, {"weight", w}});
+  doc["scoring"] = {{"auxiliary_weight", report.path_weights.auxiliary}, {"path_weights", rules}};
   ordered_json findings = ordered_json::array();
   for (const Finding& f : report.findings) {
     ordered_json effort_j = {{"class", to_string(f.effort)}};
@@ -56,6 +59,7 @@ void write_json(const ScanReport& report, std::ostream& out) {
         {"message", f.message},
         {"hint", f.hint},
         {"subject", f.subject},
+        {"source_line", f.source_line},
         {"effort", effort_j},
     });
   }
