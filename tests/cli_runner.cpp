@@ -20,11 +20,11 @@ std::string slurp(const fs::path& p) {
 }
 }  // namespace
 
-CommandResult run_tpulint(const std::string& args, const std::string& cwd) {
+CommandResult run_tpulint(const std::string& args, const std::string& cwd, const std::string& env) {
   TempDir tmp;
   std::string err_path = tmp.str("stderr");
   // A cache of its own per run keeps tests independent (tests of the cache pass --cache-dir).
-  std::string cmd = "cd '" + cwd + "' && XDG_CACHE_HOME='" + tmp.str("cache") + "' '" TPULINT_BINARY "' " + args +
+  std::string cmd = "cd '" + cwd + "' && " + env + " XDG_CACHE_HOME='" + tmp.str("cache") + "' '" TPULINT_BINARY "' " + args +
                     " 2>'" + err_path + "'";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");

@@ -15,6 +15,8 @@ struct CommandResult {
 
 // Runs `tpulint <args>` through /bin/sh in `cwd` (args are passed to the shell as written,
 // so quote paths). Captures stdout and stderr separately.
-CommandResult run_tpulint(const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR);
+// `env` is prepended to the command, e.g. "TPULINT_FAULT_INJECTION=1".
+CommandResult run_tpulint(const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR,
+                          const std::string& env = "");
 
 }  // namespace tpulint::testing

@@ -1,6 +1,9 @@
 #include "app/engine.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
@@ -15,6 +18,26 @@ namespace tpulint::app {
 
 namespace {
 
+// Fault injection for the reliability tests: with TPULINT_FAULT_INJECTION=1 in the environment,
+// a file containing one of these markers makes its analysis crash, hang or throw. Built in
+// unless the build sets TPULINT_ENABLE_FAULT_INJECTION=0.
+void inject_faults(const SourceFile& file) {
+#if TPULINT_ENABLE_FAULT_INJECTION
+  static const bool enabled = [] {
+    const char* v = std::getenv("TPULINT_FAULT_INJECTION");
+    return v && std::string_view(v) == "1";
+  }();
+  if (!enabled) return;
+  if (file.text().find("TPULINT_FAULT_CRASH") != std::string::npos) std::raise(SIGSEGV);
+  if (file.text().find("TPULINT_FAULT_ABORT") != std::string::npos) std::abort();
+  if (file.text().find("TPULINT_FAULT_HANG") != std::string::npos)
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (file.text().find("TPULINT_FAULT_THROW") != std::string::npos) throw std::runtime_error("injected fault");
+#else
+  (void)file;
+#endif
+}
+
 // Dispatches each file to its language's frontend. Both frontends are created on first use,
 // so a Python-only scan never starts Clang.
 class LanguageDispatcher final : public FileAnalyzer {
@@ -24,6 +47,7 @@ class LanguageDispatcher final : public FileAnalyzer {
       : py_checks_(py), native_checks_(native), clang_options_(std::move(clang_options)) {}
 
   void analyze(const SourceFile& file, FileResult& result) override {
+    inject_faults(file);
     if (file.language() == Language::Python) {
       if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(py_checks_);
       python_->analyze(file, result);
@@ -129,7 +153,8 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   if (options_.cache_dir)
     cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(discovery.root, request.max_file_size));
   auto results = analyze_files(discovery.files, factory,
-                               {request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr});
+                               {request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
+                                request.isolate, request.file_timeout});
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },
@@ -139,7 +164,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}});
   return std::move(results.front());
 }
 

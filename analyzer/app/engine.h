@@ -2,6 +2,7 @@
 // that knows every layer; the CLI and the tests drive tpulint through it.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -34,6 +35,10 @@ struct ScanRequest {
   // --shard K/N: only the files whose path hashes to K (1-based) of N; `tpulint merge` puts
   // the N reports back together.
   unsigned shard_index = 1, shard_count = 1;
+  // Analyze in worker processes (a crash or hang costs one file, not the run), with a time
+  // limit per file (0: none).
+  bool isolate = true;
+  std::chrono::milliseconds file_timeout{std::chrono::seconds(120)};
 };
 
 // Whether `path` belongs to shard `index` (1-based) of `count`: a stable hash of the path, so

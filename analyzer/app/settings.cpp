@@ -50,6 +50,12 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
   cmd.add_option("--shard", a.shard, "K/N: scan only shard K of N (by a hash of each path); `tpulint merge` "
                                      "combines the N JSON reports");
+  cmd.add_option("--file-timeout", a.file_timeout,
+                 "seconds one file may take before its analysis is stopped (a TPU903 note); 0: no limit (default 120)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_flag("--in-process", a.in_process, "analyze in threads of this process, not in worker processes "
+                                            "(for debugging: a crash then ends the run)")
+      ->group("");
   cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
   cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
                                              "~/.cache/tpulint)");
@@ -148,6 +154,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
     r.shard_index = k;
     r.shard_count = n;
   }
+  if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(int64_t(*a.file_timeout * 1000));
+  r.isolate = !a.in_process;
   if (!a.no_cache) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
 
   s.report.statistics = a.statistics;

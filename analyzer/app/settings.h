@@ -47,6 +47,8 @@ struct ScanArgs {
   bool no_cache = false;
   std::string cache_dir;
   std::string shard;  // K/N
+  std::optional<double> file_timeout;  // seconds
+  bool in_process = false;
 };
 
 // Declares the options shared by `scan` and `baseline` on a subcommand.

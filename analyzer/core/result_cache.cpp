@@ -1,5 +1,7 @@
 #include "core/result_cache.h"
 
+#include "core/result_codec.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -17,52 +19,7 @@ namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 1;
-
-json finding_to_json(const Finding& f) {
-  return {f.check_id, f.check_name, int(f.category), int(f.severity), int(f.effort), f.hours.low, f.hours.high,
-          f.path, f.start.line, f.start.column, f.end.line, f.end.column, f.message, f.hint, f.subject, f.source_line};
-}
-
-Finding finding_from_json(const json& j) {
-  Finding f;
-  f.check_id = j.at(0);
-  f.check_name = j.at(1);
-  f.category = Category(j.at(2).get<int>());
-  f.severity = Severity(j.at(3).get<int>());
-  f.effort = EffortClass(j.at(4).get<int>());
-  f.hours = {j.at(5).get<double>(), j.at(6).get<double>()};
-  f.path = j.at(7);
-  f.start = {j.at(8).get<uint32_t>(), j.at(9).get<uint32_t>()};
-  f.end = {j.at(10).get<uint32_t>(), j.at(11).get<uint32_t>()};
-  f.message = j.at(12);
-  f.hint = j.at(13);
-  f.subject = j.at(14);
-  f.source_line = j.at(15);
-  return f;
-}
-
-std::string result_to_json(const FileResult& r) {
-  json findings = json::array();
-  for (const Finding& f : r.findings) findings.push_back(finding_to_json(f));
-  json j = {{"language", int(r.language)}, {"findings", findings}, {"missing_headers", r.missing_headers}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::optional<FileResult> result_from_json(const std::string& path, const std::string& text) {
-  try {
-    json j = json::parse(text);
-    FileResult r;
-    r.path = path;
-    r.language = Language(j.at("language").get<int>());
-    r.analyzed = true;
-    for (const json& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
-    r.missing_headers = j.at("missing_headers").get<std::vector<std::string>>();
-    return r;
-  } catch (const std::exception&) {
-    return std::nullopt;  // a damaged entry is a miss
-  }
-}
+constexpr int kFormatVersion = 2;  // bump when encode_result changes
 
 }  // namespace
 
@@ -114,13 +71,13 @@ std::optional<FileResult> ResultCache::find_by_stamp(const std::string& path, co
                                                      uint64_t headers_key) const {
   auto it = entries_.find(path);
   if (it == entries_.end() || !(it->second.stamp == stamp) || it->second.headers_key != headers_key) return std::nullopt;
-  return result_from_json(path, it->second.result_json);
+  return decode_result(path, it->second.result_json);
 }
 
 std::optional<FileResult> ResultCache::find_by_hash(const std::string& path, uint64_t hash, uint64_t headers_key) const {
   auto it = entries_.find(path);
   if (it == entries_.end() || it->second.hash != hash || it->second.headers_key != headers_key) return std::nullopt;
-  return result_from_json(path, it->second.result_json);
+  return decode_result(path, it->second.result_json);
 }
 
 void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
@@ -132,7 +89,7 @@ void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_
   auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
   if (now - stamp.mtime_ns < 2'000'000'000LL) kept.mtime_ns = -1;
-  entries_[path] = Entry{kept, hash, headers_key, result_to_json(result)};
+  entries_[path] = Entry{kept, hash, headers_key, encode_result(result)};
 }
 
 void ResultCache::save(const std::vector<std::string>& live_paths) {

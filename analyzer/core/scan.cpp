@@ -8,6 +8,10 @@
 #include <thread>
 
 #include "core/analyzer_notes.h"
+#include "core/result_codec.h"
+#include "core/worker_pool.h"
+
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -69,82 +73,152 @@ static uint64_t project_headers_key(std::span<const DiscoveredFile> files) {
   return content_hash(key) | 1;  // never 0, which marks Python entries
 }
 
+namespace {
+
+// One file's analysis and what the cache should learn from it.
+struct FileOutcome {
+  FileResult result;
+  bool store = false;  // a new (or refreshed) cache entry
+  FileStamp stamp;
+  uint64_t hash = 0;
+};
+
+struct AnalysisContext {
+  const AnalyzerFactory& make_analyzer;
+  SuppressionPolicy policy;
+  const ResultCache* cache;
+  uint64_t headers_key;
+  uint64_t max_file_size;
+};
+
+FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer>& analyzer, const AnalysisContext& c) {
+  FileOutcome out;
+  FileResult& result = out.result;
+  result.path = file.path;
+  result.language = file.language;
+  const uint64_t hkey = file.language == Language::Python ? 0 : c.headers_key;
+  std::optional<FileStamp> stamp = c.cache ? stamp_of(file.absolute_path) : std::nullopt;
+  if (stamp && stamp->size <= c.max_file_size) {
+    if (auto hit = c.cache->find_by_stamp(file.path, *stamp, hkey)) {
+      result = std::move(*hit);
+      return out;
+    }
+  }
+  auto loaded = load_source(file, c.max_file_size);
+  if (auto* reason = std::get_if<std::string>(&loaded)) {
+    result.skip_reason = *reason;
+    result.findings.push_back(file_note(notes::kFileSkipped, file.path, "file skipped: " + *reason));
+    return out;
+  }
+  const SourceFile& source = std::get<SourceFile>(loaded);
+  result.analyzed = true;
+  uint64_t hash = 0;
+  if (stamp) {
+    hash = content_hash(source.text());
+    if (auto hit = c.cache->find_by_hash(file.path, hash, hkey)) {
+      result = std::move(*hit);
+      out.store = true;  // same bytes, new time stamp: refresh the entry
+      out.stamp = *stamp;
+      out.hash = hash;
+      return out;
+    }
+  }
+  try {
+    if (!analyzer) analyzer = c.make_analyzer();
+    analyzer->analyze(source, result);
+  } catch (const std::exception& e) {
+    result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, std::string("analysis failed: ") + e.what()));
+  } catch (...) {
+    result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
+  }
+  apply_suppressions(source, result.findings, c.policy);
+  // A failed analysis may be transient: never cache it.
+  bool failed = std::any_of(result.findings.begin(), result.findings.end(),
+                            [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
+  if (stamp && !failed) {
+    out.store = true;
+    out.stamp = *stamp;
+    out.hash = hash;
+  }
+  return out;
+}
+
+// An outcome as one string, to cross from a worker process: the cache fields, then the result.
+std::string encode_outcome(const FileOutcome& o) {
+  return fmt::format("{} {} {} {}\n", o.store ? 1 : 0, o.stamp.size, o.stamp.mtime_ns, o.hash) + encode_result(o.result);
+}
+
+FileOutcome decode_outcome(const DiscoveredFile& file, const std::string& text) {
+  FileOutcome o;
+  size_t nl = text.find('\n');
+  int store = 0;
+  unsigned long long size = 0, hash = 0;
+  long long mtime = 0;
+  std::optional<FileResult> result;
+  if (nl != std::string::npos && std::sscanf(text.substr(0, nl).c_str(), "%d %llu %lld %llu", &store, &size, &mtime, &hash) == 4)
+    result = decode_result(file.path, text.substr(nl + 1));
+  if (!result) {
+    o.result.path = file.path;
+    o.result.language = file.language;
+    o.result.analyzed = true;
+    o.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: a damaged result"));
+    return o;
+  }
+  o.result = std::move(*result);
+  o.store = store != 0;
+  o.stamp = {size, mtime};
+  o.hash = hash;
+  return o;
+}
+
+}  // namespace
+
 std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
                                       const AnalysisOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
-  const uint64_t max_file_size = options.max_file_size;
-  SuppressionPolicy policy = options.suppressions;
+  AnalysisContext context{make_analyzer, options.suppressions, options.cache,
+                          options.cache ? project_headers_key(files) : 0, options.max_file_size};
   auto yes = [](std::string_view, std::string_view = {}) { return true; };
-  if (!policy.enabled) policy.enabled = yes;
-  if (!policy.known) policy.known = yes;
-  if (!policy.runs) policy.runs = yes;
-  std::vector<FileResult> results(files.size());
-  std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
-  ResultCache* cache = options.cache;
-  const uint64_t headers_key = cache ? project_headers_key(files) : 0;
-  // What to store in the cache once the parallel part is done: a stamp and hash per new result.
-  struct Fresh {
-    bool store = false;
-    FileStamp stamp;
-    uint64_t hash = 0;
-  };
-  std::vector<Fresh> fresh(files.size());
+  if (!context.policy.enabled) context.policy.enabled = yes;
+  if (!context.policy.known) context.policy.known = yes;
+  if (!context.policy.runs) context.policy.runs = yes;
 
-  parallel_for(files.size(), jobs, [&](unsigned worker, size_t i) {
-    const DiscoveredFile& file = files[i];
-    FileResult& result = results[i];
-    result.path = file.path;
-    result.language = file.language;
-    const uint64_t hkey = file.language == Language::Python ? 0 : headers_key;
-    std::optional<FileStamp> stamp = cache ? stamp_of(file.absolute_path) : std::nullopt;
-    if (stamp && stamp->size <= max_file_size) {
-      if (auto hit = cache->find_by_stamp(file.path, *stamp, hkey)) {
-        result = std::move(*hit);
-        return;
-      }
-    }
-    auto loaded = load_source(file, max_file_size);
-    if (auto* reason = std::get_if<std::string>(&loaded)) {
-      result.skip_reason = *reason;
-      result.findings.push_back(file_note(notes::kFileSkipped, file.path, "file skipped: " + *reason));
-      return;
-    }
-    const SourceFile& source = std::get<SourceFile>(loaded);
-    result.analyzed = true;
-    uint64_t hash = 0;
-    if (cache && stamp) {
-      hash = content_hash(source.text());
-      if (auto hit = cache->find_by_hash(file.path, hash, hkey)) {
-        result = std::move(*hit);
-        fresh[i] = {true, *stamp, hash};  // same bytes, new time stamp: refresh the entry
-        return;
-      }
-    }
-    try {
-      if (!analyzers[worker]) analyzers[worker] = make_analyzer();
-      analyzers[worker]->analyze(source, result);
-    } catch (const std::exception& e) {
-      result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, std::string("analysis failed: ") + e.what()));
-    } catch (...) {
-      result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
-    }
-    apply_suppressions(source, result.findings, policy);
-    // A failed analysis may be transient (a time limit): never cache it.
-    bool failed = std::any_of(result.findings.begin(), result.findings.end(),
-                              [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
-    if (cache && stamp && !failed) fresh[i] = {true, *stamp, hash};
-  });
+  std::vector<FileOutcome> outcomes(files.size());
+  if (options.isolate) {
+    // Each worker process creates its analyzer on its first file; the parent never does.
+    std::unique_ptr<FileAnalyzer> analyzer;
+    auto encoded = run_in_workers(
+        files.size(), {jobs, options.file_timeout},
+        [&](size_t i) { return encode_outcome(analyze_one(files[i], analyzer, context)); },
+        [&](size_t i, const std::string& reason) {
+          FileOutcome failed;
+          failed.result.path = files[i].path;
+          failed.result.language = files[i].language;
+          failed.result.analyzed = true;
+          failed.result.findings.push_back(file_note(notes::kAnalysisFailed, files[i].path, reason));
+          return encode_outcome(failed);
+        });
+    for (size_t i = 0; i < files.size(); ++i) outcomes[i] = decode_outcome(files[i], encoded[i]);
+  } else {
+    std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
+    parallel_for(files.size(), jobs,
+                 [&](unsigned worker, size_t i) { outcomes[i] = analyze_one(files[i], analyzers[worker], context); });
+  }
 
-  if (cache) {
+  std::vector<FileResult> results;
+  results.reserve(files.size());
+  if (ResultCache* cache = options.cache) {
     std::vector<std::string> live;
     for (size_t i = 0; i < files.size(); ++i) {
-      if (fresh[i].store)
-        cache->store(files[i].path, fresh[i].stamp, fresh[i].hash,
-                     files[i].language == Language::Python ? 0 : headers_key, results[i]);
-      if (results[i].analyzed) live.push_back(files[i].path);
+      const FileOutcome& o = outcomes[i];
+      if (o.store)
+        cache->store(files[i].path, o.stamp, o.hash, files[i].language == Language::Python ? 0 : context.headers_key,
+                     o.result);
+      if (o.result.analyzed) live.push_back(files[i].path);
     }
     cache->save(live);
   }
+  for (FileOutcome& o : outcomes) results.push_back(std::move(o.result));
   return results;
 }
 

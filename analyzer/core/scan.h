@@ -2,6 +2,7 @@
 // a per-worker FileAnalyzer on a pool of threads, collect the results in a fixed order, score.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,6 +71,10 @@ struct AnalysisOptions {
   SuppressionPolicy suppressions;
   // Results of unchanged files are taken from it, and new results stored in it (null: no cache).
   ResultCache* cache = nullptr;
+  // Analyze in forked worker processes, so that a crash or a hang costs one file (a TPU903
+  // note) rather than the run. Needs a single-threaded caller.
+  bool isolate = false;
+  std::chrono::milliseconds file_timeout{0};  // with `isolate`: the time limit per file (0: none)
 };
 
 // Analyzes discovered files on `jobs` threads, applying each file's suppression comments;

@@ -1,0 +1,16 @@
+// A FileResult as a compact JSON string and back: how cached results are stored and how
+// worker processes send results to the scan.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/finding.h"
+
+namespace tpulint {
+
+std::string encode_result(const FileResult& result);
+// Nullopt for text that is not an encoded result (a damaged cache entry).
+std::optional<FileResult> decode_result(const std::string& path, const std::string& text);
+
+}  // namespace tpulint

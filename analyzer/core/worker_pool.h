@@ -1,0 +1,28 @@
+// A pool of forked worker processes, so that a crash (a signal, an abort, an assertion) or a
+// hang inside a frontend on one file costs that file only: the run goes on with a fresh
+// worker and every other file's results.
+//
+// Workers are forked from the calling process before any thread starts; each runs tasks one
+// at a time and sends back a string. The parent must be single-threaded when it calls this.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tpulint {
+
+struct WorkerPoolOptions {
+  unsigned jobs = 1;
+  std::chrono::milliseconds task_timeout{0};  // 0: no limit
+};
+
+// Runs task(i) for every i in [0, count) in worker processes and returns the outputs by index.
+// When a worker dies during task i, or task i runs past the timeout (the worker is killed),
+// the output of i is on_failure(i, reason) instead, computed in the parent.
+std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& options,
+                                        const std::function<std::string(size_t)>& task,
+                                        const std::function<std::string(size_t, const std::string&)>& on_failure);
+
+}  // namespace tpulint

@@ -1,0 +1,91 @@
+// Reliability end to end: a frontend that crashes, aborts, throws or hangs on one file costs
+// that file only (a TPU903 note), and every other file's findings are intact.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+// Per file: the IDs of its findings, and the message of its TPU903 note if any.
+struct FileView {
+  std::vector<std::string> ids;
+  std::string failure;
+};
+
+std::map<std::string, FileView> by_file(const std::string& out) {
+  std::map<std::string, FileView> files;
+  const json doc = json::parse(out);  // named: a range-for over a temporary's member would dangle
+  for (const json& f : doc.at("findings")) {
+    FileView& v = files[f.at("path")];
+    v.ids.push_back(f.at("id"));
+    if (f.at("id") == "TPU903") v.failure = f.at("message");
+  }
+  return files;
+}
+
+void write_tree(const TempDir& dir, const std::string& fault_marker) {
+  dir.write("a_good.py", "import torch\nx = torch.nonzero(y)\n");
+  dir.write("b_bad.py", "import torch\n# " + fault_marker + "\nz = torch.unique(w)\n");
+  dir.write("c_good.cu", "__global__ void k(float* x) {}\n");
+  dir.write("d_bad.cu", "// " + fault_marker + "\n__global__ void k2(float* x) {}\n");
+  dir.write("e_good.py", "import torch\nm = model.cuda()\n");
+}
+
+}  // namespace
+
+TEST_CASE("a crash, an abort or an exception in a frontend costs only that file", "[e2e][reliability]") {
+  for (std::string marker : {"TPULINT_FAULT_CRASH", "TPULINT_FAULT_ABORT", "TPULINT_FAULT_THROW"}) {
+    INFO(marker);
+    TempDir dir;
+    write_tree(dir, marker);
+    for (std::string jobs : {"1", "2"}) {
+      auto r = run_tpulint("scan '" + dir.str() + "' --format json --jobs " + jobs, TPULINT_SOURCE_DIR,
+                           "TPULINT_FAULT_INJECTION=1");
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      auto files = by_file(r.out);
+      CHECK(files["a_good.py"].ids == std::vector<std::string>{"TPU201"});
+      CHECK(files["c_good.cu"].ids == std::vector<std::string>{"TPU101"});
+      CHECK(files["e_good.py"].ids == std::vector<std::string>{"TPU401"});
+      CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU903"});
+      CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU903"});
+      if (marker == "TPULINT_FAULT_CRASH") CHECK(files["b_bad.py"].failure.find("crashed (signal 11") != std::string::npos);
+      if (marker == "TPULINT_FAULT_ABORT") CHECK(files["b_bad.py"].failure.find("crashed (signal 6") != std::string::npos);
+      if (marker == "TPULINT_FAULT_THROW") CHECK(files["b_bad.py"].failure.find("injected fault") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a file that takes longer than --file-timeout is stopped and reported", "[e2e][reliability]") {
+  TempDir dir;
+  write_tree(dir, "TPULINT_FAULT_HANG");
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --jobs 2 --file-timeout 1", TPULINT_SOURCE_DIR,
+                       "TPULINT_FAULT_INJECTION=1");
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(r.exit_code == 0);
+  auto files = by_file(r.out);
+  CHECK(files["a_good.py"].ids == std::vector<std::string>{"TPU201"});
+  CHECK(files["c_good.cu"].ids == std::vector<std::string>{"TPU101"});
+  CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU903"});
+  CHECK(files["b_bad.py"].failure.find("--file-timeout") != std::string::npos);
+  CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU903"});
+  CHECK(seconds < 60);  // bounded by the time limit, not by the hang (a generous bound: machines are shared)
+}
+
+TEST_CASE("without the environment switch, fault markers are ordinary text", "[e2e][reliability]") {
+  TempDir dir;
+  write_tree(dir, "TPULINT_FAULT_CRASH");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  auto files = by_file(r.out);
+  CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU201"});
+  CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU101"});
+}
