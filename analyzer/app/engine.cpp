@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <functional>
+#include <pthread.h>
 #include <thread>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -38,6 +40,38 @@ void inject_faults(const SourceFile& file) {
 #endif
 }
 
+// Runs `fn` on a thread with a large stack and waits for it. Clang recurses on deeply nested
+// code (a macro that expands to 65,536 chained additions, say) and would overflow the usual
+// 8 MB; the stack is only reserved, pages are used as touched.
+void run_with_large_stack(const std::function<void()>& fn) {
+  constexpr size_t kStack = size_t(512) << 20;
+  struct Call {
+    const std::function<void()>* fn;
+    std::exception_ptr error;
+  } call{&fn, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kStack);
+  pthread_t thread;
+  auto body = [](void* arg) -> void* {
+    auto* c = static_cast<Call*>(arg);
+    try {
+      (*c->fn)();
+    } catch (...) {
+      c->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, body, &call) != 0) {
+    pthread_attr_destroy(&attr);
+    fn();  // no thread to be had: run here
+    return;
+  }
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, nullptr);
+  if (call.error) std::rethrow_exception(call.error);
+}
+
 // Dispatches each file to its language's frontend. Both frontends are created on first use,
 // so a Python-only scan never starts Clang.
 class LanguageDispatcher final : public FileAnalyzer {
@@ -53,7 +87,7 @@ class LanguageDispatcher final : public FileAnalyzer {
       python_->analyze(file, result);
     } else {
       if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(native_checks_, clang_options_);
-      native_->analyze(file, result);
+      run_with_large_stack([&] { native_->analyze(file, result); });
     }
   }
 
