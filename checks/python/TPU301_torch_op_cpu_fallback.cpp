@@ -149,7 +149,8 @@ extern const CheckDef TPU301_torch_op_cpu_fallback{
     .info = {
         .id = "TPU301",
         .name = "torch-op-cpu-fallback",
-        .summary = "PyTorch op with no XLA lowering: runs on the CPU (torch.fft, most torch.linalg, special functions, grid_sample, ...)",
+        .summary = "PyTorch op with no XLA lowering: runs on the CPU (torch.fft, most torch.linalg, special functions, "
+                   "grid_sample, ...)",
         .languages = uint8_t(Language::Python),
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,

@@ -1,5 +1,6 @@
 #include "checks/python/TPU3xx_4xx_common.h"
 
+#include <cctype>
 #include <charconv>
 
 namespace tpulint::checks::pyapi {
@@ -17,7 +18,8 @@ bool binds_identifier(Node parent, Node n) {
       t == "keyword_pattern" || t == "delete_statement")
     return true;
   if (t == "default_parameter" || t == "typed_default_parameter") return parent.field(Field::Name) == n;
-  if (t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause") return parent.field(Field::Left) == n;
+  if (t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause")
+    return parent.field(Field::Left) == n;
   return false;
 }
 
@@ -194,6 +196,12 @@ std::optional<bool> bool_literal(Node n) {
 
 bool is_none(Node n) { return n && n.type() == "none"; }
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword) {
   if (Node k = args.keyword(keyword)) return k;
   return pos < args.positional.size() ? args.positional[pos] : Node();
@@ -269,7 +277,8 @@ void ReferenceCheck::check(Node n, PythonContext& ctx) const {
   auto m = match(*q, n, ctx);
   if (!m) return;
   Node call = m->at_call ? call_of(n) : Node();
-  ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
+  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
+  if (m->severity) f.severity = *m->severity;
 }
 
 ByteSpan from_method_name(Node call) {

@@ -46,6 +46,9 @@ std::optional<long long> int_literal(Node n);       // 3, -1
 std::optional<bool> bool_literal(Node n);           // True, False
 bool is_none(Node n);
 
+// ASCII lower case, for names and device strings compared without case.
+std::string ascii_lower(std::string_view s);
+
 // A call's argument by position or keyword: `pos` counts positional arguments only.
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword);
 
@@ -77,6 +80,7 @@ class ReferenceCheck : public python::PythonCheck {
     std::string message;
     std::string hint;
     bool at_call = true;  // underline the whole call when the reference is called
+    std::optional<Severity> severity = std::nullopt;  // when this finding differs from the check's
   };
   std::span<const Kind> kinds() const override;
   void check(Node n, PythonContext& ctx) const override;
