@@ -19,6 +19,15 @@ bool is_float64(std::string_view q) {
   return q == "torch.float64" || q == "torch.double" || q == "torch.DoubleTensor" || is_complex(q);
 }
 
+// The tensor factories, which build on the CPU unless given a device.
+bool is_factory(std::string_view q) {
+  for (std::string_view f : {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+                             "torch.arange", "torch.linspace", "torch.logspace", "torch.rand", "torch.randn",
+                             "torch.eye", "torch.randint", "torch.randperm"})
+    if (q == f) return true;
+  return false;
+}
+
 // The call whose argument list holds `n` (directly or as a keyword value), or null.
 Node enclosing_call(Node n) {
   Node p = n.parent();
@@ -42,7 +51,10 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
     auto q = ctx.qualified_name(call.field(Field::Function));
     if (q && (*q == "torch.finfo" || *q == "torch.iinfo")) return true;
     python::CallArguments args = python::call_arguments(call);
-    if (auto device = pa::string_literal(args.keyword("device")); device && *device == "cpu") return true;
+    Node device = args.keyword("device");
+    if (auto d = pa::string_literal(device); d && *d == "cpu") return true;
+    // A factory without `device=` builds a host tensor: torch.tensor(weights, dtype=torch.float64).
+    if (q && is_factory(*q) && !device && !args.has_splat) return true;
   }
   return false;
 }
@@ -121,13 +133,15 @@ extern const CheckDef TPU303_torch_float64{
             .effort = "Low: 0.25-1 h per site to change a dtype and check the numerics; medium (1-4 h) for "
                       "`set_default_dtype(torch.float64)`, which changes every tensor the program makes.",
             .heuristic = "Not reported: comparisons and type tests (`x.dtype == torch.float64`, `dtype in (...)`), "
-                         "`torch.finfo(torch.float64)`, tensors built with a literal `device=\"cpu\"`, dtype names "
+                         "`torch.finfo(torch.float64)`, tensors built on the host (a factory such as `torch.tensor` or "
+                         "`torch.zeros` with `device=\"cpu\"` or with no device at all), dtype names "
                          "in a dict (a lookup table: the choice is made elsewhere), and a branch taken only when "
                          "the condition already tests float64 (`torch.float64 if torch.get_default_dtype() == "
                          "torch.float64 else torch.float32`). NumPy's `np.float64` is never reported: it runs on "
-                         "the host. The check cannot see where a tensor lives: a float64 tensor built for host-side "
-                         "bookkeeping (a sampler's weights) is reported although it never reaches the TPU, and a "
-                         "float64 array turned into a tensor with `torch.from_numpy` is not reported.",
+                         "the host. The check cannot see where an existing tensor lives: `.double()` or `.to(torch.float64)` on "
+                         "a host tensor (checkpoint averaging, a sampler's weights) is reported although it never "
+                         "reaches the TPU; a host factory moved to the device later, and a float64 array turned into "
+                         "a tensor with `torch.from_numpy`, are not reported.",
             .references = {"https://docs.jax.dev/en/latest/default_dtypes.html",
                            "https://github.com/pytorch/xla/blob/master/torch_xla/csrc/dtype.cpp"},
         },

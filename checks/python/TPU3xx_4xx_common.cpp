@@ -58,8 +58,9 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     return q && (*q == "torch.cuda.is_available" || *q == "torch.cuda.is_initialized") ? 1 : 0;
   }
   if (cond.kind() == Kind::Attribute || cond.kind() == Kind::Identifier) {
-    std::string_view name = cond.kind() == Kind::Attribute ? cond.field(Field::Attribute).text() : cond.text();
-    return name == "is_cuda" || name == "cuda" || name == "use_cuda" || name == "use_gpu" || name == "on_gpu" ? 1 : 0;
+    // A flag named for the GPU: `x.is_cuda`, `has_gpu`, `args.use_cuda`, `cuda_available`.
+    std::string name = ascii_lower(cond.kind() == Kind::Attribute ? cond.field(Field::Attribute).text() : cond.text());
+    return name.find("cuda") != std::string::npos || name.find("gpu") != std::string::npos ? 1 : 0;
   }
   if (t == "comparison_operator") {
     // `x.device.type == "cuda"`, `"cuda" in str(device)`, `torch.cuda.device_count() > 0`.
@@ -70,7 +71,10 @@ int cuda_test(Node cond, const PythonContext& ctx) {
         if (c.type() == "!=" || c.type() == "not in" || c.type() == "is not") negated = true;
         continue;
       }
-      if (auto s = python::string_value(c); s && (*s == "cuda" || s->starts_with("cuda:"))) mentions_cuda = true;
+      // The NCCL backend implies CUDA: `dist.get_backend() == "nccl"`, `== dist.Backend.NCCL`.
+      if (auto s = python::string_value(c); s && (*s == "cuda" || s->starts_with("cuda:") || *s == "nccl"))
+        mentions_cuda = true;
+      if (c.kind() == Kind::Attribute && c.field(Field::Attribute).text() == "NCCL") mentions_cuda = true;
       if (c.kind() == Kind::Call) {
         auto q = ctx.qualified_name(c.field(Field::Function));
         if (q && *q == "torch.cuda.device_count") mentions_cuda = true;
@@ -80,6 +84,18 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     return negated ? -1 : 1;
   }
   return 0;
+}
+
+// True when the expression `e` contains a call of `qualified`.
+bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
+  if (!e) return false;
+  if (e.kind() == Kind::Call) {
+    auto q = ctx.qualified_name(e.field(Field::Function));
+    if (q && *q == qualified) return true;
+  }
+  for (uint32_t i = 0; i < e.named_child_count(); ++i)
+    if (calls(e.named_child(i), qualified, ctx)) return true;
+  return false;
 }
 
 }  // namespace
@@ -138,6 +154,7 @@ bool in_test(Node n) {
 
 bool in_dict_entry(Node n) {
   Node p = n.parent();
+  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = p.parent();
   return p && p.type() == "pair";
 }
 
@@ -216,6 +233,15 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
       int test = cuda_test(p.field(Field::Condition), ctx);
       if (p.field(Field::Consequence) == child && test > 0) return true;
       if (child.kind() == Kind::ElseClause && test < 0) return true;
+    } else if (p.kind() == Kind::ForStatement && p.field(Field::Body) == child) {
+      // `for i in range(torch.cuda.device_count()):` runs its body zero times without CUDA.
+      if (calls(p.field(Field::Right), "torch.cuda.device_count", ctx)) return true;
+    } else if (p.type() == "boolean_operator" && p.named_child_count() == 2 && p.named_child(1) == child) {
+      // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right side is skipped.
+      bool is_and = false;
+      for (uint32_t i = 0; i < p.child_count(); ++i)
+        if (!p.child(i).is_named() && p.child(i).type() == "and") is_and = true;
+      if (is_and && cuda_test(p.named_child(0), ctx) > 0) return true;
     } else if (p.kind() == Kind::ConditionalExpression && p.named_child_count() == 3) {
       int test = cuda_test(p.named_child(1), ctx);
       if (p.named_child(0) == child && test > 0) return true;

@@ -31,7 +31,8 @@ Node call_of(Node callee);
 // argument, an `except` clause or a type annotation.
 bool in_test(Node n);
 
-// True when `n` is a key or value of a dict literal (a lookup table: the choice is made elsewhere).
+// True when `n` is a key or value of a dict literal, directly or as a branch of a conditional
+// expression there (a lookup table: the choice is made elsewhere).
 bool in_dict_entry(Node n);
 
 // The method-form heuristic for `receiver.name(...)`, whose receiver's type is unknown: true

@@ -70,13 +70,13 @@ class CudaDevicePlacement final : public python::PythonCheck {
   static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
-    if (!left || !right || !ctx.imports().imports("torch")) return;
+    if (!left || !right) return;
     std::string_view name = left.kind() == Kind::Attribute    ? left.field(Field::Attribute).text()
                             : left.kind() == Kind::Identifier ? left.text()
                                                               : std::string_view();
     if (!names_device(name)) return;
     if (Node s = cuda_device_literal(right))
-      ctx.report(s, fmt::format("'{} = {}' chooses a CUDA device for the code that uses it", left.text(), s.text()),
+      ctx.report(s, fmt::format("'{}' is set to a CUDA device ({}) for the code that uses it", left.text(), s.text()),
                  std::string(kHint), "device = \"cuda\"");
   }
 
@@ -135,7 +135,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
     if (Node value = args.keyword("default"); value && !args.positional.empty()) {
       auto flag = python::string_value(args.positional[0]);
       Node s = cuda_device_literal(value);
-      if (s && flag && names_device(*flag) && ctx.imports().imports("torch"))
+      if (s && flag && names_device(*flag))
         ctx.report(s, fmt::format("option '{}' defaults to a CUDA device", *flag), std::string(kHint),
                    "device = \"cuda\"");
     }
@@ -173,7 +173,7 @@ extern const CheckDef TPU401_cuda_device_placement{
             .heuristic = "Any `.cuda()` call is reported, except through an imported module name. Only string "
                          "literals are recognized as CUDA device names: a device held in a variable is reported "
                          "where the variable is set from a literal, if its name contains `device` (not "
-                         "`device_type`, which follows an earlier choice) and the file imports torch. A device "
+                         "`device_type`, which follows an earlier choice). A device "
                          "string read from a config file or the environment is not seen. `isinstance(x, "
                          "torch.cuda.FloatTensor)` tests are not reported.",
             .references = {"https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html"},

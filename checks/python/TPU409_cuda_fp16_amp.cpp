@@ -39,6 +39,15 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
     if (*q == "torch.autocast" || *q == "torch.amp.autocast" || *q == "torch.amp.autocast_mode.autocast") {
       auto device = pa::string_literal(pa::argument(args, 0, "device_type"));
       if (!device || *device != "cuda") return;
+      if (pa::bool_literal(args.keyword("enabled")) == false) {
+        // A region kept out of autocast (a precision-sensitive op): the XLA autocast still applies.
+        ctx.report(n,
+                   fmt::format("'{}(\"cuda\", enabled=False)' turns off CUDA autocast only: under XLA autocast this "
+                               "region still runs in bfloat16",
+                               *q),
+                   "use 'torch.autocast(\"xla\", enabled=False)'", "torch.autocast(\"cuda\", enabled=False)");
+        return;
+      }
       ctx.report(n, fmt::format("'{}(\"cuda\")' disables itself on a TPU host: the model runs in float32", *q),
                  std::string(kAutocastHint), "torch.autocast(\"cuda\")");
       return;

@@ -9,7 +9,8 @@
 
 namespace tpulint::checks::pyapi {
 
-// Reports the references to the table's APIs whose row names `check_id`: "raises" rows as
+// Reports the uses of the table's APIs whose row names `check_id` (calls, `functools.partial`
+// bindings, and assignments to `torch.backends` flags): "raises" rows as
 // errors, the others as warnings, "not reported" rows never. A call that runs only when CUDA is
 // present (`if torch.cuda.is_available(): ...`) is skipped on a TPU host: it is reported as a
 // warning that says so.

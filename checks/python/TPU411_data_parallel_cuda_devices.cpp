@@ -39,6 +39,12 @@ class DataParallelCudaDevices final : public python::PythonCheck {
       for (auto [pos, name] : {std::pair<size_t, std::string_view>{1, "device_ids"}, {2, "output_device"}}) {
         Node value = pa::argument(args, pos, name);
         if (!value || pa::is_none(value)) continue;
+        // A parameter passed through (`device_ids=device_ids`) is the caller's choice, and
+        // `[rank] if device == "cuda" else None` already leaves it out off CUDA.
+        if (value.kind() == Kind::Identifier) continue;
+        if (value.kind() == Kind::ConditionalExpression &&
+            (pa::is_none(value.named_child(0)) || pa::is_none(value.named_child(2))))
+          continue;
         Node at = value.parent().kind() == Kind::KeywordArgument ? value.parent() : value;
         ctx.report(at,
                    fmt::format("'{}' binds DistributedDataParallel to CUDA devices: it raises for a model on an "
@@ -93,7 +99,9 @@ extern const CheckDef TPU411_data_parallel_cuda_devices{
                            "instead of replicating.",
             .effort = "Low for `device_ids` (delete the argument); medium (1-4 h) to replace `nn.DataParallel`, which "
                       "needs a multi-process launcher or SPMD.",
-            .heuristic = "",
+            .heuristic = "A bare name passed through (`device_ids=device_ids`, a wrapper's parameter) is not "
+                         "reported: the caller chooses it. Neither is a conditional with a `None` branch "
+                         "(`[rank] if device == \"cuda\" else None`).",
             .references = {"https://docs.pytorch.org/xla/master/learn/pjrt.html",
                            "https://docs.pytorch.org/xla/master/perf/ddp.html"},
         },
