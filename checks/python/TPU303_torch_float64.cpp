@@ -43,6 +43,16 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
   if (pa::in_test(n)) return true;
   if (pa::in_dict_entry(n)) return true;
   Node p = n.parent();
+  // A list of dtypes to loop or parametrize over (`for dtype in [torch.float32, torch.float64]`)
+  // is a menu: what each dtype builds is decided where it is used.
+  if (p && (p.type() == "list" || p.type() == "tuple")) {
+    for (uint32_t i = 0; i < p.named_child_count(); ++i) {
+      auto q = ctx.qualified_name(p.named_child(i));
+      if (q && q->starts_with("torch.") && !is_float64(*q) && (q->find("float") != std::string::npos ||
+                                                               q->ends_with("half") || q->ends_with(".float")))
+        return true;
+    }
+  }
   if (p && p.kind() == Kind::ConditionalExpression && p.named_child_count() == 3 && p.named_child(1) != n) {
     std::string_view cond = p.named_child(1).text();
     if (cond.find("float64") != std::string_view::npos || cond.find("double") != std::string_view::npos) return true;
@@ -135,7 +145,8 @@ extern const CheckDef TPU303_torch_float64{
             .heuristic = "Not reported: comparisons and type tests (`x.dtype == torch.float64`, `dtype in (...)`), "
                          "`torch.finfo(torch.float64)`, tensors built on the host (a factory such as `torch.tensor` or "
                          "`torch.zeros` with `device=\"cpu\"` or with no device at all), dtype names "
-                         "in a dict (a lookup table: the choice is made elsewhere), and a branch taken only when "
+                         "in a dict or in a list next to another float dtype (a lookup table or a loop over dtypes: "
+                         "the choice is made where the dtype is used), and a branch taken only when "
                          "the condition already tests float64 (`torch.float64 if torch.get_default_dtype() == "
                          "torch.float64 else torch.float32`). NumPy's `np.float64` is never reported: it runs on "
                          "the host. The check cannot see where an existing tensor lives: `.double()` or `.to(torch.float64)` on "

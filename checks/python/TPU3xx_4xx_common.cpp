@@ -307,6 +307,12 @@ void ReferenceCheck::check(Node n, PythonContext& ctx) const {
   if (m->severity) f.severity = *m->severity;
 }
 
+void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx) {
+  if (!cuda_guarded(n, ctx)) return;
+  f.severity = Severity::Warning;
+  f.message += " (it runs only where CUDA is present: a TPU host skips it)";
+}
+
 ByteSpan from_method_name(Node call) {
   Node callee = call.field(Field::Function);
   if (callee.kind() == Kind::Attribute) return {callee.field(Field::Attribute).span().begin, call.span().end};

@@ -64,6 +64,10 @@ bool cuda_guarded(Node n, const PythonContext& ctx);
 // function (named `model_fn` or `*_model_fn`), including functions nested in those.
 bool in_tf_model_code(const PythonContext& ctx);
 
+// For a finding at `n` that would be an error: when `n` runs only where CUDA is present (see
+// cuda_guarded), a TPU host skips it, so the finding becomes a warning that says so.
+void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx);
+
 // The row of a data table (sorted and unique by its first column) whose key is `key`.
 template <class Row, std::size_t N>
 const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std::string_view key) {

@@ -81,8 +81,10 @@ class NcclBackend final : public python::PythonCheck {
     auto s = pa::string_literal(n);
     if (!s || pa::ascii_lower(*s) != "nccl" || !ctx.imports().imports("torch") || pa::in_test(n)) return;
     if (!chooses_backend(n, ctx)) return;
-    ctx.report(n, fmt::format("'{}' selects the NVIDIA collectives backend: there is no NCCL on a TPU host", *s),
-               std::string(kHint), "nccl");
+    Finding& f =
+        ctx.report(n, fmt::format("'{}' selects the NVIDIA collectives backend: there is no NCCL on a TPU host", *s),
+                   std::string(kHint), "nccl");
+    pa::soften_if_cuda_guarded(f, n, ctx);
   }
 };
 
@@ -115,7 +117,7 @@ extern const CheckDef TPU410_nccl_backend{
                            "`torch_xla.launch(fn)` (or `torchrun`, which works with `xla://`). With SPMD no process "
                            "group is needed.",
             .effort = "Low: 0.25-1 h to switch the backend and the launcher.",
-            .heuristic = "Only a literal \"nccl\" in one of the positions above is reported: a backend read from a "
+            .heuristic = "Guarded by a CUDA test (`if torch.cuda.is_available():`), it is a warning. Only a literal \"nccl\" in one of the positions above is reported: a backend read from a "
                          "config file, or a mapping such as `{\"cuda\": \"nccl\"}`, is not. Comparisons "
                          "(`dist.get_backend() == \"nccl\"`) are not reported. Files that do not import torch are "
                          "skipped.",

@@ -46,13 +46,14 @@ class DataParallelCudaDevices final : public python::PythonCheck {
             (pa::is_none(value.named_child(0)) || pa::is_none(value.named_child(2))))
           continue;
         Node at = value.parent().kind() == Kind::KeywordArgument ? value.parent() : value;
-        ctx.report(at,
+        Finding& f = ctx.report(at,
                    fmt::format("'{}' binds DistributedDataParallel to CUDA devices: it raises for a model on an "
                                "XLA device",
                                name),
                    "drop 'device_ids' and 'output_device': 'DDP(model, gradient_as_bucket_view=True)' with the model "
                    "on 'torch_xla.device()' and the \"xla\" process group",
                    "DistributedDataParallel(device_ids=...)");
+        pa::soften_if_cuda_guarded(f, call, ctx);
         return;
       }
       return;
@@ -99,7 +100,8 @@ extern const CheckDef TPU411_data_parallel_cuda_devices{
                            "instead of replicating.",
             .effort = "Low for `device_ids` (delete the argument); medium (1-4 h) to replace `nn.DataParallel`, which "
                       "needs a multi-process launcher or SPMD.",
-            .heuristic = "A bare name passed through (`device_ids=device_ids`, a wrapper's parameter) is not "
+            .heuristic = "Guarded by a CUDA test (`if torch.cuda.is_available():`), a `device_ids` finding is a "
+                         "warning. A bare name passed through (`device_ids=device_ids`, a wrapper's parameter) is not "
                          "reported: the caller chooses it. Neither is a conditional with a `None` branch "
                          "(`[rank] if device == \"cuda\" else None`).",
             .references = {"https://docs.pytorch.org/xla/master/learn/pjrt.html",

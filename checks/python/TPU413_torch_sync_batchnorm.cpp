@@ -17,18 +17,20 @@ namespace pa = pyapi;
 // picked at runtime (`bn = nn.BatchNorm2d if ... else nn.SyncBatchNorm`). A tuple or list of
 // types is an isinstance target, and a dict entry a menu of choices: neither is reported.
 class TorchSyncBatchNorm final : public pa::ReferenceCheck {
-  std::optional<Match> match(const std::string& q, Node n, python::PythonContext&) const override {
+  std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (q != "torch.nn.SyncBatchNorm" && q != "torch.nn.SyncBatchNorm.convert_sync_batchnorm" &&
         q != "torch.nn.modules.batchnorm.SyncBatchNorm")
       return std::nullopt;
     if (pa::in_test(n) || pa::in_dict_entry(n)) return std::nullopt;
     std::string_view parent = n.parent() ? n.parent().type() : std::string_view();
     if (parent == "tuple" || parent == "list" || parent == "set") return std::nullopt;
+    bool guarded = pa::cuda_guarded(n, ctx);
     return Match{fmt::format("'{}' synchronizes batch statistics only for GPU inputs: distributed training on an XLA "
-                             "device raises",
-                             q),
+                             "device raises{}",
+                             q, guarded ? " (it runs only where CUDA is present: a TPU host skips it)" : ""),
                  "use 'torch_xla.core.functions.SyncBatchNorm' (all-reduced statistics on XLA), or plain BatchNorm "
-                 "under SPMD, where the batch is global"};
+                 "under SPMD, where the batch is global",
+                 true, guarded ? std::optional(Severity::Warning) : std::nullopt};
   }
 };
 
@@ -55,7 +57,7 @@ extern const CheckDef TPU413_torch_sync_batchnorm{
             .use_instead = "`torch_xla.core.functions.SyncBatchNorm(num_features)` computes the batch statistics with "
                            "an XLA all-reduce; under SPMD a plain `nn.BatchNorm2d` already sees the global batch.",
             .effort = "Low: 0.25-1 h to swap the layer (and its conversion helper).",
-            .heuristic = "Type tests (`isinstance(m, nn.SyncBatchNorm)`), tuples or lists of types, and dict entries "
+            .heuristic = "Guarded by a CUDA test (`if args.sync_bn and cuda:`), it is a warning. Type tests (`isinstance(m, nn.SyncBatchNorm)`), tuples or lists of types, and dict entries "
                          "(a menu of norm layers) are not reported.",
             .references = {"https://github.com/pytorch/xla/blob/master/torch_xla/core/functions.py",
                            "https://docs.pytorch.org/docs/stable/generated/torch.nn.SyncBatchNorm.html"},
