@@ -29,10 +29,10 @@ bool is_factory(std::string_view q) {
 }
 
 // The call whose argument list holds `n` (directly or as a keyword value), or null.
-Node enclosing_call(Node n) {
-  Node p = n.parent();
-  if (p && p.kind() == Kind::KeywordArgument) p = p.parent();
-  if (p && p.kind() == Kind::ArgumentList) return p.parent();
+Node enclosing_call(Node n, const python::PythonContext& ctx) {
+  Node p = ctx.parent(n);
+  if (p && p.kind() == Kind::KeywordArgument) p = ctx.parent(p);
+  if (p && p.kind() == Kind::ArgumentList) return ctx.parent(p);
   return Node();
 }
 
@@ -40,9 +40,9 @@ Node enclosing_call(Node n) {
 // built explicitly on the CPU, a dict of dtype names, and a branch chosen only when the
 // condition already tests for float64 (`torch.float64 if default == torch.float64 else ...`).
 bool harmless_use(Node n, const python::PythonContext& ctx) {
-  if (pa::in_test(n)) return true;
-  if (pa::in_dict_entry(n)) return true;
-  Node p = n.parent();
+  if (pa::in_test(n, ctx)) return true;
+  if (pa::in_dict_entry(n, ctx)) return true;
+  Node p = ctx.parent(n);
   // A list of dtypes to loop or parametrize over (`for dtype in [torch.float32, torch.float64]`)
   // is a menu: what each dtype builds is decided where it is used.
   if (p && (p.type() == "list" || p.type() == "tuple")) {
@@ -57,7 +57,7 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
     std::string_view cond = p.named_child(1).text();
     if (cond.find("float64") != std::string_view::npos || cond.find("double") != std::string_view::npos) return true;
   }
-  if (Node call = enclosing_call(n)) {
+  if (Node call = enclosing_call(n, ctx)) {
     auto q = ctx.qualified_name(call.field(Field::Function));
     if (q && (*q == "torch.finfo" || *q == "torch.iinfo")) return true;
     python::CallArguments args = python::call_arguments(call);
@@ -82,7 +82,7 @@ class TorchFloat64 final : public python::PythonCheck {
     if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
 
     // torch.set_default_dtype(torch.float64): every later float tensor is 64-bit.
-    if (Node call = enclosing_call(n)) {
+    if (Node call = enclosing_call(n, ctx)) {
       auto callee = ctx.qualified_name(call.field(Field::Function));
       if (callee && *callee == "torch.set_default_dtype") {
         Finding& f = ctx.report(call, fmt::format("'torch.set_default_dtype({})' makes every new float tensor 64-bit, "

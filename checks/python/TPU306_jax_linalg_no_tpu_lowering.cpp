@@ -49,19 +49,19 @@ constexpr std::array<NoTpuLinalg, 12> kNoTpu = {{
 }};
 
 class JaxLinalgNoTpuLowering final : public pa::ReferenceCheck {
-  std::optional<Match> match(const std::string& q, Node n, python::PythonContext&) const override {
+  std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!q.starts_with("jax.")) return std::nullopt;
     // jax.scipy.linalg.qr_multiply has the same pivoting argument as qr.
     std::string_view api = q == "jax.scipy.linalg.qr_multiply" ? "jax.scipy.linalg.qr" : std::string_view(q);
     const NoTpuLinalg* row = nullptr;
     for (const auto& r : kNoTpu)
       if (r.api == api) row = &r;
-    if (!row || pa::in_test(n)) return std::nullopt;
+    if (!row || pa::in_test(n, ctx)) return std::nullopt;
     if (!row->only_with_pivoting)
       return Match{fmt::format("'{}' uses the '{}' primitive, which has no TPU lowering (CPU and GPU only)", q,
                                row->primitive),
                    std::string(row->hint)};
-    Node call = pa::call_of(n);
+    Node call = pa::call_of(n, ctx);
     Node pivoting = call ? python::call_arguments(call).keyword("pivoting") : Node();
     if (!pivoting || pa::bool_literal(pivoting) != true) return std::nullopt;
     return Match{fmt::format("'{}(pivoting=True)' uses the '{}' primitive, which has no TPU lowering", q,

@@ -20,7 +20,7 @@ bool is_host_function(std::string_view q) {
 
 class TfHostPythonFunction final : public pa::ReferenceCheck {
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (!is_host_function(q) || !pa::call_of(n) || !pa::in_tf_model_code(ctx)) return std::nullopt;
+    if (!is_host_function(q) || !pa::call_of(n, ctx) || !pa::in_tf_model_code(ctx)) return std::nullopt;
     return Match{fmt::format("'{}' runs Python on the host, which the TPU compiler cannot place in a TPU program", q),
                  "rewrite it with TensorFlow ops, move it into the tf.data input pipeline (which runs on the host), "
                  "or wrap it in 'tf.tpu.outside_compilation'"};

@@ -24,7 +24,7 @@ bool is_string_api(std::string_view q) {
 
 class TfStringOpsInModel final : public pa::ReferenceCheck {
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (!is_string_api(q) || pa::in_test(n) || !pa::in_tf_model_code(ctx)) return std::nullopt;
+    if (!is_string_api(q) || pa::in_test(n, ctx) || !pa::in_tf_model_code(ctx)) return std::nullopt;
     return Match{fmt::format("'{}' works on strings, which a TPU cannot hold: model code that uses it cannot be "
                              "compiled for the TPU",
                              q),

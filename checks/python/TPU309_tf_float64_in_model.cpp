@@ -20,7 +20,7 @@ bool is_tf_float64(std::string_view q) {
 
 class TfFloat64InModel final : public pa::ReferenceCheck {
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (!is_tf_float64(q) || pa::in_test(n) || pa::in_dict_entry(n) || !pa::in_tf_model_code(ctx))
+    if (!is_tf_float64(q) || pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx) || !pa::in_tf_model_code(ctx))
       return std::nullopt;
     return Match{fmt::format("'{}' in model code: TPU kernels have no 64-bit floats, so the op cannot be placed on "
                              "the TPU",

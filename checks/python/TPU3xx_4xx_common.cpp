@@ -101,7 +101,7 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 }  // namespace
 
 std::optional<std::string> whole_reference(Node n, const PythonContext& ctx) {
-  Node parent = n.parent();
+  Node parent = ctx.parent(n);
   if (n.kind() == Kind::Attribute) {
     if (parent && parent.kind() == Kind::Attribute && parent.field(Field::Object) == n) return std::nullopt;
   } else if (n.kind() == Kind::Identifier) {
@@ -131,15 +131,15 @@ std::optional<std::string> whole_reference(Node n, const PythonContext& ctx) {
   return ctx.qualified_name(n);
 }
 
-Node call_of(Node callee) {
-  Node parent = callee.parent();
+Node call_of(Node callee, const PythonContext& ctx) {
+  Node parent = ctx.parent(callee);
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;
   return Node();
 }
 
-bool in_test(Node n) {
+bool in_test(Node n, const PythonContext& ctx) {
   Node child = n;
-  for (Node p = n.parent(); p && !is_statement_boundary(p); child = p, p = p.parent()) {
+  for (Node p = ctx.parent(n); p && !is_statement_boundary(p); child = p, p = ctx.parent(p)) {
     std::string_view t = p.type();
     if (t == "comparison_operator" || t == "except_clause" || t == "type") return true;
     if (p.kind() == Kind::Call) {
@@ -152,9 +152,9 @@ bool in_test(Node n) {
   return false;
 }
 
-bool in_dict_entry(Node n) {
-  Node p = n.parent();
-  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = p.parent();
+bool in_dict_entry(Node n, const PythonContext& ctx) {
+  Node p = ctx.parent(n);
+  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = ctx.parent(p);
   return p && p.type() == "pair";
 }
 
@@ -226,7 +226,7 @@ Node argument(const python::CallArguments& args, size_t pos, std::string_view ke
 
 bool cuda_guarded(Node n, const PythonContext& ctx) {
   Node child = n;
-  for (Node p = n.parent(); p; child = p, p = p.parent()) {
+  for (Node p = ctx.parent(n); p; child = p, p = ctx.parent(p)) {
     if (p.kind() == Kind::FunctionDefinition || p.kind() == Kind::ClassDefinition || p.kind() == Kind::Lambda)
       return false;
     if (p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) {
@@ -302,7 +302,7 @@ void ReferenceCheck::check(Node n, PythonContext& ctx) const {
   if (!q) return;
   auto m = match(*q, n, ctx);
   if (!m) return;
-  Node call = m->at_call ? call_of(n) : Node();
+  Node call = m->at_call ? call_of(n, ctx) : Node();
   Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
   if (m->severity) f.severity = *m->severity;
 }

@@ -24,16 +24,16 @@ using python::PythonContext;
 std::optional<std::string> whole_reference(Node n, const PythonContext& ctx);
 
 // The call whose callee is `n`, or a null node.
-Node call_of(Node callee);
+Node call_of(Node callee, const PythonContext& ctx);
 
 // True when `n` is only inspected, not used as a value for computing: inside a comparison
 // (`x.dtype == torch.float64`, `d in (torch.float32, torch.float64)`), an isinstance/issubclass
 // argument, an `except` clause or a type annotation.
-bool in_test(Node n);
+bool in_test(Node n, const PythonContext& ctx);
 
 // True when `n` is a key or value of a dict literal, directly or as a branch of a conditional
 // expression there (a lookup table: the choice is made elsewhere).
-bool in_dict_entry(Node n);
+bool in_dict_entry(Node n, const PythonContext& ctx);
 
 // The method-form heuristic for `receiver.name(...)`, whose receiver's type is unknown: true
 // when the file imports `framework` ("torch"), the receiver is not `self` or `cls` (a module's

@@ -14,12 +14,12 @@ namespace {
 // bound for a later call with functools.partial. Reading a flag for a log line, or handing a
 // class to an introspection helper, does nothing on a TPU host.
 bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
-  Node parent = n.parent();
+  Node parent = ctx.parent(n);
   if (qualified.starts_with("torch.backends."))
     return parent && parent.kind() == Kind::Assignment && parent.field(python::Field::Left) == n;
-  if (call_of(n)) return true;
+  if (call_of(n, ctx)) return true;
   if (!parent || parent.kind() != Kind::ArgumentList) return false;
-  Node call = parent.parent();
+  Node call = ctx.parent(parent);
   auto callee = ctx.qualified_name(call.field(python::Field::Function));
   return callee && *callee == "functools.partial" && parent.named_child(0) == n;
 }
@@ -30,7 +30,7 @@ std::optional<ReferenceCheck::Match> TorchCudaApiCheck::match(const std::string&
                                                               PythonContext& ctx) const {
   if (!qualified.starts_with("torch.")) return std::nullopt;
   const TorchCudaApisRow* row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
-  if (!row || row->check != check_id_ || row->on_tpu_host == "not reported" || in_test(n)) return std::nullopt;
+  if (!row || row->check != check_id_ || row->on_tpu_host == "not reported" || in_test(n, ctx)) return std::nullopt;
   if (!used(qualified, n, ctx)) return std::nullopt;
   bool raises = row->on_tpu_host == "raises";
   if (cuda_guarded(n, ctx))

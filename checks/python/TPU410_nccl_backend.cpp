@@ -29,10 +29,10 @@ std::string_view last_name(Node target) {
 // expressions are looked through: `"nccl" if dist.is_nccl_available() else "gloo"`.
 bool chooses_backend(Node s, const python::PythonContext& ctx) {
   Node n = s;
-  Node p = n.parent();
+  Node p = ctx.parent(n);
   while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) {
     n = p;
-    p = p.parent();
+    p = ctx.parent(p);
   }
   if (!p) return false;
   if (p.kind() == Kind::KeywordArgument) {
@@ -40,13 +40,13 @@ bool chooses_backend(Node s, const python::PythonContext& ctx) {
     if (names_backend(key)) return true;
     if (key != "default") return false;
     // parser.add_argument("--dist-backend", default="nccl")
-    python::CallArguments args = python::call_arguments(p.parent().parent());
+    python::CallArguments args = python::call_arguments(ctx.parent(ctx.parent(p)));
     if (args.positional.empty()) return false;
     auto flag = pa::string_literal(args.positional[0]);
     return flag && names_backend(*flag);
   }
   if (p.kind() == Kind::ArgumentList) {
-    Node call = p.parent();
+    Node call = ctx.parent(p);
     auto q = ctx.qualified_name(call.field(Field::Function));
     python::CallArguments args = python::call_arguments(call);
     return q && (*q == "torch.distributed.init_process_group" || *q == "torch.distributed.new_group") &&
@@ -72,14 +72,14 @@ class NcclBackend final : public python::PythonCheck {
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Attribute) {
       auto q = pa::whole_reference(n, ctx);
-      if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n))
+      if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
         ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
                       "host",
                    std::string(kHint), "nccl");
       return;
     }
     auto s = pa::string_literal(n);
-    if (!s || pa::ascii_lower(*s) != "nccl" || !ctx.imports().imports("torch") || pa::in_test(n)) return;
+    if (!s || pa::ascii_lower(*s) != "nccl" || !ctx.imports().imports("torch") || pa::in_test(n, ctx)) return;
     if (!chooses_backend(n, ctx)) return;
     Finding& f =
         ctx.report(n, fmt::format("'{}' selects the NVIDIA collectives backend: there is no NCCL on a TPU host", *s),

@@ -21,8 +21,9 @@ class TorchSyncBatchNorm final : public pa::ReferenceCheck {
     if (q != "torch.nn.SyncBatchNorm" && q != "torch.nn.SyncBatchNorm.convert_sync_batchnorm" &&
         q != "torch.nn.modules.batchnorm.SyncBatchNorm")
       return std::nullopt;
-    if (pa::in_test(n) || pa::in_dict_entry(n)) return std::nullopt;
-    std::string_view parent = n.parent() ? n.parent().type() : std::string_view();
+    if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return std::nullopt;
+    Node p = ctx.parent(n);
+    std::string_view parent = p ? p.type() : std::string_view();
     if (parent == "tuple" || parent == "list" || parent == "set") return std::nullopt;
     bool guarded = pa::cuda_guarded(n, ctx);
     return Match{fmt::format("'{}' synchronizes batch statistics only for GPU inputs: distributed training on an XLA "

@@ -28,9 +28,9 @@ constexpr std::string_view kTpuSetup =
     "'tf.tpu.experimental.initialize_tpu_system') and place work with 'tf.distribute.TPUStrategy'";
 
 class TfGpuDevice final : public pa::ReferenceCheck {
-  std::optional<Match> match(const std::string& q, Node n, python::PythonContext&) const override {
+  std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!q.starts_with("tensorflow.")) return std::nullopt;
-    Node call = pa::call_of(n);
+    Node call = pa::call_of(n, ctx);
     if (!call) return std::nullopt;
     python::CallArguments args = python::call_arguments(call);
     if (q == "tensorflow.device") {

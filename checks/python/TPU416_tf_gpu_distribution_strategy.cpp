@@ -27,10 +27,10 @@ constexpr std::array<std::string_view, 10> kGpuStrategies = {
 };
 
 class TfGpuDistributionStrategy final : public pa::ReferenceCheck {
-  std::optional<Match> match(const std::string& q, Node n, python::PythonContext&) const override {
+  std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     bool found = false;
     for (std::string_view s : kGpuStrategies) found = found || s == q;
-    if (!found || pa::in_test(n)) return std::nullopt;
+    if (!found || pa::in_test(n, ctx)) return std::nullopt;
     return Match{fmt::format("'{}' distributes over GPUs: on a TPU host it runs on the CPU", q),
                  "use 'tf.distribute.TPUStrategy(resolver)' with a 'TPUClusterResolver'"};
   }
