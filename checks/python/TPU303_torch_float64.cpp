@@ -21,8 +21,8 @@ bool is_float64(std::string_view q) {
 
 // The tensor factories, which build on the CPU unless given a device.
 bool is_factory(std::string_view q) {
-  for (std::string_view f : {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
-                             "torch.arange", "torch.linspace", "torch.logspace", "torch.rand", "torch.randn",
+  for (std::string_view f : {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty",
+                             "torch.full", "torch.arange", "torch.linspace", "torch.logspace", "torch.rand", "torch.randn",
                              "torch.eye", "torch.randint", "torch.randperm"})
     if (q == f) return true;
   return false;
@@ -149,8 +149,8 @@ extern const CheckDef TPU303_torch_float64{
                          "the choice is made where the dtype is used), and a branch taken only when "
                          "the condition already tests float64 (`torch.float64 if torch.get_default_dtype() == "
                          "torch.float64 else torch.float32`). NumPy's `np.float64` is never reported: it runs on "
-                         "the host. The check cannot see where an existing tensor lives: `.double()` or `.to(torch.float64)` on "
-                         "a host tensor (checkpoint averaging, a sampler's weights) is reported although it never "
+                         "the host. The check cannot see where an existing tensor lives: `.double()` or "
+                         "`.to(torch.float64)` on a host tensor (checkpoint averaging, a sampler's weights) is reported although it never "
                          "reaches the TPU; a host factory moved to the device later, and a float64 array turned into "
                          "a tensor with `torch.from_numpy`, are not reported.",
             .references = {"https://docs.jax.dev/en/latest/default_dtypes.html",

@@ -62,7 +62,9 @@ std::string torch_cuda_what(std::string_view intro, std::string_view check_id) {
   std::string out = fmt::format("{}, from `checks/data/torch_cuda_apis.tsv` with what each does on a TPU host: {}.",
                                 intro, list_rows(check_id, false));
   std::string quiet = list_rows(check_id, true);
-  if (!quiet.empty()) out += fmt::format(" Not reported, because they are harmless no-ops there: {}.", quiet);
+  if (!quiet.empty())
+    out += fmt::format(" Not reported, because they are harmless there (a no-op, or a query that answers False): {}.",
+                       quiet);
   return out;
 }
 

@@ -117,7 +117,8 @@ extern const CheckDef TPU410_nccl_backend{
                            "`torch_xla.launch(fn)` (or `torchrun`, which works with `xla://`). With SPMD no process "
                            "group is needed.",
             .effort = "Low: 0.25-1 h to switch the backend and the launcher.",
-            .heuristic = "Guarded by a CUDA test (`if torch.cuda.is_available():`), it is a warning. Only a literal \"nccl\" in one of the positions above is reported: a backend read from a "
+            .heuristic = "Guarded by a CUDA test (`if torch.cuda.is_available():`), it is a warning. Only a "
+                         "literal \"nccl\" in one of the positions above is reported: a backend read from a "
                          "config file, or a mapping such as `{\"cuda\": \"nccl\"}`, is not. Comparisons "
                          "(`dist.get_backend() == \"nccl\"`) are not reported. Files that do not import torch are "
                          "skipped.",

@@ -58,7 +58,8 @@ extern const CheckDef TPU413_torch_sync_batchnorm{
             .use_instead = "`torch_xla.core.functions.SyncBatchNorm(num_features)` computes the batch statistics with "
                            "an XLA all-reduce; under SPMD a plain `nn.BatchNorm2d` already sees the global batch.",
             .effort = "Low: 0.25-1 h to swap the layer (and its conversion helper).",
-            .heuristic = "Guarded by a CUDA test (`if args.sync_bn and cuda:`), it is a warning. Type tests (`isinstance(m, nn.SyncBatchNorm)`), tuples or lists of types, and dict entries "
+            .heuristic = "Guarded by a CUDA test (`if args.sync_bn and cuda:`), it is a warning. Type tests "
+                         "(`isinstance(m, nn.SyncBatchNorm)`), tuples or lists of types, and dict entries "
                          "(a menu of norm layers) are not reported.",
             .references = {"https://github.com/pytorch/xla/blob/master/torch_xla/core/functions.py",
                            "https://docs.pytorch.org/docs/stable/generated/torch.nn.SyncBatchNorm.html"},
