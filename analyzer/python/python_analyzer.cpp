@@ -116,10 +116,13 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     // One pre-order walk with a cursor (no recursion: nesting depth is the input's to choose).
     TSTreeCursor cursor = ts_tree_cursor_new(tree.root().raw());
     uint32_t depth = 0;
+    std::vector<Node>& path = ctx.mutable_path();
     for (;;) {
       Node node(ts_tree_cursor_current_node(&cursor), &tree);
       while (!frames.empty() && frames.back().depth >= depth) frames.pop_back();
       Kind kind = node.kind();
+      path.resize(depth);
+      path.push_back(node);
       ctx.set_current(node);
       bool descend = true;
 

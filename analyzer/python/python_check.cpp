@@ -56,6 +56,12 @@ std::vector<const Frame*> PythonContext::enclosing_loops() const {
   return loops;
 }
 
+Node PythonContext::parent(Node n) const {
+  for (size_t i = path_.size(); i-- > 1;)
+    if (path_[i] == n) return path_[i - 1];
+  return n.parent();
+}
+
 Finding& PythonContext::report(Node at, std::string message, std::string hint, std::string subject) {
   return report(at.span(), std::move(message), std::move(hint), std::move(subject));
 }

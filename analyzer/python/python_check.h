@@ -47,6 +47,11 @@ class PythonContext {
   std::vector<const Frame*> enclosing_loops() const;
   std::span<const Frame> frames() const { return frames_; }
 
+  // The parent of `n` when `n` is the current node or one of its ancestors (from the walk's
+  // path, in constant time), else `n.parent()`, which tree-sitter finds by walking down from the
+  // root: costly when a check climbs from every identifier.
+  Node parent(Node n) const;
+
   // Adds a finding of the check being run at `at`.
   Finding& report(Node at, std::string message, std::string hint = {}, std::string subject = {});
   Finding& report(ByteSpan at, std::string message, std::string hint = {}, std::string subject = {});
@@ -55,6 +60,7 @@ class PythonContext {
   void set_check(const CheckInfo* check) { check_ = check; }
   void set_current(Node node) { current_ = node; }
   std::vector<Frame>& mutable_frames() { return frames_; }
+  std::vector<Node>& mutable_path() { return path_; }  // root first, the current node last
   std::vector<uint32_t> scope_chain() const;  // innermost function scope first, module last
 
  private:
@@ -67,6 +73,7 @@ class PythonContext {
   const CheckInfo* check_ = nullptr;
   Node current_;
   std::vector<Frame> frames_;
+  std::vector<Node> path_;
 };
 
 class PythonCheck {

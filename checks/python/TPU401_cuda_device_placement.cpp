@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU3xx_4xx_common.h"
 
 namespace tpulint::checks {
 
@@ -28,14 +29,67 @@ Node cuda_device_literal(Node expr) {
 
 constexpr std::string_view kHint = "use the XLA device: 'device = torch_xla.device()' and '.to(device)'";
 
+// A name that holds a device: `device`, `DEVICE`, `args.device`, `cfg.MODEL.DEVICE`, `torch_device`;
+// not a device type (`device_type = "cuda" if ... else "cpu"` follows an earlier choice).
+bool names_device(std::string_view name) {
+  std::string lower = pyapi::ascii_lower(name);
+  return lower.find("device") != std::string::npos && !lower.ends_with("type");
+}
+
+// The legacy CUDA tensor types, which build tensors on the current CUDA device.
+bool is_cuda_tensor_type(std::string_view q) {
+  constexpr std::string_view kPrefix = "torch.cuda.";
+  if (!q.starts_with(kPrefix) || !q.ends_with("Tensor")) return false;
+  std::string_view type = q.substr(kPrefix.size());
+  for (std::string_view t : {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+                             "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
+    if (type == t) return true;
+  return false;
+}
+
 class CudaDevicePlacement final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
+    static constexpr Kind k[] = {Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
     return k;
   }
 
-  void check(Node call, python::PythonContext& ctx) const override {
+  void check(Node n, python::PythonContext& ctx) const override {
+    switch (n.kind()) {
+      case Kind::Call:
+        return check_call(n, ctx);
+      case Kind::Assignment:
+        return check_assignment(n, ctx);
+      default:
+        return check_tensor_type(n, ctx);
+    }
+  }
+
+ private:
+  // device = "cuda"; cfg.MODEL.DEVICE = "cuda"; device = "cuda" if torch.cuda.is_available() else "cpu".
+  static void check_assignment(Node assign, python::PythonContext& ctx) {
+    Node left = assign.field(Field::Left);
+    Node right = assign.field(Field::Right);
+    if (!left || !right) return;
+    std::string_view name = left.kind() == Kind::Attribute    ? left.field(Field::Attribute).text()
+                            : left.kind() == Kind::Identifier ? left.text()
+                                                              : std::string_view();
+    if (!names_device(name)) return;
+    if (Node s = cuda_device_literal(right))
+      ctx.report(s, fmt::format("'{}' is set to a CUDA device ({}) for the code that uses it", left.text(), s.text()),
+                 std::string(kHint), "device = \"cuda\"");
+  }
+
+  // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
+  static void check_tensor_type(Node n, python::PythonContext& ctx) {
+    auto q = pyapi::whole_reference(n, ctx);
+    if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
+    Node call = pyapi::call_of(n, ctx);
+    ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),
+               "use 'torch.tensor(data, dtype=..., device=device)' with the XLA device", *q);
+  }
+
+  static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     python::CallArguments args = python::call_arguments(call);
 
@@ -77,6 +131,14 @@ class CudaDevicePlacement final : public python::PythonCheck {
                    "load to the CPU ('map_location=\"cpu\"'), then move the model to the XLA device",
                    "map_location=\"cuda\"");
     }
+    // parser.add_argument("--device", default="cuda")
+    if (Node value = args.keyword("default"); value && !args.positional.empty()) {
+      auto flag = python::string_value(args.positional[0]);
+      Node s = cuda_device_literal(value);
+      if (s && flag && names_device(*flag))
+        ctx.report(s, fmt::format("option '{}' defaults to a CUDA device", *flag), std::string(kHint),
+                   "device = \"cuda\"");
+    }
   }
 };
 
@@ -95,8 +157,12 @@ extern const CheckDef TPU401_cuda_device_placement{
         .hours = {0.1, 0.25},
         .doc = {
             .what = "`.cuda()` calls, `.to(\"cuda\")` / `.to(\"cuda:0\")`, `device=\"cuda\"` keyword arguments, "
-                    "`torch.device(\"cuda\")` and `torch.load(..., map_location=\"cuda\")`, including a `\"cuda\"` in either branch of a conditional "
-                    "(`\"cuda\" if torch.cuda.is_available() else \"cpu\"`).",
+                    "`torch.device(\"cuda\")`, `torch.load(..., map_location=\"cuda\")`, the legacy CUDA tensor "
+                    "types (`torch.cuda.FloatTensor(...)`, `x.type(torch.cuda.LongTensor)`), and a CUDA device "
+                    "string stored for later use: assigned to a name that holds a device (`device = \"cuda\"`, "
+                    "`cfg.MODEL.DEVICE = \"cuda\"`) or the default of a `--device` command-line option. A "
+                    "`\"cuda\"` in either branch of a conditional counts (`\"cuda\" if torch.cuda.is_available() "
+                    "else \"cpu\"`).",
             .why = "A TPU host has no CUDA device: these calls fail there, or silently fall back to the CPU "
                    "when guarded by `torch.cuda.is_available()`, which runs the model without the TPU.",
             .example = "model = Net().cuda()\nx = x.to(\"cuda\")\nmask = torch.ones(8, device=\"cuda\")",
@@ -104,9 +170,12 @@ extern const CheckDef TPU401_cuda_device_placement{
                            "`import torch_xla`\n`device = torch_xla.device()`\n"
                            "`model = Net().to(device)`\n`mask = torch.ones(8, device=device)`",
             .effort = "Low: minutes per call site, mechanical once a device variable exists.",
-            .heuristic = "Any `.cuda()` call is reported, except through an imported module name. Only "
-                         "string literals are recognized as CUDA device names: a device held in a variable "
-                         "is reported where the variable is built from a literal.",
+            .heuristic = "Any `.cuda()` call is reported, except through an imported module name. Only string "
+                         "literals are recognized as CUDA device names: a device held in a variable is reported "
+                         "where the variable is set from a literal, if its name contains `device` (not "
+                         "`device_type`, which follows an earlier choice). A device "
+                         "string read from a config file or the environment is not seen. `isinstance(x, "
+                         "torch.cuda.FloatTensor)` tests are not reported.",
             .references = {"https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html"},
         },
     },

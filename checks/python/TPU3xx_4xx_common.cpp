@@ -1,0 +1,322 @@
+#include "checks/python/TPU3xx_4xx_common.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace tpulint::checks::pyapi {
+
+using python::Field;
+
+namespace {
+
+// Parents under which an identifier is bound or declared, not read.
+bool binds_identifier(Node parent, Node n) {
+  std::string_view t = parent.type();
+  if (t == "parameters" || t == "lambda_parameters" || t == "typed_parameter" || t == "list_splat_pattern" ||
+      t == "dictionary_splat_pattern" || t == "global_statement" || t == "nonlocal_statement" ||
+      t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "as_pattern_target" ||
+      t == "keyword_pattern" || t == "delete_statement")
+    return true;
+  if (t == "default_parameter" || t == "typed_default_parameter") return parent.field(Field::Name) == n;
+  if (t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause")
+    return parent.field(Field::Left) == n;
+  return false;
+}
+
+bool is_statement_boundary(Node n) {
+  switch (n.kind()) {
+    case Kind::Block:
+    case Kind::Module:
+    case Kind::FunctionDefinition:
+    case Kind::ClassDefinition:
+    case Kind::Lambda:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// +1 when `cond` is true only where CUDA is present, -1 when it is true only where it is
+// absent, 0 when it says nothing about CUDA.
+int cuda_test(Node cond, const PythonContext& ctx) {
+  if (!cond) return 0;
+  std::string_view t = cond.type();
+  if (t == "parenthesized_expression" && cond.named_child_count() == 1) return cuda_test(cond.named_child(0), ctx);
+  if (t == "not_operator") return -cuda_test(cond.named_child(0), ctx);
+  if (t == "boolean_operator") {
+    // `a and b` holds only where both hold; `a or b` tells nothing reliable.
+    bool is_and = false;
+    for (uint32_t i = 0; i < cond.child_count(); ++i)
+      if (!cond.child(i).is_named() && cond.child(i).type() == "and") is_and = true;
+    if (!is_and) return 0;
+    for (uint32_t i = 0; i < cond.named_child_count(); ++i)
+      if (cuda_test(cond.named_child(i), ctx) > 0) return 1;
+    return 0;
+  }
+  if (cond.kind() == Kind::Call) {
+    auto q = ctx.qualified_name(cond.field(Field::Function));
+    return q && (*q == "torch.cuda.is_available" || *q == "torch.cuda.is_initialized") ? 1 : 0;
+  }
+  if (cond.kind() == Kind::Attribute || cond.kind() == Kind::Identifier) {
+    // A flag named for the GPU: `x.is_cuda`, `has_gpu`, `args.use_cuda`, `cuda_available`.
+    std::string name = ascii_lower(cond.kind() == Kind::Attribute ? cond.field(Field::Attribute).text() : cond.text());
+    return name.find("cuda") != std::string::npos || name.find("gpu") != std::string::npos ? 1 : 0;
+  }
+  if (t == "comparison_operator") {
+    // `x.device.type == "cuda"`, `"cuda" in str(device)`, `torch.cuda.device_count() > 0`.
+    bool negated = false, mentions_cuda = false;
+    for (uint32_t i = 0; i < cond.child_count(); ++i) {
+      Node c = cond.child(i);
+      if (!c.is_named()) {
+        if (c.type() == "!=" || c.type() == "not in" || c.type() == "is not") negated = true;
+        continue;
+      }
+      // The NCCL backend implies CUDA: `dist.get_backend() == "nccl"`, `== dist.Backend.NCCL`.
+      if (auto s = python::string_value(c); s && (*s == "cuda" || s->starts_with("cuda:") || *s == "nccl"))
+        mentions_cuda = true;
+      if (c.kind() == Kind::Attribute && c.field(Field::Attribute).text() == "NCCL") mentions_cuda = true;
+      if (c.kind() == Kind::Call) {
+        auto q = ctx.qualified_name(c.field(Field::Function));
+        if (q && *q == "torch.cuda.device_count") mentions_cuda = true;
+      }
+    }
+    if (!mentions_cuda) return 0;
+    return negated ? -1 : 1;
+  }
+  return 0;
+}
+
+// True when the expression `e` contains a call of `qualified`.
+bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
+  if (!e) return false;
+  if (e.kind() == Kind::Call) {
+    auto q = ctx.qualified_name(e.field(Field::Function));
+    if (q && *q == qualified) return true;
+  }
+  for (uint32_t i = 0; i < e.named_child_count(); ++i)
+    if (calls(e.named_child(i), qualified, ctx)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> whole_reference(Node n, const PythonContext& ctx) {
+  Node parent = ctx.parent(n);
+  if (n.kind() == Kind::Attribute) {
+    if (parent && parent.kind() == Kind::Attribute && parent.field(Field::Object) == n) return std::nullopt;
+  } else if (n.kind() == Kind::Identifier) {
+    if (!parent) return std::nullopt;
+    switch (parent.kind()) {
+      case Kind::Attribute:  // the root of a longer chain, or a member name
+      case Kind::DottedName:
+      case Kind::AliasedImport:
+      case Kind::ImportStatement:
+      case Kind::ImportFromStatement:
+      case Kind::FutureImportStatement:
+      case Kind::FunctionDefinition:
+      case Kind::ClassDefinition:
+        return std::nullopt;
+      case Kind::KeywordArgument:
+        if (parent.field(Field::Name) == n) return std::nullopt;
+        break;
+      case Kind::Assignment:
+        if (parent.field(Field::Left) == n) return std::nullopt;
+        break;
+      default:
+        if (binds_identifier(parent, n)) return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  return ctx.qualified_name(n);
+}
+
+Node call_of(Node callee, const PythonContext& ctx) {
+  Node parent = ctx.parent(callee);
+  if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;
+  return Node();
+}
+
+bool in_test(Node n, const PythonContext& ctx) {
+  Node child = n;
+  for (Node p = ctx.parent(n); p && !is_statement_boundary(p); child = p, p = ctx.parent(p)) {
+    std::string_view t = p.type();
+    if (t == "comparison_operator" || t == "except_clause" || t == "type") return true;
+    if (p.kind() == Kind::Call) {
+      if (p.field(Field::Function) == child) continue;  // the callee itself
+      Node callee = p.field(Field::Function);
+      std::string_view name = callee.kind() == Kind::Identifier ? callee.text() : std::string_view();
+      return name == "isinstance" || name == "issubclass";
+    }
+  }
+  return false;
+}
+
+bool in_dict_entry(Node n, const PythonContext& ctx) {
+  Node p = ctx.parent(n);
+  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = ctx.parent(p);
+  return p && p.type() == "pair";
+}
+
+bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {
+  if (callee.kind() != Kind::Attribute || !ctx.imports().imports(framework)) return false;
+  Node receiver = callee.field(Field::Object);
+  if (receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls")) return false;
+  Node root = receiver;
+  for (;;) {
+    if (root.kind() == Kind::Attribute)
+      root = root.field(Field::Object);
+    else if (root.kind() == Kind::Call)
+      root = root.field(Field::Function);
+    else if (root.kind() == Kind::Subscript)
+      root = root.field(Field::Value);
+    else if (root.type() == "parenthesized_expression" && root.named_child_count() == 1)
+      root = root.named_child(0);
+    else
+      break;
+  }
+  if (root.kind() == Kind::Identifier) {
+    if (auto q = ctx.qualified_name(root)) {
+      bool ours = *q == framework || (q->starts_with(framework) && (*q)[framework.size()] == '.');
+      if (!ours) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> string_literal(Node n) {
+  if (!n) return std::nullopt;
+  return python::string_value(n);
+}
+
+std::optional<long long> int_literal(Node n) {
+  if (!n) return std::nullopt;
+  bool negative = false;
+  if (n.type() == "unary_operator" && n.named_child_count() == 1 && n.child(0).type() == "-") {
+    negative = true;
+    n = n.named_child(0);
+  }
+  if (n.type() != "integer") return std::nullopt;
+  std::string_view text = n.text();
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return negative ? -v : v;
+}
+
+std::optional<bool> bool_literal(Node n) {
+  if (!n) return std::nullopt;
+  if (n.type() == "true") return true;
+  if (n.type() == "false") return false;
+  return std::nullopt;
+}
+
+bool is_none(Node n) { return n && n.type() == "none"; }
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword) {
+  if (Node k = args.keyword(keyword)) return k;
+  return pos < args.positional.size() ? args.positional[pos] : Node();
+}
+
+bool cuda_guarded(Node n, const PythonContext& ctx) {
+  Node child = n;
+  for (Node p = ctx.parent(n); p; child = p, p = ctx.parent(p)) {
+    if (p.kind() == Kind::FunctionDefinition || p.kind() == Kind::ClassDefinition || p.kind() == Kind::Lambda)
+      return false;
+    if (p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) {
+      int test = cuda_test(p.field(Field::Condition), ctx);
+      if (p.field(Field::Consequence) == child && test > 0) return true;
+      if (child.kind() == Kind::ElseClause && test < 0) return true;
+    } else if (p.kind() == Kind::ForStatement && p.field(Field::Body) == child) {
+      // `for i in range(torch.cuda.device_count()):` runs its body zero times without CUDA.
+      if (calls(p.field(Field::Right), "torch.cuda.device_count", ctx)) return true;
+    } else if (p.type() == "boolean_operator" && p.named_child_count() == 2 && p.named_child(1) == child) {
+      // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right side is skipped.
+      bool is_and = false;
+      for (uint32_t i = 0; i < p.child_count(); ++i)
+        if (!p.child(i).is_named() && p.child(i).type() == "and") is_and = true;
+      if (is_and && cuda_test(p.named_child(0), ctx) > 0) return true;
+    } else if (p.kind() == Kind::ConditionalExpression && p.named_child_count() == 3) {
+      int test = cuda_test(p.named_child(1), ctx);
+      if (p.named_child(0) == child && test > 0) return true;
+      if (p.named_child(2) == child && test < 0) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// A class deriving from a Keras layer or model: a base resolving into tf.keras, keras or tf_keras.
+bool is_keras_class(Node class_def, const PythonContext& ctx) {
+  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
+    Node bases = class_def.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
+      auto q = ctx.qualified_name(bases.named_child(j));
+      if (q && (q->starts_with("tensorflow.keras.") || q->starts_with("keras.") || q->starts_with("tf_keras.")))
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool in_tf_model_code(const PythonContext& ctx) {
+  if (!ctx.imports().imports("tensorflow")) return false;
+  const python::Frame* enclosing_class = nullptr;
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type == python::Frame::Type::Class) {
+      enclosing_class = &f;
+      continue;
+    }
+    if (f.type != python::Frame::Type::Function || !ctx.enclosing_function()) continue;
+    // Only frames whose body holds the node: the function's own decorators run outside it.
+    ByteSpan body = f.body;
+    ByteSpan here = ctx.enclosing_function()->body;
+    if (here.begin < body.begin || here.begin >= body.end) continue;
+    for (const std::string& d : f.decorators)
+      if (d == "tensorflow.function" || d == "tensorflow.compat.v1.function") return true;
+    std::string_view name = f.node.field(Field::Name).text();
+    if (name == "model_fn" || name.ends_with("_model_fn")) return true;
+    if ((name == "call" || name == "__call__") && enclosing_class && is_keras_class(enclosing_class->node, ctx))
+      return true;
+  }
+  return false;
+}
+
+std::span<const Kind> ReferenceCheck::kinds() const {
+  static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute};
+  return k;
+}
+
+void ReferenceCheck::check(Node n, PythonContext& ctx) const {
+  auto q = whole_reference(n, ctx);
+  if (!q) return;
+  auto m = match(*q, n, ctx);
+  if (!m) return;
+  Node call = m->at_call ? call_of(n, ctx) : Node();
+  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
+  if (m->severity) f.severity = *m->severity;
+}
+
+void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx) {
+  if (!cuda_guarded(n, ctx)) return;
+  f.severity = Severity::Warning;
+  f.message += " (it runs only where CUDA is present: a TPU host skips it)";
+}
+
+ByteSpan from_method_name(Node call) {
+  Node callee = call.field(Field::Function);
+  if (callee.kind() == Kind::Attribute) return {callee.field(Field::Attribute).span().begin, call.span().end};
+  return call.span();
+}
+
+}  // namespace tpulint::checks::pyapi

@@ -1,0 +1,100 @@
+// Helpers shared by the TPU3xx (unsupported ops and dtypes) and TPU4xx (CUDA-coupled APIs)
+// Python checks: whole-name references resolved through the imports, literal arguments, the
+// method-form heuristic, CUDA-availability guards and sorted data-table lookups.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "checks/check_def.h"
+
+namespace tpulint::checks::pyapi {
+
+using python::Kind;
+using python::Node;
+using python::PythonContext;
+
+// The qualified name `n` refers to when `n` is a whole name reference: an identifier, or the
+// outermost attribute of a chain, that is read (not bound by an assignment, a parameter or an
+// import, and not the member name of an attribute). With `import torch as T`, the attribute
+// `T.cuda.synchronize` gives "torch.cuda.synchronize"; its inner `T.cuda` gives nothing.
+std::optional<std::string> whole_reference(Node n, const PythonContext& ctx);
+
+// The call whose callee is `n`, or a null node.
+Node call_of(Node callee, const PythonContext& ctx);
+
+// True when `n` is only inspected, not used as a value for computing: inside a comparison
+// (`x.dtype == torch.float64`, `d in (torch.float32, torch.float64)`), an isinstance/issubclass
+// argument, an `except` clause or a type annotation.
+bool in_test(Node n, const PythonContext& ctx);
+
+// True when `n` is a key or value of a dict literal, directly or as a branch of a conditional
+// expression there (a lookup table: the choice is made elsewhere).
+bool in_dict_entry(Node n, const PythonContext& ctx);
+
+// The method-form heuristic for `receiver.name(...)`, whose receiver's type is unknown: true
+// when the file imports `framework` ("torch"), the receiver is not `self` or `cls` (a module's
+// own method), and the receiver is not rooted at an import of another module
+// (`np.arange(3).nonzero()` is NumPy's).
+bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework);
+
+// Literal values of argument expressions; nullopt when the expression is not that literal.
+std::optional<std::string> string_literal(Node n);  // a plain string (an f-string's literal prefix)
+std::optional<long long> int_literal(Node n);       // 3, -1
+std::optional<bool> bool_literal(Node n);           // True, False
+bool is_none(Node n);
+
+// ASCII lower case, for names and device strings compared without case.
+std::string ascii_lower(std::string_view s);
+
+// A call's argument by position or keyword: `pos` counts positional arguments only.
+Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword);
+
+// True when `n` runs only if CUDA is present: it sits in the body of an `if` (or the value of a
+// conditional expression) whose condition tests `torch.cuda.is_available()`, `.is_cuda`, or
+// compares with a "cuda" string (`x.device.type == "cuda"`), within the enclosing function.
+bool cuda_guarded(Node n, const PythonContext& ctx);
+
+// True when the node being checked is in TensorFlow model code, which TPUStrategy or
+// TPUEstimator compiles for the TPU: a function decorated with `tf.function`, the `call` or
+// `__call__` method of a class deriving from a Keras layer or model, or a TF1 Estimator model
+// function (named `model_fn` or `*_model_fn`), including functions nested in those.
+bool in_tf_model_code(const PythonContext& ctx);
+
+// For a finding at `n` that would be an error: when `n` runs only where CUDA is present (see
+// cuda_guarded), a TPU host skips it, so the finding becomes a warning that says so.
+void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx);
+
+// The row of a data table (sorted and unique by its first column) whose key is `key`.
+template <class Row, std::size_t N>
+const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std::string_view key) {
+  const Row* end = table + N;
+  const Row* it = std::lower_bound(table, end, key,
+                                   [key_field](const Row& r, std::string_view k) { return r.*key_field < k; });
+  return it != end && it->*key_field == key ? it : nullptr;
+}
+
+// A check whose declarative match is a whole name reference (see whole_reference): it is called
+// on identifiers and attribute chains, and `match` decides from the resolved qualified name.
+class ReferenceCheck : public python::PythonCheck {
+ public:
+  struct Match {
+    std::string message;
+    std::string hint;
+    bool at_call = true;  // underline the whole call when the reference is called
+    std::optional<Severity> severity = std::nullopt;  // when this finding differs from the check's
+  };
+  std::span<const Kind> kinds() const override;
+  void check(Node n, PythonContext& ctx) const override;
+
+ protected:
+  virtual std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const = 0;
+};
+
+// The start of `call`'s method name, so that a method-form finding underlines `.name(...)` only.
+ByteSpan from_method_name(Node call);
+
+}  // namespace tpulint::checks::pyapi
