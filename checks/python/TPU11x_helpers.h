@@ -1,0 +1,83 @@
+// Helpers shared by the Python custom-kernel checks (TPU11x) and the CUDA-only library checks
+// (TPU50x): decorators, local assignments, string literals, kernel sizes, optional imports and
+// first-party modules. Only those checks include this header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "python/python_check.h"
+
+namespace tpulint::checks::pyhelp {
+
+// One decorator of a function: its expression, its callee when it is a call (`@triton.autotune(
+// configs=...)`), and the qualified name of that callee or expression ("" when not imported).
+struct Decorator {
+  python::Node expr;   // the decorator's expression
+  python::Node call;   // the call node when the decorator is a call, else null
+  std::string name;    // qualified name through the imports, e.g. "triton.jit"
+};
+std::vector<Decorator> decorators_of(python::Node function, const python::PythonContext& ctx);
+
+// The GPU kernel language a function is written in, from its decorators.
+enum class KernelDsl : uint8_t {
+  None,
+  Triton,            // @triton.jit, @triton.autotune, @triton.heuristics
+  NumbaCuda,         // @numba.cuda.jit / @cuda.jit
+  NumbaCudaDevice,   // @cuda.jit(device=True): a device function called from kernels
+  CuteKernel,        // @cute.kernel (CUTLASS CuTe DSL)
+  TileLang,          // @tilelang.jit, or a @T.prim_func outside one
+};
+KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
+std::string_view display_name(KernelDsl dsl);
+
+// Hours to port a kernel of `lines` lines. Tile-level kernels (Triton, TileLang) share Pallas's
+// block-level model, so a port is closer to a translation; thread-level ones (CUDA C, Numba,
+// CuTe) are rewrites, on TPU101's scale.
+HoursRange tile_kernel_hours(uint32_t lines);
+HoursRange thread_kernel_hours(uint32_t lines);
+
+// Number of source lines a node spans (at least 1).
+uint32_t line_count(python::Node n);
+
+// Every string literal inside `expr` (itself included), without quotes; f-strings keep their
+// text before the first interpolation.
+std::vector<std::string> string_literals(python::Node expr);
+
+// The body to search for local assignments around the node being checked: the innermost
+// function's body, or the module.
+python::Node current_scope_body(const python::PythonContext& ctx);
+
+// The right-hand sides of plain assignments `name = value` directly in `scope` (the body of a
+// function or the module), in source order, not entering nested functions or classes. Also
+// searched: the module, when `scope` is a function body that assigns nothing to `name`.
+std::vector<python::Node> assigned_values(std::string_view name, const python::PythonContext& ctx);
+
+// The values an expression may take, one level deep: a conditional expression's two branches,
+// or the expression itself.
+std::vector<python::Node> alternatives(python::Node expr);
+
+// The qualified name `expr` refers to through the imports, or through one local assignment of
+// an imported name (`ext = CUDAExtension; ext(...)`, `k = cp.RawKernel if x else None`): every
+// candidate name, deduplicated, in source order.
+std::vector<std::string> resolved_names(python::Node expr, const python::PythonContext& ctx);
+
+// True for an import that the code can run without: inside a `try:` whose handler for the
+// failed import does not end by raising again.
+bool is_optional_import(python::Node import_statement, const python::PythonContext& ctx);
+
+// True if `top` (a top-level module name) is a module of the project being scanned: a package
+// directory `<root>/<top>/__init__.py` (or under `<root>/src/`), a module `<root>/<top>.py`, or
+// the scan root itself when it is package `top`. The root is the file's absolute path minus its
+// relative path.
+bool is_first_party(std::string_view top, const SourceFile& file);
+
+// The first component of a dotted name: "apex.amp" -> "apex".
+std::string_view top_level(std::string_view dotted);
+
+// True if `name` is `prefix` or a dotted child of it ("flash_attn.layers" of "flash_attn").
+bool has_module_prefix(std::string_view name, std::string_view prefix);
+
+}  // namespace tpulint::checks::pyhelp
