@@ -154,6 +154,24 @@ std::vector<std::string> resolved_names(Node expr, const python::PythonContext& 
   return out;
 }
 
+std::vector<std::string_view> from_import_names(Node stmt) {
+  std::vector<std::string_view> out;
+  Node module_name = stmt.field(Field::ModuleName);
+  for (uint32_t i = 0; i < stmt.named_child_count(); ++i) {
+    Node c = stmt.named_child(i);
+    if (c == module_name) continue;
+    Node name = c.kind() == Kind::AliasedImport ? c.field(Field::Name) : c;
+    if (name && name.kind() == Kind::DottedName) out.push_back(name.text());
+  }
+  return out;
+}
+
+void mark_optional(Finding& f) {
+  f.severity = Severity::Warning;
+  f.effort = EffortClass::Low;
+  f.hours = {0.25, 1};
+}
+
 namespace {
 
 bool catches_import_error(Node except_clause) {
@@ -196,17 +214,48 @@ bool is_optional_import(Node stmt, const python::PythonContext& ctx) {
   return false;
 }
 
+namespace {
+
+std::filesystem::path scan_root(const SourceFile& file) {
+  std::filesystem::path root = file.absolute_path().parent_path();
+  for (char c : file.path())
+    if (c == '/') root = root.parent_path();
+  return root;
+}
+
+}  // namespace
+
+ProjectModule project_module(std::string_view module, const SourceFile& file) {
+  namespace fs = std::filesystem;
+  if (module.empty() || module.front() == '.') return ProjectModule::None;
+  fs::path rel;
+  for (size_t begin = 0; begin <= module.size();) {
+    size_t dot = std::min(module.find('.', begin), module.size());
+    rel /= std::string(module.substr(begin, dot - begin));
+    begin = dot + 1;
+  }
+  std::error_code ec;
+  auto kind_in = [&](const fs::path& dir) {
+    if (fs::is_regular_file(dir / fs::path(rel.string() + ".py"), ec)) return ProjectModule::File;
+    if (fs::is_regular_file(dir / rel / "__init__.py", ec)) return ProjectModule::Package;
+    return ProjectModule::None;
+  };
+  ProjectModule k = kind_in(scan_root(file));
+  if (k == ProjectModule::None && module.find('.') == std::string_view::npos)
+    k = kind_in(file.absolute_path().parent_path());
+  return k;
+}
+
 bool is_first_party(std::string_view top, const SourceFile& file) {
   namespace fs = std::filesystem;
-  if (top.empty() || top.front() == '.') return false;
-  fs::path root = file.absolute_path();
-  for (char c : "/" + file.path())
-    if (c == '/') root = root.parent_path();
-  std::error_code ec;
+  if (top.empty() || top.front() == '.' || top.find('.') != std::string_view::npos) return false;
+  // A module beside the importing file counts too: scripts import their siblings
+  // (`import flash_attn_interface` in a directory that holds flash_attn_interface.py).
+  if (is_python_module_in_project(top, file)) return true;
   std::string name(top);
-  if (fs::is_regular_file(root / name / "__init__.py", ec) || fs::is_regular_file(root / (name + ".py"), ec) ||
-      fs::is_regular_file(root / "src" / name / "__init__.py", ec))
-    return true;
+  std::error_code ec;
+  fs::path root = scan_root(file);
+  if (fs::is_regular_file(root / "src" / name / "__init__.py", ec)) return true;
   return root.filename() == name && fs::is_regular_file(root / "__init__.py", ec);
 }
 

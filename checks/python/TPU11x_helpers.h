@@ -64,15 +64,31 @@ std::vector<python::Node> alternatives(python::Node expr);
 // candidate name, deduplicated, in source order.
 std::vector<std::string> resolved_names(python::Node expr, const python::PythonContext& ctx);
 
+// The names a from-import imports (`from a import b, c as d` -> {"b", "c"}), without the module.
+std::vector<std::string_view> from_import_names(python::Node import_from_statement);
+
+// Turns a finding about an import into one about an optional import: the code takes its fallback
+// on a TPU, so it is a warning with low effort (0.25-1 h, checking the fallback).
+void mark_optional(Finding& f);
+
 // True for an import that the code can run without: inside a `try:` whose handler for the
 // failed import does not end by raising again.
 bool is_optional_import(python::Node import_statement, const python::PythonContext& ctx);
 
 // True if `top` (a top-level module name) is a module of the project being scanned: a package
-// directory `<root>/<top>/__init__.py` (or under `<root>/src/`), a module `<root>/<top>.py`, or
-// the scan root itself when it is package `top`. The root is the file's absolute path minus its
-// relative path.
+// directory `<top>/__init__.py` or a module `<top>.py` at the scan root, under `<root>/src/`, or
+// beside the importing file; or the scan root itself when it is package `top`. The root is the
+// file's absolute path minus its relative path.
 bool is_first_party(std::string_view top, const SourceFile& file);
+
+// What the dotted module is in the project: a source file `<root>/a/b.py`, a package
+// `<root>/a/b/__init__.py` (for "a.b"; for a one-part name, also beside the importing file), or
+// nothing the checkout holds.
+enum class ProjectModule : uint8_t { None, File, Package };
+ProjectModule project_module(std::string_view module, const SourceFile& file);
+inline bool is_python_module_in_project(std::string_view module, const SourceFile& file) {
+  return project_module(module, file) != ProjectModule::None;
+}
 
 // The first component of a dotted name: "apex.amp" -> "apex".
 std::string_view top_level(std::string_view dotted);

@@ -33,13 +33,7 @@ std::vector<const data::CudaOnlyLibrariesRow*> libraries_of(Node stmt, std::stri
   std::vector<std::string> modules = python::imported_modules(stmt, package);
   if (stmt.kind() == Kind::ImportFromStatement && modules.size() == 1) {
     std::string base = modules[0];
-    Node module_name = stmt.field(Field::ModuleName);
-    for (uint32_t i = 0; i < stmt.named_child_count(); ++i) {
-      Node c = stmt.named_child(i);
-      if (c == module_name) continue;
-      Node name = c.kind() == Kind::AliasedImport ? c.field(Field::Name) : c;
-      if (name && name.kind() == Kind::DottedName) modules.push_back(base + "." + std::string(name.text()));
-    }
+    for (std::string_view name : pyhelp::from_import_names(stmt)) modules.push_back(base + "." + std::string(name));
   }
   std::vector<const data::CudaOnlyLibrariesRow*> out;
   for (const std::string& m : modules) {
@@ -94,9 +88,7 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
           fmt::format("check that the fallback taken without '{}' is the one that runs on TPU{}", lib.module,
                       no_path ? "" : "; " + use),
           std::string(lib.module));
-      f.severity = Severity::Warning;
-      f.effort = EffortClass::Low;
-      f.hours = {0.25, 1};
+      pyhelp::mark_optional(f);
       return;
     }
     Finding& f = ctx.report(
@@ -149,8 +141,8 @@ extern const CheckDef TPU501_cuda_only_library_import{
                       "(0.25-1 h) for an optional import, where the work is checking the fallback.",
             .heuristic = "Imports of the scanned project's own package are not reported (scanning apex itself "
                          "reports its kernels, not `import apex`): a library is the project's own when the scan "
-                         "root holds `<name>/__init__.py`, `src/<name>/__init__.py` or `<name>.py`, or is "
-                         "package `<name>` itself. A handler that ends with `raise` makes the import required.",
+                         "root, its `src/` or the importing file's directory holds `<name>/__init__.py` or "
+                         "`<name>.py`, or when the root is package `<name>` itself. A handler that ends with `raise` makes the import required.",
             .references = {"https://docs.pytorch.org/xla/master/features/pallas.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },
