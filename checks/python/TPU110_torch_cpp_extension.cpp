@@ -51,16 +51,24 @@ Build load_inline_build(const python::CallArguments& args) {
   return is_none(cuda) ? Build::Cpu : Build::Cuda;
 }
 
-// The extension's name: the first positional argument or `name=`, when a string literal.
-std::string extension_name(const python::CallArguments& args) {
+// The extension's name: the first positional argument or `name=`, when a string literal or a
+// variable assigned one.
+std::string extension_name(const python::CallArguments& args, const python::PythonContext& ctx) {
   Node n = !args.positional.empty() ? args.positional[0] : args.keyword("name");
-  if (n) {
-    if (auto s = python::string_value(n); s && !s->empty()) return *s;
-  }
+  if (!n) return "";
+  if (auto s = python::string_value(n)) return *s;
+  if (n.kind() == Kind::Identifier)
+    for (Node v : pyhelp::assigned_values(n.text(), ctx))
+      if (auto s = python::string_value(v)) return *s;
   return "";
 }
 
-std::string quoted_name(const std::string& name) { return name.empty() ? "a native extension" : "'" + name + "'"; }
+// "CUDA extension 'roi_ops._C'" (after "the" when `article`), or "a CUDA extension" when its
+// name is not a literal.
+std::string extension_label(std::string_view kind, const std::string& name, bool article = false) {
+  if (name.empty()) return fmt::format("a {} extension", kind);
+  return fmt::format("{}{} extension '{}'", article ? "the " : "", kind, name);
+}
 
 class TorchCppExtension final : public python::PythonCheck {
  public:
@@ -89,25 +97,25 @@ class TorchCppExtension final : public python::PythonCheck {
       if (member == ".CppExtension") cpp_ext = true;
       if (member == ".load" || member == ".load_inline") {
         Build b = member == ".load" ? load_build(args, ctx) : load_inline_build(args);
-        report_load(callee, ctx, std::string(member.substr(1)), extension_name(args), b);
+        report_load(callee, ctx, std::string(member.substr(1)), extension_name(args, ctx), b);
         return;
       }
     }
     if (cuda_ext || cpp_ext) {
       // `ext = CppExtension` / `ext = CUDAExtension` under a CUDA condition: the CUDA build wins.
-      std::string name = extension_name(args);
+      std::string name = extension_name(args, ctx);
       std::string via = callee.kind() == Kind::Identifier && !ctx.qualified_name(callee)
                             ? fmt::format(" (through '{}')", callee.text())
                             : "";
       std::string subject = name.empty() ? (cuda_ext ? "CUDAExtension" : "CppExtension") : name;
       if (cuda_ext) {
-        ctx.report(callee, fmt::format("CUDA extension {} is built with 'CUDAExtension'{}; its kernels cannot run on a TPU",
-                                       quoted_name(name), via),
+        ctx.report(callee, fmt::format("{} is built with 'CUDAExtension'{}; its kernels cannot run on a TPU",
+                                       extension_label("CUDA", name), via),
                    std::string(kCudaHint), subject);
       } else {
         Finding& f = ctx.report(
-            callee, fmt::format("C++ extension {} is built with 'CppExtension'{}; its ops have no XLA lowering",
-                                quoted_name(name), via),
+            callee, fmt::format("{} is built with 'CppExtension'{}; its ops have no XLA lowering",
+                                extension_label("C++", name), via),
             std::string(kCpuHint), subject);
         f.effort = EffortClass::Medium;
         f.hours = {4, 16};
@@ -128,15 +136,15 @@ class TorchCppExtension final : public python::PythonCheck {
                           Build b) {
     std::string subject = name.empty() ? fn : name;
     if (b == Build::Cuda) {
-      ctx.report(at, fmt::format("'{}' JIT-compiles the CUDA extension {}; its kernels cannot run on a TPU", fn,
-                                   quoted_name(name)),
+      ctx.report(at, fmt::format("'{}' JIT-compiles {}; its kernels cannot run on a TPU", fn,
+                                 extension_label("CUDA", name, true)),
                  std::string(kCudaHint), subject);
       return;
     }
     Finding& f = ctx.report(
         at,
-        fmt::format("'{}' JIT-compiles the {} extension {}; its ops have no XLA lowering", fn,
-                    b == Build::Cpu ? "C++" : "native", quoted_name(name)),
+        fmt::format("'{}' JIT-compiles {}; its ops have no XLA lowering", fn,
+                    extension_label(b == Build::Cpu ? "C++" : "native", name, true)),
         std::string(kCpuHint), subject);
     f.effort = EffortClass::Medium;
     f.hours = {4, 16};

@@ -26,11 +26,12 @@ class TritonKernel final : public python::PythonCheck {
     Node name = function.field(Field::Name);
     if (!name) return;
     uint32_t lines = pyhelp::line_count(function);
+    std::string subject = pyhelp::function_display_name(function, ctx);
     Finding& f = ctx.report(
-        name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", name.text(), lines),
+        name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
         "rewrite it as a Pallas kernel (jax.experimental.pallas with the TPU backend, called from PyTorch through "
         "torch_xla.experimental.custom_kernel.make_kernel_from_pallas), or as tensor ops that XLA fuses",
-        std::string(name.text()));
+        subject);
     f.hours = pyhelp::tile_kernel_hours(lines);
   }
 };

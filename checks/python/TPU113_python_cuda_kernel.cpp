@@ -76,7 +76,7 @@ class PythonCudaKernel final : public python::PythonCheck {
     Node name = fn.field(Field::Name);
     if (!name) return;
     uint32_t lines = pyhelp::line_count(fn);
-    std::string subject(name.text());
+    std::string subject = pyhelp::function_display_name(fn, ctx);
     KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
     if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang) {
       Finding& f = ctx.report(name,

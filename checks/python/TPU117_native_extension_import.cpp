@@ -80,25 +80,29 @@ class NativeExtensionImport final : public python::PythonCheck {
                                  [&](const auto& row) { return pyhelp::has_module_prefix(module, row.module); });
       if (library && !pyhelp::is_first_party(top, ctx.file())) continue;
       if (pyhelp::is_python_module_in_project(module, ctx.file())) continue;  // a .py file, not a build product
-      if (imported_earlier(module, stmt, package, ctx)) continue;
-      report(stmt, module, ctx);
+      // One finding per extension and file, at its first import; optional only when every
+      // import of it in the file is.
+      bool first = true, optional = pyhelp::is_optional_import(stmt, ctx);
+      std::vector<uint32_t> seen{stmt.span().begin};
+      for (const python::ImportBinding& b : ctx.imports().bindings()) {
+        uint32_t at = b.statement.span().begin;
+        if (std::find(seen.begin(), seen.end(), at) != seen.end()) continue;
+        seen.push_back(at);
+        auto others = named_modules(b.statement, package, ctx.file());
+        if (std::none_of(others.begin(), others.end(),
+                         [&](const std::string& m) { return extension_key(m) == extension_key(module); }))
+          continue;
+        if (at < stmt.span().begin) first = false;
+        if (!pyhelp::is_optional_import(b.statement, ctx)) optional = false;
+      }
+      if (first) report(stmt, module, optional, ctx);
     }
   }
 
  private:
-  static bool imported_earlier(const std::string& module, Node stmt, std::string_view package,
-                               const python::PythonContext& ctx) {
-    for (const python::ImportBinding& b : ctx.imports().bindings()) {
-      if (b.statement.span().begin >= stmt.span().begin) continue;
-      for (const std::string& m : named_modules(b.statement, package, ctx.file()))
-        if (extension_key(m) == extension_key(module)) return true;
-    }
-    return false;
-  }
-
-  static void report(Node stmt, const std::string& module, python::PythonContext& ctx) {
+  static void report(Node stmt, const std::string& module, bool optional, python::PythonContext& ctx) {
     std::string kind = cuda_named(module) ? "CUDA extension" : "native extension";
-    if (pyhelp::is_optional_import(stmt, ctx)) {
+    if (optional) {
       Finding& f = ctx.report(
           stmt, fmt::format("optional import of the compiled {} '{}'; the code runs without it", kind, module),
           "check that the fallback taken without it is the one that runs on TPU", module);

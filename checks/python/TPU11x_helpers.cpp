@@ -76,6 +76,18 @@ HoursRange thread_kernel_hours(uint32_t lines) {
   return {40, 120};
 }
 
+std::string function_display_name(Node function, const python::PythonContext& ctx) {
+  Node name = function.field(Field::Name);
+  std::string out = name ? std::string(name.text()) : "";
+  std::span<const python::Frame> frames = ctx.frames();
+  if (!frames.empty() && frames.back().type == python::Frame::Type::Class) {
+    ByteSpan body = frames.back().body, at = function.span();
+    if (body.begin <= at.begin && at.end <= body.end)
+      if (Node cls = frames.back().node.field(Field::Name)) out = std::string(cls.text()) + "." + out;
+  }
+  return out;
+}
+
 uint32_t line_count(Node n) {
   return ts_node_end_point(n.raw()).row - ts_node_start_point(n.raw()).row + 1;
 }

@@ -39,6 +39,10 @@ std::string_view display_name(KernelDsl dsl);
 HoursRange tile_kernel_hours(uint32_t lines);
 HoursRange thread_kernel_hours(uint32_t lines);
 
+// A function's name for a finding: "Class.method" for a method (CuTe kernels are all called
+// `kernel`), else its own name. The function's frame is not open yet when it is being checked.
+std::string function_display_name(python::Node function, const python::PythonContext& ctx);
+
 // Number of source lines a node spans (at least 1).
 uint32_t line_count(python::Node n);
 
