@@ -25,11 +25,19 @@ bool ends_with_cuda_source(std::string_view s) {
 
 bool is_none(Node n) { return !n || n.type() == "none"; }
 
+Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx);
+
 // Whether a load(...) call builds CUDA code: `with_cuda=` decides when given, then
 // `extra_cuda_cflags=`, then the file names among its sources (`.cu`/`.cuh`).
 Build load_build(const python::CallArguments& args, const python::PythonContext& ctx) {
   if (Node w = args.keyword("with_cuda"); w && !is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
   if (args.keyword("extra_cuda_cflags")) return Build::Cuda;
+  return sources_build(args, ctx);
+}
+
+// Whether the sources of a load(...) or an extension class (second positional or `sources=`)
+// include CUDA files.
+Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx) {
   Node sources = args.positional.size() > 1 ? args.positional[1] : args.keyword("sources");
   if (!sources) return Build::Unknown;
   std::vector<std::string> files = pyhelp::string_literals(sources);
@@ -101,6 +109,8 @@ class TorchCppExtension final : public python::PythonCheck {
         return;
       }
     }
+    // CppExtension(..., sources=[..., "kernel.cu"]): BuildExtension compiles the .cu with nvcc.
+    bool cuda_sources = cpp_ext && !cuda_ext && sources_build(args, ctx) == Build::Cuda;
     if (cuda_ext || cpp_ext) {
       // `ext = CppExtension` / `ext = CUDAExtension` under a CUDA condition: the CUDA build wins.
       std::string name = extension_name(args, ctx);
@@ -108,9 +118,10 @@ class TorchCppExtension final : public python::PythonCheck {
                             ? fmt::format(" (through '{}')", callee.text())
                             : "";
       std::string subject = name.empty() ? (cuda_ext ? "CUDAExtension" : "CppExtension") : name;
-      if (cuda_ext) {
-        ctx.report(callee, fmt::format("{} is built with 'CUDAExtension'{}; its kernels cannot run on a TPU",
-                                       extension_label("CUDA", name), via),
+      if (cuda_ext || cuda_sources) {
+        ctx.report(callee, fmt::format("{} is built with '{}'{}{}; its kernels cannot run on a TPU",
+                                       extension_label("CUDA", name), cuda_ext ? "CUDAExtension" : "CppExtension",
+                                       cuda_ext ? "" : " from CUDA sources", via),
                    std::string(kCudaHint), subject);
       } else {
         Finding& f = ctx.report(
@@ -212,7 +223,8 @@ extern const CheckDef TPU110_torch_cpp_extension{
                     "builders `load(...)` and `load_inline(...)`, under any alias (`from torch.utils import "
                     "cpp_extension as ce; ce.load(...)`), and `cmdclass={\"build_ext\": BuildExtension}` in a "
                     "file that builds no extension itself. A build with CUDA sources is told apart from a "
-                    "C++-only one.",
+                    "C++-only one, also for a `CppExtension` given `.cu` files (which `BuildExtension` "
+                    "compiles with nvcc).",
             .why = "An extension's ops are native code compiled for CUDA or the CPU. XLA cannot compile them: a "
                    "CUDA kernel cannot run on a TPU host at all, and a C++ op that reads tensor memory "
                    "(`data_ptr`, accessors) sees none on an XLA tensor, which has no host storage. Ops registered "
