@@ -51,7 +51,8 @@ std::string op_name(Node arg) {
 }
 
 // The registrations one call makes, or none.
-std::vector<Registration> registrations_of(Node call, const python::PythonContext& ctx, bool library_file) {
+template <typename LibraryFile>
+std::vector<Registration> registrations_of(Node call, const python::PythonContext& ctx, LibraryFile library_file) {
   std::vector<Registration> out;
   Node callee = call.field(Field::Function);
   if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return out;
@@ -81,7 +82,8 @@ std::vector<Registration> registrations_of(Node call, const python::PythonContex
       Node types = pos(1) ? pos(1) : args.keyword("device_types");
       add(op_name(first), devices_of(types));
     }
-  } else if (!q && library_file && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "impl") {
+  } else if (!q && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "impl" &&
+             library_file()) {
     // lib.impl("op", fn, "CUDA") on a torch.library.Library object.
     Node key = pos(2) ? pos(2) : args.keyword("dispatch_key");
     if (pos(0) && pos(0).kind() == Kind::String && key) add(op_name(pos(0)), devices_of(key));
@@ -104,18 +106,21 @@ class TorchCustomOpKernel final : public python::PythonCheck {
 
   void check(Node call, python::PythonContext& ctx) const override {
     if (!ctx.imports().imports("torch")) return;
-    bool library_file = ctx.tree().text().find("Library(") != std::string_view::npos;
+    // Searching the text is O(file): only for a `.impl(...)` call, and once per file walk below.
+    auto library_file = [&ctx] { return ctx.tree().text().find("Library(") != std::string_view::npos; };
     std::vector<Registration> mine = registrations_of(call, ctx, library_file);
     if (mine.empty()) return;
 
     // Every registration in the file decides what the op has (a rare walk: only at a registration).
     std::vector<Registration> all;
+    auto known = [library = library_file()] { return library; };
     std::vector<Node> stack{ctx.tree().root()};
     while (!stack.empty()) {
       Node n = stack.back();
       stack.pop_back();
       if (n.kind() == Kind::Call)
-        for (Registration& r : registrations_of(n, ctx, library_file)) all.push_back(std::move(r));
+        for (Registration& r : registrations_of(n, ctx, known))
+          all.push_back(std::move(r));
       for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
     }
     for (const Registration& r : mine) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <optional>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
@@ -40,8 +41,14 @@ std::vector<std::string> named_modules(Node stmt, std::string_view package, cons
   std::string base = modules.empty() ? "" : modules[0];
   Node module_name = stmt.field(Field::ModuleName);
   if (base.empty() && module_name) base = std::string(module_name.text());  // `from . import _C` above the root
-  pyhelp::ProjectModule kind = pyhelp::project_module(base, file);
+  std::optional<pyhelp::ProjectModule> kind_cache;  // a file-system lookup: only for extension-like names
+  auto module_kind = [&] {
+    if (!kind_cache) kind_cache = pyhelp::project_module(base, file);
+    return *kind_cache;
+  };
   for (std::string_view n : pyhelp::from_import_names(stmt)) {
+    if (!extension_like(n)) continue;
+    pyhelp::ProjectModule kind = module_kind();
     bool submodule = n.ends_with("_C") ? kind != pyhelp::ProjectModule::File
                                        : kind == pyhelp::ProjectModule::Package || base.starts_with('.');
     if (submodule) modules.push_back(base.ends_with('.') ? base + std::string(n) : base + "." + std::string(n));
