@@ -89,20 +89,12 @@ class NativeExtensionImport final : public python::PythonCheck {
       if (pyhelp::is_python_module_in_project(module, ctx.file())) continue;  // a .py file, not a build product
       // One finding per extension and file, at its first import; optional only when every
       // import of it in the file is.
-      bool first = true, optional = pyhelp::is_optional_import(stmt, ctx);
-      std::vector<uint32_t> seen{stmt.span().begin};
-      for (const python::ImportBinding& b : ctx.imports().bindings()) {
-        uint32_t at = b.statement.span().begin;
-        if (std::find(seen.begin(), seen.end(), at) != seen.end()) continue;
-        seen.push_back(at);
-        auto others = named_modules(b.statement, package, ctx.file());
-        if (std::none_of(others.begin(), others.end(),
-                         [&](const std::string& m) { return extension_key(m) == extension_key(module); }))
-          continue;
-        if (at < stmt.span().begin) first = false;
-        if (!pyhelp::is_optional_import(b.statement, ctx)) optional = false;
-      }
-      if (first) report(stmt, module, optional, ctx);
+      pyhelp::ImportSummary sum = pyhelp::summarize_imports(stmt, ctx, [&](Node other) {
+        auto others = named_modules(other, package, ctx.file());
+        return std::any_of(others.begin(), others.end(),
+                           [&](const std::string& m) { return extension_key(m) == extension_key(module); });
+      });
+      if (sum.first) report(stmt, module, sum.optional, ctx);
     }
   }
 

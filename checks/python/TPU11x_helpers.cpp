@@ -213,6 +213,20 @@ bool reraises(Node except_clause) {
 
 }  // namespace
 
+ImportSummary summarize_imports(Node stmt, const python::PythonContext& ctx, const std::function<bool(Node)>& same) {
+  ImportSummary out{true, is_optional_import(stmt, ctx)};
+  std::vector<uint32_t> seen{stmt.span().begin};
+  for (const python::ImportBinding& b : ctx.imports().bindings()) {
+    uint32_t at = b.statement.span().begin;
+    if (std::find(seen.begin(), seen.end(), at) != seen.end()) continue;
+    seen.push_back(at);
+    if (!same(b.statement)) continue;
+    if (at < stmt.span().begin) out.first = false;
+    if (!is_optional_import(b.statement, ctx)) out.optional = false;
+  }
+  return out;
+}
+
 bool is_optional_import(Node stmt, const python::PythonContext& ctx) {
   if (!ctx.imports().is_guarded(stmt)) return false;
   Node child = stmt;

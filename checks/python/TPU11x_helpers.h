@@ -3,6 +3,7 @@
 // first-party modules. Only those checks include this header.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,16 @@ std::vector<std::string_view> from_import_names(python::Node import_from_stateme
 // Turns a finding about an import into one about an optional import: the code takes its fallback
 // on a TPU, so it is a warning with low effort (0.25-1 h, checking the fallback).
 void mark_optional(Finding& f);
+
+// Of every import statement of the file that `same` accepts (besides `stmt`, which imports the
+// same thing): whether `stmt` is the first, and whether all of them, `stmt` included, are
+// optional. Checks report one finding per imported thing and file, at its first import.
+struct ImportSummary {
+  bool first = true;
+  bool optional = true;
+};
+ImportSummary summarize_imports(python::Node stmt, const python::PythonContext& ctx,
+                                const std::function<bool(python::Node)>& same);
 
 // True for an import that the code can run without: inside a `try:` whose handler for the
 // failed import does not end by raising again.

@@ -60,19 +60,12 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
       if (pyhelp::is_first_party(pyhelp::top_level(lib->module), ctx.file())) continue;
       // One finding per library (package) and file, at its first import; it is optional only when every
       // import of it in the file is.
-      bool first = true, optional = pyhelp::is_optional_import(stmt, ctx);
-      std::vector<uint32_t> seen{stmt.span().begin};
-      for (const python::ImportBinding& b : ctx.imports().bindings()) {
-        uint32_t at = b.statement.span().begin;
-        if (std::find(seen.begin(), seen.end(), at) != seen.end()) continue;
-        seen.push_back(at);
-        auto libs = libraries_of(b.statement, package);
-        if (std::none_of(libs.begin(), libs.end(), [&](auto* o) { return o->package == lib->package; })) continue;
-        if (at < stmt.span().begin) first = false;
-        if (!pyhelp::is_optional_import(b.statement, ctx)) optional = false;
-      }
-      if (!first) continue;
-      report(stmt, *lib, optional, ctx);
+      pyhelp::ImportSummary sum = pyhelp::summarize_imports(stmt, ctx, [&](Node other) {
+        auto libs = libraries_of(other, package);
+        return std::any_of(libs.begin(), libs.end(), [&](auto* o) { return o->package == lib->package; });
+      });
+      if (!sum.first) continue;
+      report(stmt, *lib, sum.optional, ctx);
     }
   }
 
