@@ -328,7 +328,11 @@ TEST_CASE("the github format writes one workflow command per finding", "[e2e][gi
     errors += line.starts_with("::error file=");
     notices += line.starts_with("::notice title=tpulint::");
   }
-  CHECK(errors == 10);
+  int expected_errors = 0;
+  const json report = valid_report(run_tpulint("scan fixtures/projects/torch_cuda_extension --format json").out);
+  for (const json& f : report.at("findings")) expected_errors += f.at("severity") == "error";
+  CHECK(expected_errors >= 10);
+  CHECK(errors == expected_errors);
   CHECK(notices == 1);
   CHECK(r.out.find("::error file=csrc/nms_kernel.cu,line=25,col=17,") != std::string::npos);
 }

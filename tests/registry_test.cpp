@@ -49,7 +49,7 @@ TEST_CASE("every check runs in exactly one frontend that matches its languages",
 }
 
 TEST_CASE("selection gives each frontend only its selected checks", "[registry]") {
-  auto ids = checks::registry().select(std::vector<std::string>{"TPU1", "TPU201"}, std::vector<std::string>{"TPU103"});
+  auto ids = checks::registry().select(std::vector<std::string>{"TPU10", "TPU201"}, std::vector<std::string>{"TPU103"});
   auto py = checks::python_checks(ids);
   auto native = checks::native_checks(ids);
   REQUIRE(py.size() == 1);

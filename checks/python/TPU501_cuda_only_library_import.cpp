@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU11x_helpers.h"
 #include "data/cuda_only_libraries.h"
 
 namespace tpulint::checks {
 
 namespace {
 
+using python::Field;
 using python::Kind;
 using python::Node;
 
@@ -18,11 +20,30 @@ using python::Node;
 const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
   const data::CudaOnlyLibrariesRow* best = nullptr;
   for (const auto& row : data::kCudaOnlyLibraries) {
-    bool prefix = module.starts_with(row.module) &&
-                  (module.size() == row.module.size() || module[row.module.size()] == '.');
-    if (prefix && (!best || row.module.size() > best->module.size())) best = &row;
+    if (pyhelp::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))
+      best = &row;
   }
   return best;
+}
+
+// The CUDA-only libraries an import statement names, each once. A from-import also names its
+// imported names as submodules, so `from deepspeed import ops` and `from numba import cuda`
+// are found like `import deepspeed.ops`.
+std::vector<const data::CudaOnlyLibrariesRow*> libraries_of(Node stmt, std::string_view package) {
+  std::vector<std::string> modules = python::imported_modules(stmt, package);
+  if (stmt.kind() == Kind::ImportFromStatement && modules.size() == 1) {
+    std::string base = modules[0];
+    for (std::string_view name : pyhelp::from_import_names(stmt)) modules.push_back(base + "." + std::string(name));
+  }
+  std::vector<const data::CudaOnlyLibrariesRow*> out;
+  for (const std::string& m : modules) {
+    const data::CudaOnlyLibrariesRow* lib = find_library(m);
+    if (!lib) continue;
+    // cupy and cupyx are one library: one finding.
+    bool known = std::any_of(out.begin(), out.end(), [&](auto* o) { return o->package == lib->package; });
+    if (!known) out.push_back(lib);
+  }
+  return out;
 }
 
 class CudaOnlyLibraryImport final : public python::PythonCheck {
@@ -33,21 +54,44 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
   }
 
   void check(Node stmt, python::PythonContext& ctx) const override {
-    for (const std::string& module : python::imported_modules(stmt, python::package_of(ctx.file().path()))) {
-      const data::CudaOnlyLibrariesRow* lib = find_library(module);
-      if (!lib) continue;
-      bool no_path = lib->tpu_path == "none";
+    std::string package = python::package_of(ctx.file().path());
+    for (const data::CudaOnlyLibrariesRow* lib : libraries_of(stmt, package)) {
+      // The project's own package (scanning apex itself): its modules are not a dependency.
+      if (pyhelp::is_first_party(pyhelp::top_level(lib->module), ctx.file())) continue;
+      // One finding per library (package) and file, at its first import; it is optional only when every
+      // import of it in the file is.
+      pyhelp::ImportSummary sum = pyhelp::summarize_imports(stmt, ctx, [&](Node other) {
+        auto libs = libraries_of(other, package);
+        return std::any_of(libs.begin(), libs.end(), [&](auto* o) { return o->package == lib->package; });
+      });
+      if (!sum.first) continue;
+      report(stmt, *lib, sum.optional, ctx);
+    }
+  }
+
+ private:
+  static void report(Node stmt, const data::CudaOnlyLibrariesRow& lib, bool optional, python::PythonContext& ctx) {
+    bool no_path = lib.tpu_path == "none";
+    std::string use = no_path ? "" : fmt::format("use {}", lib.replacement);
+    if (optional) {
       Finding& f = ctx.report(
           stmt,
-          fmt::format("'{}' is a CUDA-only library ({}){}", lib->module, lib->kind,
-                      no_path ? " with no TPU path" : ""),
-          no_path ? fmt::format("remove the dependency on '{}' from TPU code paths", lib->module)
-                  : fmt::format("use {}", lib->replacement),
-          std::string(lib->module));
-      if (no_path) {
-        f.effort = EffortClass::High;
-        f.hours = {16, 40};
-      }
+          fmt::format("optional import of the CUDA-only library '{}' ({}); the code runs without it", lib.module,
+                      lib.kind),
+          fmt::format("check that the fallback taken without '{}' is the one that runs on TPU{}", lib.module,
+                      no_path ? "" : "; " + use),
+          std::string(lib.module));
+      pyhelp::mark_optional(f);
+      return;
+    }
+    Finding& f = ctx.report(
+        stmt,
+        fmt::format("'{}' is a CUDA-only library ({}){}", lib.module, lib.kind, no_path ? " with no TPU path" : ""),
+        no_path ? fmt::format("remove the dependency on '{}' from TPU code paths", lib.module) : use,
+        std::string(lib.module));
+    if (no_path) {
+      f.effort = EffortClass::High;
+      f.hours = {16, 40};
     }
   }
 };
@@ -60,27 +104,38 @@ extern const CheckDef TPU501_cuda_only_library_import{
     .info = {
         .id = "TPU501",
         .name = "cuda-only-library-import",
-        .summary = "import of a CUDA-only library (flash_attn, apex, xformers, bitsandbytes, triton, cupy, ...)",
+        .summary = "import of a CUDA-only library (flash_attn, apex, xformers, bitsandbytes, triton, cupy, deepspeed.ops, ...)",
         .languages = uint8_t(Language::Python),
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},
         .doc = {
             .what = "`import X` / `from X import ...` of a Python library that only runs on NVIDIA GPUs: "
-                    "flash_attn, xformers, apex, bitsandbytes, triton, cupy, pycuda, transformer_engine, "
-                    "TensorRT, DALI, RAPIDS and others (the table is `checks/data/cuda_only_libraries.tsv`, "
-                    "with its sources).",
+                    "flash_attn, xformers, apex, bitsandbytes, triton, cupy, pycuda, cuda-python, numba.cuda, "
+                    "deepspeed.ops (not DeepSpeed itself, which has a TPU accelerator), transformer_engine, "
+                    "TensorRT, DALI, RAPIDS, liger_kernel, unsloth, mamba_ssm, the CUTLASS and TileLang kernel "
+                    "languages, JAX Pallas's GPU backends, NVML monitoring and others (the table is "
+                    "`checks/data/cuda_only_libraries.tsv`, with its sources). One finding per library and file, "
+                    "at its first import.",
             .why = "These libraries ship CUDA kernels or bind the CUDA runtime; they do not import, or do "
                    "not work, on a TPU host. Each finding names the documented TPU-side replacement when "
-                   "there is one.",
-            .example = "from flash_attn import flash_attn_func\nimport bitsandbytes as bnb",
+                   "there is one. An optional import (in a `try:` whose `except ImportError:` handler does not "
+                   "raise again) only means the code takes its fallback path on a TPU: it is reported as a "
+                   "warning, at low effort.",
+            .example = "from flash_attn import flash_attn_func\nimport bitsandbytes as bnb\n\n"
+                       "try:\n    from apex.normalization import FusedLayerNorm  # optional: a warning\n"
+                       "except ImportError:\n    FusedLayerNorm = None",
             .use_instead = "`F.scaled_dot_product_attention` or "
                            "`torch_xla.experimental.custom_kernel.flash_attention` for flash_attn and xformers; "
                            "`torch.autocast(\"xla\", dtype=torch.bfloat16)` and stock optimizers for apex; "
-                           "Pallas for Triton kernels; `jax.numpy` for CuPy.",
+                           "Pallas for Triton kernels; `jax.numpy` for CuPy; `tpu-info` for NVML monitoring.",
             .effort = "Medium (2-8 h per importing file) when a replacement exists; High (16-40 h) when the "
-                      "table lists no TPU path and the code that uses the library must be rewritten.",
-            .heuristic = "",
+                      "table lists no TPU path and the code that uses the library must be rewritten; Low "
+                      "(0.25-1 h) for an optional import, where the work is checking the fallback.",
+            .heuristic = "Imports of the scanned project's own package are not reported (scanning apex itself "
+                         "reports its kernels, not `import apex`): a library is the project's own when the scan "
+                         "root, its `src/` or the importing file's directory holds `<name>/__init__.py` or "
+                         "`<name>.py`, or when the root is package `<name>` itself. A handler that ends with `raise` makes the import required.",
             .references = {"https://docs.pytorch.org/xla/master/features/pallas.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },

@@ -1,0 +1,257 @@
+// TPU110: a native PyTorch extension built with torch.utils.cpp_extension (CUDAExtension,
+// CppExtension, BuildExtension, load, load_inline).
+// User docs: docs/checks/TPU110.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include "checks/check_def.h"
+#include "checks/python/TPU11x_helpers.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+using python::Field;
+using python::Kind;
+using python::Node;
+
+constexpr std::string_view kModule = "torch.utils.cpp_extension";
+
+enum class Build { None, Cuda, Cpu, Unknown };
+
+bool ends_with_cuda_source(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '"' || s.back() == '\'')) s.remove_suffix(1);
+  return s.ends_with(".cu") || s.ends_with(".cuh");
+}
+
+bool is_none(Node n) { return !n || n.type() == "none"; }
+
+Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx);
+
+// Whether a load(...) call builds CUDA code: `with_cuda=` decides when given, then
+// `extra_cuda_cflags=`, then the file names among its sources (`.cu`/`.cuh`).
+Build load_build(const python::CallArguments& args, const python::PythonContext& ctx) {
+  if (Node w = args.keyword("with_cuda"); w && !is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
+  if (args.keyword("extra_cuda_cflags")) return Build::Cuda;
+  return sources_build(args, ctx);
+}
+
+// Whether the sources of a load(...) or an extension class (second positional or `sources=`)
+// include CUDA files.
+Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx) {
+  Node sources = args.positional.size() > 1 ? args.positional[1] : args.keyword("sources");
+  if (!sources) return Build::Unknown;
+  std::vector<std::string> files = pyhelp::string_literals(sources);
+  if (files.empty() && sources.kind() == Kind::Identifier) {
+    for (Node value : pyhelp::assigned_values(sources.text(), ctx))
+      for (std::string& s : pyhelp::string_literals(value)) files.push_back(std::move(s));
+  }
+  if (files.empty()) return Build::Unknown;
+  for (const std::string& f : files)
+    if (ends_with_cuda_source(f)) return Build::Cuda;
+  return Build::Cpu;
+}
+
+// Whether a load_inline(...) call builds CUDA code: `with_cuda=` decides when given, else
+// whether `cuda_sources` (third positional) is given and not None.
+Build load_inline_build(const python::CallArguments& args) {
+  if (Node w = args.keyword("with_cuda"); w && !is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
+  Node cuda = args.positional.size() > 2 ? args.positional[2] : args.keyword("cuda_sources");
+  return is_none(cuda) ? Build::Cpu : Build::Cuda;
+}
+
+// The extension's name: the first positional argument or `name=`, when a string literal or a
+// variable assigned one.
+std::string extension_name(const python::CallArguments& args, const python::PythonContext& ctx) {
+  Node n = !args.positional.empty() ? args.positional[0] : args.keyword("name");
+  if (!n) return "";
+  if (auto s = python::string_value(n)) return *s;
+  if (n.kind() == Kind::Identifier)
+    for (Node v : pyhelp::assigned_values(n.text(), ctx))
+      if (auto s = python::string_value(v)) return *s;
+  return "";
+}
+
+// "CUDA extension 'roi_ops._C'" (after "the" when `article`), or "a CUDA extension" when its
+// name is not a literal.
+std::string extension_label(std::string_view kind, const std::string& name, bool article = false) {
+  if (name.empty()) return fmt::format("a {} extension", kind);
+  return fmt::format("{}{} extension '{}'", article ? "the " : "", kind, name);
+}
+
+class TorchCppExtension final : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::Call};
+    return k;
+  }
+
+  void check(Node call, python::PythonContext& ctx) const override {
+    if (!ctx.imports().imports("torch")) return;
+    Node callee = call.field(Field::Function);
+    if (callee.kind() != Kind::Identifier && callee.kind() != Kind::Attribute) return;
+    // Following local variables costs a walk of the scope: only in files that import the module.
+    std::vector<std::string> names;
+    if (auto q = ctx.qualified_name(callee))
+      names.push_back(*q);
+    else if (ctx.imports().imports(kModule))
+      names = pyhelp::resolved_names(callee, ctx);
+    python::CallArguments args = python::call_arguments(call);
+
+    bool cuda_ext = false, cpp_ext = false;
+    for (const std::string& q : names) {
+      if (!pyhelp::has_module_prefix(q, kModule)) continue;
+      std::string_view member = std::string_view(q).substr(kModule.size());
+      if (member == ".CUDAExtension") cuda_ext = true;
+      if (member == ".CppExtension") cpp_ext = true;
+      if (member == ".load" || member == ".load_inline") {
+        Build b = member == ".load" ? load_build(args, ctx) : load_inline_build(args);
+        report_load(callee, ctx, std::string(member.substr(1)), extension_name(args, ctx), b);
+        return;
+      }
+    }
+    // CppExtension(..., sources=[..., "kernel.cu"]): BuildExtension compiles the .cu with nvcc.
+    bool cuda_sources = cpp_ext && !cuda_ext && sources_build(args, ctx) == Build::Cuda;
+    if (cuda_ext || cpp_ext) {
+      // `ext = CppExtension` / `ext = CUDAExtension` under a CUDA condition: the CUDA build wins.
+      std::string name = extension_name(args, ctx);
+      std::string via = callee.kind() == Kind::Identifier && !ctx.qualified_name(callee)
+                            ? fmt::format(" (through '{}')", callee.text())
+                            : "";
+      std::string subject = name.empty() ? (cuda_ext ? "CUDAExtension" : "CppExtension") : name;
+      if (cuda_ext || cuda_sources) {
+        ctx.report(callee, fmt::format("{} is built with '{}'{}{}; its kernels cannot run on a TPU",
+                                       extension_label("CUDA", name), cuda_ext ? "CUDAExtension" : "CppExtension",
+                                       cuda_ext ? "" : " from CUDA sources", via),
+                   std::string(kCudaHint), subject);
+      } else {
+        Finding& f = ctx.report(
+            callee, fmt::format("{} is built with 'CppExtension'{}; its ops have no XLA lowering",
+                                extension_label("C++", name), via),
+            std::string(kCpuHint), subject);
+        f.effort = EffortClass::Medium;
+        f.hours = {4, 16};
+      }
+      return;
+    }
+    check_build_extension(args, ctx);
+  }
+
+ private:
+  static constexpr std::string_view kCudaHint =
+      "reimplement its ops as PyTorch ops that XLA compiles, or as Pallas kernels, and keep the extension "
+      "out of the TPU build";
+  static constexpr std::string_view kCpuHint =
+      "reimplement its ops as PyTorch ops that XLA compiles; a C++ op sees no data of an XLA tensor";
+
+  static void report_load(Node at, python::PythonContext& ctx, const std::string& fn, const std::string& name,
+                          Build b) {
+    std::string subject = name.empty() ? fn : name;
+    if (b == Build::Cuda) {
+      ctx.report(at, fmt::format("'{}' JIT-compiles {}; its kernels cannot run on a TPU", fn,
+                                 extension_label("CUDA", name, true)),
+                 std::string(kCudaHint), subject);
+      return;
+    }
+    Finding& f = ctx.report(
+        at,
+        fmt::format("'{}' JIT-compiles {}; its ops have no XLA lowering", fn,
+                    extension_label(b == Build::Cpu ? "C++" : "native", name, true)),
+        std::string(kCpuHint), subject);
+    f.effort = EffortClass::Medium;
+    f.hours = {4, 16};
+  }
+
+  // `setup(cmdclass={"build_ext": BuildExtension})` in a file that builds no extension itself
+  // (they come from another module): the one place that says the package has native code.
+  static void check_build_extension(const python::CallArguments& args, python::PythonContext& ctx) {
+    Node cmdclass = args.keyword("cmdclass");
+    if (!cmdclass) return;
+    Node build_ext;
+    std::vector<Node> stack{cmdclass};
+    while (!stack.empty() && !build_ext) {
+      Node n = stack.back();
+      stack.pop_back();
+      if (n.kind() == Kind::Identifier || n.kind() == Kind::Attribute) {
+        auto q = ctx.qualified_name(n);
+        if (q && *q == fmt::format("{}.BuildExtension", kModule)) {
+          build_ext = n;
+          continue;
+        }
+        if (n.kind() == Kind::Identifier) continue;
+      }
+      for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
+    }
+    if (!build_ext || builds_extensions_itself(ctx)) return;
+    Finding& f = ctx.report(build_ext,
+                            "'BuildExtension' builds the package's native PyTorch extensions, which cannot run on a TPU",
+                            "reimplement the extensions' ops as PyTorch ops that XLA compiles, or as Pallas kernels",
+                            "BuildExtension");
+    f.effort = EffortClass::Medium;
+    f.hours = {4, 16};
+  }
+
+  // True if the file names an extension constructor or loader (those calls are reported).
+  static bool builds_extensions_itself(const python::PythonContext& ctx) {
+    for (const auto& b : ctx.imports().bindings()) {
+      for (std::string_view m : {".CUDAExtension", ".CppExtension", ".load", ".load_inline"})
+        if (b.target == fmt::format("{}{}", kModule, m)) return true;
+    }
+    std::string_view text = ctx.tree().text();
+    for (std::string_view m : {"CUDAExtension(", "CppExtension(", "cpp_extension.load"})
+      if (text.find(m) != std::string_view::npos) return true;
+    return false;
+  }
+};
+
+const TorchCppExtension kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU110_torch_cpp_extension{
+    .info = {
+        .id = "TPU110",
+        .name = "torch-cpp-extension",
+        .summary = "native PyTorch extension built with torch.utils.cpp_extension (CUDAExtension, CppExtension, "
+                   "load, load_inline)",
+        .languages = uint8_t(Language::Python),
+        .severity = Severity::Error,
+        .effort = EffortClass::High,
+        .hours = {8, 24},
+        .doc = {
+            .what = "Calls of `torch.utils.cpp_extension.CUDAExtension` and `CppExtension` (in `setup.py` or "
+                    "anywhere, also through a variable: `extension = CUDAExtension; extension(...)`), of the JIT "
+                    "builders `load(...)` and `load_inline(...)`, under any alias (`from torch.utils import "
+                    "cpp_extension as ce; ce.load(...)`), and `cmdclass={\"build_ext\": BuildExtension}` in a "
+                    "file that builds no extension itself. A build with CUDA sources is told apart from a "
+                    "C++-only one, also for a `CppExtension` given `.cu` files (which `BuildExtension` "
+                    "compiles with nvcc).",
+            .why = "An extension's ops are native code compiled for CUDA or the CPU. XLA cannot compile them: a "
+                   "CUDA kernel cannot run on a TPU host at all, and a C++ op that reads tensor memory "
+                   "(`data_ptr`, accessors) sees none on an XLA tensor, which has no host storage. Ops registered "
+                   "with the dispatcher fall back to the CPU at best, with a device-to-host copy each way on "
+                   "every call.",
+            .example = "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                       "setup(ext_modules=[CUDAExtension(\"roi_ops\", [\"roi_align.cpp\", \"roi_align_kernel.cu\"])],\n"
+                       "      cmdclass={\"build_ext\": BuildExtension})",
+            .use_instead = "Reimplement each op the extension exports: as plain PyTorch ops that XLA compiles and "
+                           "fuses (most elementwise, gather and reduction kernels), or as a Pallas kernel called "
+                           "through `torch_xla.experimental.custom_kernel` for the few that need tiling. Keep the "
+                           "extension optional so that the TPU build does not compile it.",
+            .effort = "High for a CUDA extension (8-24 h for the Python bindings, dispatch and build; its kernels "
+                      "are counted on their own by TPU101 when their sources are scanned). Medium for a C++-only "
+                      "extension, or a JIT build whose sources are not visible (4-16 h): its ops are CPU code "
+                      "that must become tensor ops.",
+            .heuristic = "A `load(...)` builds CUDA code when `with_cuda=True`, when it has `extra_cuda_cflags`, or "
+                         "when a string among its sources (or the literal list a variable holding them is assigned) "
+                         "ends with `.cu`/`.cuh`; a `load_inline(...)` when it has `cuda_sources`. A variable called "
+                         "as an extension class is followed through one plain assignment in the same function or "
+                         "the module; when it is assigned both classes (`CppExtension`, then `CUDAExtension` if "
+                         "CUDA is available), it is reported as a CUDA extension.",
+            .references = {"https://docs.pytorch.org/docs/stable/cpp_extension.html",
+                           "https://docs.pytorch.org/xla/master/features/pallas.html"},
+        },
+    },
+    .python = &kCheck,
+};
+
+}  // namespace tpulint::checks

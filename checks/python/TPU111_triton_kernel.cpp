@@ -1,0 +1,81 @@
+// TPU111: a Triton kernel (@triton.jit, @triton.autotune, @triton.heuristics) defined in the project.
+// User docs: docs/checks/TPU111.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include "checks/check_def.h"
+#include "checks/python/TPU11x_helpers.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+using python::Field;
+using python::Kind;
+using python::Node;
+
+class TritonKernel final : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::FunctionDefinition};
+    return k;
+  }
+
+  void check(Node function, python::PythonContext& ctx) const override {
+    if (!ctx.imports().imports("triton")) return;
+    if (pyhelp::kernel_dsl(function, ctx) != pyhelp::KernelDsl::Triton) return;
+    Node name = function.field(Field::Name);
+    if (!name) return;
+    uint32_t lines = pyhelp::line_count(function);
+    std::string subject = pyhelp::function_display_name(function, ctx);
+    Finding& f = ctx.report(
+        name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
+        "rewrite it as a Pallas kernel (jax.experimental.pallas with the TPU backend, called from PyTorch through "
+        "torch_xla.experimental.custom_kernel.make_kernel_from_pallas), or as tensor ops that XLA fuses",
+        subject);
+    f.hours = pyhelp::tile_kernel_hours(lines);
+  }
+};
+
+const TritonKernel kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU111_triton_kernel{
+    .info = {
+        .id = "TPU111",
+        .name = "triton-kernel",
+        .summary = "Triton kernel (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`) with no TPU backend",
+        .languages = uint8_t(Language::Python),
+        .severity = Severity::Error,
+        .effort = EffortClass::High,
+        .hours = {4, 80},
+        .doc = {
+            .what = "A function decorated with `@triton.jit`, `@triton.autotune` or `@triton.heuristics` "
+                    "(under any alias: `from triton import jit`), reported once at its name however many of "
+                    "these decorators it has. Helper functions marked `@triton.jit` and called from kernels are "
+                    "reported too: they are Triton code to port as well.",
+            .why = "Triton compiles for NVIDIA and AMD GPUs only. A TPU has no Triton backend, and "
+                   "`torch.compile(backend=\"openxla\")` does not lower Triton kernels: every kernel must be "
+                   "rewritten.",
+            .example = "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                       "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                       "    mask = offs < n\n"
+                       "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)",
+            .use_instead = "Elementwise and reduction kernels become plain tensor code, which XLA fuses (`out = x + "
+                           "y`). Kernels with real tiling (attention, scans, grouped matmuls) become Pallas "
+                           "kernels: `jax.experimental.pallas` with `jax.experimental.pallas.tpu`, called from "
+                           "PyTorch through `torch_xla.experimental.custom_kernel.make_kernel_from_pallas`; "
+                           "torch_xla ships some ready ones (`flash_attention`, `ragged_paged_attention`, `gmm`).",
+            .effort = "High; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
+                      "16-48 h up to 150, 24-80 h beyond. Pallas and Triton share a block-level model, so a port "
+                      "is closer to a translation than a CUDA kernel's, but numerics and tiling for the TPU's "
+                      "memory still need work.",
+            .heuristic = "",
+            .references = {"https://docs.pytorch.org/xla/master/features/pallas.html",
+                           "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
+        },
+    },
+    .python = &kCheck,
+};
+
+}  // namespace tpulint::checks

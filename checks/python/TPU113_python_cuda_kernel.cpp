@@ -1,0 +1,232 @@
+// TPU113: a CUDA kernel built from Python: CuPy raw and elementwise kernels, Numba CUDA, PyCUDA
+// SourceModule, CuTe DSL, TileLang and torch.cuda.jiterator.
+// User docs: docs/checks/TPU113.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include "checks/check_def.h"
+#include "checks/python/TPU11x_helpers.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+using python::Field;
+using python::Kind;
+using python::Node;
+using pyhelp::KernelDsl;
+
+constexpr std::string_view kRewriteHint =
+    "rewrite it as a Pallas TPU kernel (jax.experimental.pallas), or as array ops (jax.numpy or PyTorch) that "
+    "XLA fuses";
+constexpr std::string_view kElementwiseHint =
+    "write the operation as array ops (jax.numpy or PyTorch): XLA fuses elementwise code into one kernel";
+
+// The string literal an argument holds, directly or through one assignment of a literal.
+Node source_literal(Node arg, const python::PythonContext& ctx) {
+  if (!arg) return Node();
+  if (arg.kind() == Kind::String || arg.type() == "concatenated_string") return arg;
+  if (arg.kind() != Kind::Identifier) return Node();
+  for (Node v : pyhelp::assigned_values(arg.text(), ctx))
+    if (v.kind() == Kind::String || v.type() == "concatenated_string") return v;
+  return Node();
+}
+
+// The identifier just before the first '(' at or after `from`: a C function's name.
+std::string name_before_paren(std::string_view code, size_t from) {
+  size_t end = code.find('(', from);
+  if (end == std::string_view::npos) return "";
+  while (end > from && std::isspace(static_cast<unsigned char>(code[end - 1]))) --end;
+  size_t begin = end;
+  while (begin > from && (std::isalnum(static_cast<unsigned char>(code[begin - 1])) || code[begin - 1] == '_')) --begin;
+  return std::string(code.substr(begin, end - begin));
+}
+
+// The name of the first `__global__` function in CUDA C source text.
+std::string first_global_kernel(std::string_view code) {
+  size_t g = code.find("__global__");
+  return g == std::string_view::npos ? "" : name_before_paren(code, g);
+}
+
+std::string literal_arg(Node n) {
+  if (!n) return "";
+  auto s = python::string_value(n);
+  return s ? *s : "";
+}
+
+class PythonCudaKernel final : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::Call, Kind::FunctionDefinition};
+    return k;
+  }
+
+  void check(Node node, python::PythonContext& ctx) const override {
+    const python::ImportTable& im = ctx.imports();
+    if (!im.imports("cupy") && !im.imports("cupyx") && !im.imports("numba") && !im.imports("pycuda") &&
+        !im.imports("cutlass") && !im.imports("tilelang") && !im.imports("torch"))
+      return;
+    if (node.kind() == Kind::FunctionDefinition)
+      check_function(node, ctx);
+    else
+      check_call(node, ctx);
+  }
+
+ private:
+  static void check_function(Node fn, python::PythonContext& ctx) {
+    Node name = fn.field(Field::Name);
+    if (!name) return;
+    uint32_t lines = pyhelp::line_count(fn);
+    std::string subject = pyhelp::function_display_name(fn, ctx);
+    KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
+    if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang) {
+      Finding& f = ctx.report(name,
+                              fmt::format("{} kernel '{}' ({} lines) cannot run on a TPU",
+                                          pyhelp::display_name(dsl), subject, lines),
+                              std::string(kRewriteHint), subject);
+      f.hours = dsl == KernelDsl::TileLang ? pyhelp::tile_kernel_hours(lines) : pyhelp::thread_kernel_hours(lines);
+      return;
+    }
+    if (dsl == KernelDsl::NumbaCudaDevice) {
+      Finding& f = ctx.report(
+          name, fmt::format("Numba CUDA device function '{}' ({} lines) cannot run on a TPU", subject, lines),
+          "port it with the kernels that call it, as a plain function of array ops", subject);
+      f.hours = lines <= 30 ? HoursRange{2, 8} : HoursRange{8, 24};
+      return;
+    }
+    for (const pyhelp::Decorator& d : pyhelp::decorators_of(fn, ctx)) {
+      if (d.name == "cupyx.jit.rawkernel") {
+        Finding& f = ctx.report(
+            name, fmt::format("CuPy JIT raw kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
+            std::string(kRewriteHint), subject);
+        f.hours = pyhelp::thread_kernel_hours(lines);
+        return;
+      }
+      if (d.name == "cupy.fuse") {
+        Finding& f = ctx.report(name, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", subject),
+                                "compile it with 'jax.jit' over jax.numpy instead", subject);
+        f.effort = EffortClass::Medium;
+        f.hours = {1, 4};
+        return;
+      }
+    }
+  }
+
+  static void check_call(Node call, python::PythonContext& ctx) {
+    Node callee = call.field(Field::Function);
+    if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
+    if (call.parent() && call.parent().kind() == Kind::Decorator) return;  // reported on the function
+    auto q = ctx.qualified_name(callee);
+    if (!q) return;
+    python::CallArguments args = python::call_arguments(call);
+    const std::string& api = *q;
+
+    if (api == "cupy.RawKernel" || api == "cupy.RawModule" || api == "pycuda.compiler.SourceModule") {
+      Node code = source_literal(!args.positional.empty() ? args.positional[0] : args.keyword("code"), ctx);
+      std::string name = api == "cupy.RawKernel"
+                             ? literal_arg(args.positional.size() > 1 ? args.positional[1] : args.keyword("name"))
+                             : "";
+      if (name.empty() && code) name = first_global_kernel(code.text());
+      std::string what = api == "cupy.RawKernel"   ? "CuPy raw CUDA kernel"
+                         : api == "cupy.RawModule" ? "CuPy raw CUDA module"
+                                                   : "PyCUDA SourceModule";
+      std::string lines = code ? fmt::format(" ({} lines of CUDA C)", pyhelp::line_count(code)) : "";
+      std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
+      Finding& f = ctx.report(callee, fmt::format("{}{}{} cannot run on a TPU", what, label, lines),
+                              std::string(kRewriteHint), name.empty() ? api : name);
+      f.hours = code ? pyhelp::thread_kernel_hours(pyhelp::line_count(code)) : HoursRange{16, 40};
+      return;
+    }
+
+    size_t name_pos = 0;
+    std::string what;
+    if (api == "cupy.ElementwiseKernel") name_pos = 3, what = "CuPy elementwise kernel";
+    else if (api == "cupy.ReductionKernel") name_pos = 6, what = "CuPy reduction kernel";
+    else if (api == "pycuda.elementwise.ElementwiseKernel") name_pos = 2, what = "PyCUDA elementwise kernel";
+    else if (api == "pycuda.reduction.ReductionKernel") name_pos = 5, what = "PyCUDA reduction kernel";
+    if (!what.empty()) {
+      std::string name =
+          literal_arg(args.positional.size() > name_pos ? args.positional[name_pos] : args.keyword("name"));
+      std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
+      Finding& f = ctx.report(callee, fmt::format("{}{} is CUDA C compiled at run time", what, label),
+                              std::string(kElementwiseHint), name.empty() ? api : name);
+      f.effort = EffortClass::Medium;
+      f.hours = {2, 8};
+      return;
+    }
+
+    if (api == "torch.cuda.jiterator._create_jit_fn" || api == "torch.cuda.jiterator._create_multi_output_jit_fn") {
+      Node code = source_literal(!args.positional.empty() ? args.positional[0] : Node(), ctx);
+      // jiterator code is a C++ template function: `template <typename T> T name(T x) {...}`.
+      std::string name = code ? name_before_paren(code.text(), 0) : "";
+      std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
+      Finding& f = ctx.report(callee, fmt::format("'torch.cuda.jiterator' compiles the CUDA elementwise kernel{}", label),
+                              "write the operation as PyTorch ops: XLA fuses elementwise code into one kernel",
+                              name.empty() ? api : name);
+      f.effort = EffortClass::Medium;
+      f.hours = {2, 8};
+      return;
+    }
+
+    if (api == "cupy.fuse" || api == "numba.cuda.jit") {
+      // The call form: `fused = cupy.fuse(f)`, `kernel = cuda.jit(f)`.
+      if (args.positional.empty() || args.positional[0].kind() != Kind::Identifier) return;
+      std::string fn(args.positional[0].text());
+      if (api == "cupy.fuse") {
+        Finding& f = ctx.report(callee, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", fn),
+                                "compile it with 'jax.jit' over jax.numpy instead", fn);
+        f.effort = EffortClass::Medium;
+        f.hours = {1, 4};
+      } else {
+        ctx.report(callee, fmt::format("Numba CUDA kernel '{}' cannot run on a TPU", fn), std::string(kRewriteHint),
+                   fn);
+      }
+    }
+  }
+};
+
+const PythonCudaKernel kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU113_python_cuda_kernel{
+    .info = {
+        .id = "TPU113",
+        .name = "python-cuda-kernel",
+        .summary = "CUDA kernel built from Python: CuPy `RawKernel`/`ElementwiseKernel`, Numba `@cuda.jit`, "
+                   "PyCUDA `SourceModule`, CuTe DSL, TileLang, jiterator",
+        .languages = uint8_t(Language::Python),
+        .severity = Severity::Error,
+        .effort = EffortClass::High,
+        .hours = {1, 120},
+        .doc = {
+            .what = "GPU kernels written in or compiled from Python code: CuPy `RawKernel`, `RawModule`, "
+                    "`ElementwiseKernel`, `ReductionKernel`, `@cupyx.jit.rawkernel` and `cupy.fuse`; Numba "
+                    "`@cuda.jit` kernels and device functions (`from numba import cuda`); PyCUDA "
+                    "`SourceModule`, `ElementwiseKernel`, `ReductionKernel`; CUTLASS CuTe DSL `@cute.kernel`; "
+                    "TileLang `@tilelang.jit` (and `@T.prim_func` outside one); "
+                    "`torch.cuda.jiterator._create_jit_fn`. All under any alias (`import cupy as cp`).",
+            .why = "Each of these compiles CUDA C, PTX or a GPU-only IR at run time and launches it on an NVIDIA "
+                   "GPU; none has a TPU backend. The kernel has to be rewritten.",
+            .example = "kernel = cp.RawKernel(r'''\nextern \"C\" __global__ void scale(float* x, float a, int n) {\n"
+                       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}''', "
+                       "'scale')\n\n@cuda.jit\ndef add(x, y, out):\n    i = cuda.grid(1)\n"
+                       "    if i < out.size:\n        out[i] = x[i] + y[i]",
+            .use_instead = "Elementwise and reduction kernels become array ops (`jax.numpy`, or PyTorch on the XLA "
+                           "device), which XLA fuses: `out = x + y`. Kernels with real tiling become Pallas "
+                           "kernels (`jax.experimental.pallas` with the TPU backend).",
+            .effort = "High for raw CUDA C, Numba, CuTe DSL and TileLang kernels, scaled by their length like "
+                      "TPU101 (16-40 h up to 30 lines, 24-64 h up to 100, 40-120 h beyond; TileLang like Triton, "
+                      "from 4-12 h); 2-8 h for a Numba device function. Medium (2-8 h) for elementwise, reduction "
+                      "and jiterator kernels, and 1-4 h for `cupy.fuse`, which become a few array ops.",
+            .heuristic = "The length of a CUDA C kernel is the length of its source string, when the string is "
+                         "a literal argument or a literal assigned to the variable passed; otherwise the "
+                         "smallest range is used.",
+            .references = {"https://docs.cupy.dev/en/stable/user_guide/kernel.html",
+                           "https://numba.readthedocs.io/en/stable/cuda/kernels.html",
+                           "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
+        },
+    },
+    .python = &kCheck,
+};
+
+}  // namespace tpulint::checks

@@ -1,0 +1,114 @@
+// Helpers shared by the Python custom-kernel checks (TPU11x) and the CUDA-only library checks
+// (TPU50x): decorators, local assignments, string literals, kernel sizes, optional imports and
+// first-party modules. Only those checks include this header.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "python/python_check.h"
+
+namespace tpulint::checks::pyhelp {
+
+// One decorator of a function: its expression, its callee when it is a call (`@triton.autotune(
+// configs=...)`), and the qualified name of that callee or expression ("" when not imported).
+struct Decorator {
+  python::Node expr;   // the decorator's expression
+  python::Node call;   // the call node when the decorator is a call, else null
+  std::string name;    // qualified name through the imports, e.g. "triton.jit"
+};
+std::vector<Decorator> decorators_of(python::Node function, const python::PythonContext& ctx);
+
+// The GPU kernel language a function is written in, from its decorators.
+enum class KernelDsl : uint8_t {
+  None,
+  Triton,            // @triton.jit, @triton.autotune, @triton.heuristics
+  NumbaCuda,         // @numba.cuda.jit / @cuda.jit
+  NumbaCudaDevice,   // @cuda.jit(device=True): a device function called from kernels
+  CuteKernel,        // @cute.kernel (CUTLASS CuTe DSL)
+  TileLang,          // @tilelang.jit, or a @T.prim_func outside one
+};
+KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
+std::string_view display_name(KernelDsl dsl);
+
+// Hours to port a kernel of `lines` lines. Tile-level kernels (Triton, TileLang) share Pallas's
+// block-level model, so a port is closer to a translation; thread-level ones (CUDA C, Numba,
+// CuTe) are rewrites, on TPU101's scale.
+HoursRange tile_kernel_hours(uint32_t lines);
+HoursRange thread_kernel_hours(uint32_t lines);
+
+// A function's name for a finding: "Class.method" for a method (CuTe kernels are all called
+// `kernel`), else its own name. The function's frame is not open yet when it is being checked.
+std::string function_display_name(python::Node function, const python::PythonContext& ctx);
+
+// Number of source lines a node spans (at least 1).
+uint32_t line_count(python::Node n);
+
+// Every string literal inside `expr` (itself included), without quotes; f-strings keep their
+// text before the first interpolation.
+std::vector<std::string> string_literals(python::Node expr);
+
+// The body to search for local assignments around the node being checked: the innermost
+// function's body, or the module.
+python::Node current_scope_body(const python::PythonContext& ctx);
+
+// The right-hand sides of plain assignments `name = value` directly in `scope` (the body of a
+// function or the module), in source order, not entering nested functions or classes. Also
+// searched: the module, when `scope` is a function body that assigns nothing to `name`.
+std::vector<python::Node> assigned_values(std::string_view name, const python::PythonContext& ctx);
+
+// The values an expression may take, one level deep: a conditional expression's two branches,
+// or the expression itself.
+std::vector<python::Node> alternatives(python::Node expr);
+
+// The qualified name `expr` refers to through the imports, or through one local assignment of
+// an imported name (`ext = CUDAExtension; ext(...)`, `k = cp.RawKernel if x else None`): every
+// candidate name, deduplicated, in source order.
+std::vector<std::string> resolved_names(python::Node expr, const python::PythonContext& ctx);
+
+// The names a from-import imports (`from a import b, c as d` -> {"b", "c"}), without the module.
+std::vector<std::string_view> from_import_names(python::Node import_from_statement);
+
+// Turns a finding about an import into one about an optional import: the code takes its fallback
+// on a TPU, so it is a warning with low effort (0.25-1 h, checking the fallback).
+void mark_optional(Finding& f);
+
+// Of every import statement of the file that `same` accepts (besides `stmt`, which imports the
+// same thing): whether `stmt` is the first, and whether all of them, `stmt` included, are
+// optional. Checks report one finding per imported thing and file, at its first import.
+struct ImportSummary {
+  bool first = true;
+  bool optional = true;
+};
+ImportSummary summarize_imports(python::Node stmt, const python::PythonContext& ctx,
+                                const std::function<bool(python::Node)>& same);
+
+// True for an import that the code can run without: inside a `try:` whose handler for the
+// failed import does not end by raising again.
+bool is_optional_import(python::Node import_statement, const python::PythonContext& ctx);
+
+// True if `top` (a top-level module name) is a module of the project being scanned: a package
+// directory `<top>/__init__.py` or a module `<top>.py` at the scan root, under `<root>/src/`, or
+// beside the importing file; or the scan root itself when it is package `top`. The root is the
+// file's absolute path minus its relative path.
+bool is_first_party(std::string_view top, const SourceFile& file);
+
+// What the dotted module is in the project: a source file `<root>/a/b.py`, a package
+// `<root>/a/b/__init__.py` (for "a.b"; for a one-part name, also beside the importing file), or
+// nothing the checkout holds.
+enum class ProjectModule : uint8_t { None, File, Package };
+ProjectModule project_module(std::string_view module, const SourceFile& file);
+inline bool is_python_module_in_project(std::string_view module, const SourceFile& file) {
+  return project_module(module, file) != ProjectModule::None;
+}
+
+// The first component of a dotted name: "apex.amp" -> "apex".
+std::string_view top_level(std::string_view dotted);
+
+// True if `name` is `prefix` or a dotted child of it ("flash_attn.layers" of "flash_attn").
+bool has_module_prefix(std::string_view name, std::string_view prefix);
+
+}  // namespace tpulint::checks::pyhelp
