@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "checks/registry.h"
+#include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
 #include "cxx/native_analyzer.h"
 #include "python/python_analyzer.h"
@@ -74,35 +75,52 @@ void run_with_large_stack(const std::function<void()>& fn) {
 
 // Dispatches each file to its language's frontend. Both frontends are created on first use,
 // so a Python-only scan never starts Clang.
+// The enabled checks, shared read-only by every worker of every scan.
+struct EnabledChecks {
+  std::vector<python::PythonCheckEntry> python;
+  std::vector<cxx::NativeCheckEntry> native;
+  bool python_notes = false;  // TPU901 (syntax errors) is selected: Python files are parsed for it
+  bool parse_only = false;
+};
+
 class LanguageDispatcher final : public FileAnalyzer {
  public:
-  LanguageDispatcher(const std::vector<python::PythonCheckEntry>& py, const std::vector<cxx::NativeCheckEntry>& native,
-                     cxx::ClangFrontendOptions clang_options)
-      : py_checks_(py), native_checks_(native), clang_options_(std::move(clang_options)) {}
+  LanguageDispatcher(const EnabledChecks& enabled, cxx::ClangFrontendOptions clang_options)
+      : enabled_(enabled), clang_options_(std::move(clang_options)) {}
 
   void analyze(const SourceFile& file, FileResult& result) override {
     inject_faults(file);
+    if (enabled_.parse_only) return parse_only(file);
     if (file.language() == Language::Python) {
-      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(py_checks_);
+      // No Python check and no note selected: nothing could be reported, so nothing is parsed.
+      if (enabled_.python.empty() && !enabled_.python_notes) return;
+      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python);
       python_->analyze(file, result);
     } else {
-      if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(native_checks_, clang_options_);
+      if (enabled_.native.empty()) return;
+      if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
       run_with_large_stack([&] { native_->analyze(file, result); });
     }
   }
 
  private:
-  const std::vector<python::PythonCheckEntry>& py_checks_;
-  const std::vector<cxx::NativeCheckEntry>& native_checks_;
+  // The benchmark's floor: the same frontends, no check (`scan --parse-only`).
+  void parse_only(const SourceFile& file) {
+    if (file.language() == Language::Python) {
+      if (!parser_) parser_ = std::make_unique<python::Parser>();
+      parser_->parse(file.text());
+    } else {
+      if (!clang_) clang_ = std::make_unique<cxx::ClangFrontend>(clang_options_);
+      run_with_large_stack([&] { clang_->parse(file); });
+    }
+  }
+
+  const EnabledChecks& enabled_;
   cxx::ClangFrontendOptions clang_options_;
   std::unique_ptr<python::PythonAnalyzer> python_;
   std::unique_ptr<cxx::NativeAnalyzer> native_;
-};
-
-// The enabled checks, shared read-only by every worker of every scan.
-struct EnabledChecks {
-  std::vector<python::PythonCheckEntry> python;
-  std::vector<cxx::NativeCheckEntry> native;
+  std::unique_ptr<python::Parser> parser_;
+  std::unique_ptr<cxx::ClangFrontend> clang_;
 };
 
 }  // namespace
@@ -140,13 +158,15 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
   auto enabled = std::make_shared<EnabledChecks>();
   enabled->python = checks::python_checks(selected_);
   enabled->native = checks::native_checks(selected_);
+  enabled->python_notes = std::find(selected_.begin(), selected_.end(), notes::kSyntaxError.id) != selected_.end();
+  enabled->parse_only = options_.parse_only;
   cxx::ClangFrontendOptions clang;
   if (options_.compile_database_dir)
     clang.compile_database = cxx::CompileDatabase::load(*options_.compile_database_dir);
   else if (options_.find_compile_database)
     clang.compile_database = cxx::CompileDatabase::find(root);
   return [enabled, clang]() -> std::unique_ptr<FileAnalyzer> {
-    return std::make_unique<LanguageDispatcher>(enabled->python, enabled->native, clang);
+    return std::make_unique<LanguageDispatcher>(*enabled, clang);
   };
 }
 

@@ -24,6 +24,7 @@ struct EngineOptions {
   std::optional<std::filesystem::path> compile_database_dir;  // -p; else found at the root
   bool find_compile_database = true;  // look for compile_commands.json at the root or under build/
   std::optional<std::filesystem::path> cache_dir;  // where results are cached; nullopt: no cache
+  bool parse_only = false;  // parse every file with the frontends, run no check (the benchmark's floor)
 };
 
 struct ScanRequest {

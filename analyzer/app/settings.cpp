@@ -56,6 +56,7 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_flag("--in-process", a.in_process, "analyze in threads of this process, not in worker processes "
                                             "(for debugging: a crash then ends the run)")
       ->group("");
+  cmd.add_flag("--parse-only", a.parse_only, "parse every file, run no check (the benchmark's floor)")->group("");
   cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
   cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
                                              "~/.cache/tpulint)");
@@ -156,7 +157,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   }
   if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(int64_t(*a.file_timeout * 1000));
   r.isolate = !a.in_process;
-  if (!a.no_cache) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
+  s.engine.parse_only = a.parse_only;
+  if (!a.no_cache && !a.parse_only) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
 
   s.report.statistics = a.statistics;
   s.report.explain_score = a.explain_score;

@@ -49,6 +49,7 @@ struct ScanArgs {
   std::string shard;  // K/N
   std::optional<double> file_timeout;  // seconds
   bool in_process = false;
+  bool parse_only = false;
 };
 
 // Declares the options shared by `scan` and `baseline` on a subcommand.
