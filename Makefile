@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs install clean
+.PHONY: all deps test-deps configure build test demo docs install bench clean
 
 all: build
 
@@ -26,6 +26,12 @@ test: test-deps build
 
 demo: build
 	@$(BUILD_DIR)/tpulint scan fixtures/projects/torch_cuda_extension
+
+# The benchmark (docs/performance.md): tpulint against its parse-only floor, ripgrep, flake8
+# and clang-19 -fsyntax-only, on synthetic repositories of several sizes.
+bench: build
+	@scripts/install-deps.sh --bench
+	@python3 bench/run.py $(BENCH_ARGS)
 
 # Regenerates docs/checks/ from the checks' metadata (a test fails when it is stale).
 docs: build

@@ -17,6 +17,10 @@ command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 if [[ "${1:-}" == "--test" ]]; then
   debian_packages+=(python3 python3-jsonschema chromium pre-commit)
 fi
+# --bench: the tools bench/run.py compares tpulint with.
+if [[ "${1:-}" == "--bench" ]]; then
+  debian_packages+=(python3 ripgrep flake8)
+fi
 
 missing=()
 for pkg in "${debian_packages[@]}"; do
