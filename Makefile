@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs install bench clean
+.PHONY: all deps test-deps configure build test demo docs install bench sanitize clean
 
 all: build
 
@@ -26,6 +26,13 @@ test: test-deps build
 
 demo: build
 	@$(BUILD_DIR)/tpulint scan fixtures/projects/torch_cuda_extension
+
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/.
+sanitize: test-deps
+	@test -f build-asan/build.ninja || cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPULINT_SANITIZE=ON
+	@cmake --build build-asan -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
 # The benchmark (docs/performance.md): tpulint against its parse-only floor, ripgrep, flake8
 # and clang-19 -fsyntax-only, on synthetic repositories of several sizes.
