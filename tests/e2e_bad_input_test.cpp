@@ -1,0 +1,229 @@
+// Hostile and strange input: each case gives the documented note for its file, the exit code
+// stays as documented, and the findings of a good file scanned beside it are intact.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "app/engine.h"
+#include "cli_runner.h"
+#include "core/discovery.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+const std::string kGood = "import torch\nidx = torch.nonzero(mask)\n";
+
+struct Scan {
+  int exit_code;
+  std::map<std::string, std::vector<std::string>> ids;  // path -> finding IDs
+  std::map<std::string, std::string> skipped;            // path -> reason
+  json doc;
+};
+
+Scan scan(const TempDir& dir, const std::string& extra = "") {
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json " + extra);
+  INFO(r.err);
+  Scan s{r.exit_code, {}, {}, json()};
+  if (r.exit_code != 0 && r.exit_code != 1) return s;
+  s.doc = json::parse(r.out);
+  for (const json& f : s.doc.at("findings")) s.ids[f.at("path")].push_back(f.at("id"));
+  for (const json& k : s.doc.at("files").at("skipped")) s.skipped[k.at("path")] = k.at("reason");
+  return s;
+}
+
+// Writes the good file beside the bad one and checks the good one's finding is there.
+void check_good_intact(const Scan& s) {
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.ids.at("good.py") == std::vector<std::string>{"TPU201"});
+}
+
+}  // namespace
+
+TEST_CASE("bad input: binary content, NUL bytes, UTF-16, invalid UTF-8 and empty files", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("elf.py", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12) + std::string(200, '\0'));
+  dir.write("elf.cu", std::string("\x7f" "ELF\x02\x01\x01\0", 8));
+  dir.write("nul.py", std::string("import torch\nx = 1\0\ny = torch.nonzero(z)\n", 40));
+  dir.write("utf16.py", std::string("\xff\xfe" "i\0m\0p\0o\0r\0t\0", 14));
+  dir.write("latin1.py", "# caf\xe9\nimport torch\nx = torch.unique(y)\n");
+  dir.write("latin1.cu", "// caf\xe9\n__global__ void k(float* x) {}\n");
+  dir.write("empty.py", "");
+  dir.write("empty.cu", "");
+  Scan s = scan(dir);
+  check_good_intact(s);
+  CHECK(s.skipped.at("elf.py").find("binary") != std::string::npos);
+  CHECK(s.skipped.at("elf.cu").find("binary") != std::string::npos);
+  CHECK(s.skipped.at("nul.py").find("binary") != std::string::npos);
+  CHECK(s.skipped.at("utf16.py").find("UTF-16") != std::string::npos);
+  CHECK(s.skipped.at("latin1.py").find("not valid UTF-8") != std::string::npos);
+  for (const char* p : {"elf.py", "elf.cu", "nul.py", "utf16.py", "latin1.py"})
+    CHECK(s.ids.at(p) == std::vector<std::string>{"TPU902"});
+  // C/C++ tolerates Latin-1 in comments, as compilers do: analyzed.
+  CHECK(s.ids.at("latin1.cu") == std::vector<std::string>{"TPU101"});
+  CHECK_FALSE(s.ids.count("empty.py"));
+  CHECK_FALSE(s.ids.count("empty.cu"));
+  CHECK(s.doc.at("files").at("analyzed") == 4);  // good.py, latin1.cu, empty.py, empty.cu
+}
+
+TEST_CASE("bad input: CRLF and lone CR line endings keep lines and columns right", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("crlf.py", "import torch\r\n\r\nx = torch.unique(y)\r\n");
+  dir.write("cr.py", "import torch\r\rx = torch.unique(y)\r");
+  Scan s = scan(dir);
+  check_good_intact(s);
+  for (const char* p : {"crlf.py", "cr.py"}) {
+    INFO(p);
+    REQUIRE(s.ids.at(p) == std::vector<std::string>{"TPU201"});
+  }
+  for (const json& f : s.doc.at("findings")) {
+    if (f.at("path") == "good.py") continue;
+    CHECK(f.at("line") == 3);
+    CHECK(f.at("column") == 5);
+    CHECK(f.at("source_line") == "x = torch.unique(y)");
+  }
+}
+
+TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("big.py", "x = 1\n" + std::string(3 * 1024 * 1024, '#') + "\n");
+  std::string line = "import torch\ndata = [";
+  while (line.size() < 5 * 1024 * 1024) line += "1, ";
+  dir.write("one_line.py", line + "torch.nonzero(m)]\n");
+  dir.write("deep.py", "import torch\nx = " + std::string(100000, '(') + "1" + std::string(100000, ')') +
+                           "\ny = torch.unique(z)\n");
+  dir.write("deep_brackets.py", "x = " + std::string(100000, '[') + std::string(100000, ']') + "\n");
+  dir.write("deep_attrs.py", "import torch\nx = torch" + [] {
+    std::string s;
+    for (int i = 0; i < 100000; ++i) s += ".a";
+    return s;
+  }() + "\n");
+  Scan s = scan(dir, "--max-file-size 6000000");
+  check_good_intact(s);
+  CHECK(s.skipped.count("big.py") == 0);
+  CHECK(s.ids.at("one_line.py") == std::vector<std::string>{"TPU201"});
+  CHECK(s.ids.at("deep.py") == std::vector<std::string>{"TPU201"});
+  CHECK_FALSE(s.ids.count("deep_brackets.py"));  // analyzed, nothing to report, no crash
+  CHECK_FALSE(s.ids.count("deep_attrs.py"));
+
+  Scan capped = scan(dir, "--max-file-size 2000000");
+  CHECK(capped.skipped.at("big.py").find("--max-file-size") != std::string::npos);
+  CHECK(capped.skipped.at("one_line.py").find("--max-file-size") != std::string::npos);
+}
+
+TEST_CASE("bad input: a C++ include cycle and a macro that expands without end", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("a.h", "#include \"b.h\"\nint a;\n");
+  dir.write("b.h", "#include \"a.h\"\nint b;\n");
+  dir.write("cycle.cu", "#include \"a.h\"\n__global__ void k(float* x) {}\n");
+  dir.write("macro.cu",
+            "#define F(x) F(x) F(x)\n#define G(x) G(G(x))\nint v = F(1) + G(2);\n"
+            "#define H0 1\n#define H1 H0+H0\n#define H2 H1+H1\n#define H3 H2+H2\n#define H4 H3+H3\n#define H5 H4+H4\n"
+            "#define H6 H5+H5\n#define H7 H6+H6\n#define H8 H7+H7\n#define H9 H8+H8\n#define H10 H9+H9\n"
+            "#define H11 H10+H10\n#define H12 H11+H11\n#define H13 H12+H12\n#define H14 H13+H13\n#define H15 H14+H14\n"
+            "#define H16 H15+H15\nint w = H16;\n__global__ void k2(float* x) {}\n");
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  CHECK(s.ids.at("cycle.cu") == std::vector<std::string>{"TPU101"});
+  CHECK(s.ids.at("macro.cu") == std::vector<std::string>{"TPU101"});
+}
+
+TEST_CASE("bad input: symlink loops and escapes, and odd file names", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("root/good.py", kGood);
+  dir.write("outside.py", kGood);
+  fs::create_symlink(dir.str("outside.py"), dir.str("root/escape.py"));
+  fs::create_symlink(dir.str("root/loop_b.py"), dir.str("root/loop_a.py"));
+  fs::create_symlink(dir.str("root/loop_a.py"), dir.str("root/loop_b.py"));
+  fs::create_directory_symlink(dir.str("root"), dir.str("root/self"));
+  dir.write("root/with space é.py", kGood);
+  dir.write("root/new\nline.py", kGood);
+  auto r = run_tpulint("scan '" + dir.str("root") + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.out);
+  std::map<std::string, std::string> skipped;
+  for (const json& k : doc.at("files").at("skipped")) skipped[k.at("path")] = k.at("reason");
+  CHECK(skipped.at("escape.py") == "symlink leaves the scanned root");
+  CHECK(skipped.at("loop_a.py") == "broken or looping symlink");
+  CHECK(skipped.at("self").find("not followed") != std::string::npos);
+  std::map<std::string, int> per_file;
+  for (const json& f : doc.at("findings")) per_file[f.at("path")] += f.at("id") == "TPU201";
+  CHECK(per_file["good.py"] == 1);
+  CHECK(per_file["with space é.py"] == 1);
+  CHECK(per_file["new\nline.py"] == 1);
+  // The text report prints such names without breaking its layout into wrong files.
+  auto text = run_tpulint("scan '" + dir.str("root") + "' --color never");
+  CHECK(text.exit_code == 0);
+}
+
+TEST_CASE("bad input: a directory with 100,000 files", "[e2e][badinput][slow]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  fs::create_directories(dir.str("many"));
+  for (int i = 0; i < 100000; ++i) std::ofstream(dir.str("many/f" + std::to_string(i) + (i % 50 ? ".txt" : ".py")));
+  auto start = std::chrono::steady_clock::now();
+  Scan s = scan(dir);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  check_good_intact(s);
+  CHECK(s.doc.at("files").at("analyzed") == 2001);  // good.py and every 50th file
+  WARN("100,000-file directory scanned in " << seconds << " s");
+}
+
+TEST_CASE("bad input: an unreadable file and an unreadable directory are skipped with the reason", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("secret.py", kGood);
+  dir.write("locked/x.py", kGood);
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir.str("good.py"), fs::perms::owner_all | fs::perms::others_read);
+  fs::permissions(dir.str("secret.py"), fs::perms::none);
+  fs::permissions(dir.str("locked"), fs::perms::none);
+  // Root reads everything: scan as an unprivileged user then (setpriv, util-linux), so the
+  // permissions bite as they do for a CI user.
+  std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups env" : "";
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --no-cache", TPULINT_SOURCE_DIR, as_user);
+  fs::permissions(dir.str("locked"), fs::perms::owner_all);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.out);
+  std::map<std::string, std::string> skipped;
+  for (const json& k : doc.at("files").at("skipped")) skipped[k.at("path")] = k.at("reason");
+  CHECK(skipped.at("secret.py").find("unreadable") != std::string::npos);
+  CHECK(skipped.at("locked").find("unreadable directory") != std::string::npos);
+  std::map<std::string, std::vector<std::string>> ids;
+  for (const json& f : doc.at("findings")) ids[f.at("path")].push_back(f.at("id"));
+  CHECK(ids.at("good.py") == std::vector<std::string>{"TPU201"});
+  CHECK(ids.at("secret.py") == std::vector<std::string>{"TPU902"});
+}
+
+TEST_CASE("bad input: a file deleted between discovery and analysis is skipped as unreadable", "[e2e][badinput]") {
+  // The scan discovers the tree first and loads each file when a worker analyzes it; a file
+  // removed in between (a checkout switching branches under a running scan) loses only itself.
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("vanishing.py", kGood);
+  std::vector<std::string> roots{dir.str()};
+  tpulint::Discovery discovery = tpulint::discover(roots, {});
+  REQUIRE(discovery.files.size() == 2);
+  fs::remove(dir.str("vanishing.py"));
+  tpulint::app::Engine engine({});
+  std::map<std::string, tpulint::FileResult> results;
+  for (const auto& f : discovery.files) results[f.path] = engine.analyze_file(f.absolute_path, f.path);
+  CHECK(results.at("good.py").analyzed);
+  REQUIRE(results.at("good.py").findings.size() == 1);
+  CHECK(results.at("good.py").findings[0].check_id == "TPU201");
+  CHECK_FALSE(results.at("vanishing.py").analyzed);
+  CHECK(results.at("vanishing.py").skip_reason.find("unreadable") != std::string::npos);
+}
