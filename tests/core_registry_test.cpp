@@ -158,3 +158,23 @@ TEST_CASE("an empty select or ignore entry is rejected, not read as a prefix of 
   CHECK_THROWS_AS(sel(r, {}, {""}), std::invalid_argument);
   CHECK_THROWS_AS(sel(r, {""}), std::invalid_argument);
 }
+
+TEST_CASE("a target framework leaves out the checks about the other frameworks", "[core][registry]") {
+  CheckInfo torch = info("TPU201", "torch-op"), jax = info("TPU202", "jax-op"), tf = info("TPU203", "tf-op"),
+            any = info("TPU101", "kernel");
+  torch.framework = Framework::Torch;
+  jax.framework = Framework::Jax;
+  tf.framework = Framework::TensorFlow;
+  Registry r({&torch, &jax, &tf, &any});
+  Strings none;
+  CHECK(r.select(none, none) == Ids{"TPU101", "TPU201", "TPU202", "TPU203"});
+  CHECK(r.select(none, none, Framework::Torch) == Ids{"TPU101", "TPU201"});
+  CHECK(r.select(none, none, Framework::Jax) == Ids{"TPU101", "TPU202"});
+  CHECK(r.select(none, none, Framework::TensorFlow) == Ids{"TPU101", "TPU203"});
+  CHECK(r.select(Strings{"TPU2"}, none, Framework::Jax) == Ids{"TPU202"});
+  CHECK(framework_for_target("torch-xla") == Framework::Torch);
+  CHECK(framework_for_target("jax") == Framework::Jax);
+  CHECK(framework_for_target("tf") == Framework::TensorFlow);
+  CHECK_FALSE(framework_for_target("pytorch"));
+  CHECK_FALSE(framework_for_target(""));
+}

@@ -105,6 +105,26 @@ TEST_CASE("config: an unknown key or a bad value stops with exit 2 and names it"
   CHECK(selection.err.find("'TPU7' matches no check") != std::string::npos);
 }
 
+TEST_CASE("config and --target: a target framework leaves out the other frameworks' checks", "[e2e][config]") {
+  TempDir dir;
+  dir.write("mixed.py",
+            "import torch\nimport jax\n"
+            "keep = torch.nonzero(m)\n"
+            "jax.config.update(\"jax_enable_x64\", True)\n");
+  CHECK(ids(report_of(run_tpulint(scan_json(dir)))) == std::map<std::string, int>{{"TPU201", 1}, {"TPU305", 1}});
+  CHECK(ids(report_of(run_tpulint(scan_json(dir, "--target torch-xla")))) == std::map<std::string, int>{{"TPU201", 1}});
+  dir.write(".tpulint.toml", "target = \"jax\"\n");
+  CHECK(ids(report_of(run_tpulint(scan_json(dir)))) == std::map<std::string, int>{{"TPU305", 1}});
+  // The command line wins over the configuration.
+  CHECK(ids(report_of(run_tpulint(scan_json(dir, "--target tf")))).empty());
+  dir.write(".tpulint.toml", "target = \"pytorch\"\n");
+  auto bad = run_tpulint(scan_json(dir));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("'target' must be one of torch-xla, jax, tf") != std::string::npos);
+  auto bad_cli = run_tpulint(scan_json(dir, "--isolated --target cuda"));
+  CHECK(bad_cli.exit_code == 2);
+}
+
 TEST_CASE("config: per-path ignores, exclude, path weights and thresholds", "[e2e][config]") {
   TempDir dir;
   dir.write("pkg/model.py", kModel);

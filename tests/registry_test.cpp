@@ -39,6 +39,16 @@ TEST_CASE("every registered check is documented and well formed", "[registry]") 
   }
 }
 
+TEST_CASE("a check named after a framework is about that framework (--target relies on it)", "[registry]") {
+  for (const CheckInfo* c : checks::registry().all()) {
+    INFO(c->id << " " << c->name);
+    if (c->name.starts_with("torch-")) CHECK(c->framework == Framework::Torch);
+    if (c->name.starts_with("jax-")) CHECK(c->framework == Framework::Jax);
+    if (c->name.starts_with("tf-")) CHECK(c->framework == Framework::TensorFlow);
+    if (!contains(c->languages, Language::Python)) CHECK(c->framework == Framework::Any);
+  }
+}
+
 TEST_CASE("every check runs in exactly one frontend that matches its languages", "[registry]") {
   for (const checks::CheckDef* def : checks::all_checks()) {
     INFO(def->info.id);

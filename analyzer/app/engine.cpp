@@ -126,7 +126,7 @@ class LanguageDispatcher final : public FileAnalyzer {
 }  // namespace
 
 Engine::Engine(EngineOptions options)
-    : options_(std::move(options)), selected_(checks::registry().select(options_.select, options_.ignore)) {}
+    : options_(std::move(options)), selected_(checks::registry().select(options_.select, options_.ignore, options_.target)) {}
 
 SuppressionPolicy Engine::suppression_policy() const {
   auto selected = selected_;

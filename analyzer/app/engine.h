@@ -19,6 +19,7 @@ namespace tpulint::app {
 struct EngineOptions {
   std::vector<std::string> select;  // ID prefixes; empty = all
   std::vector<std::string> ignore;
+  std::optional<Framework> target;  // --target: leave out the checks about other frameworks
   // Checks not run on some paths: gitignore-style glob (relative to the scan root) -> ID prefixes.
   std::vector<std::pair<std::string, std::vector<std::string>>> per_path_ignores;
   std::optional<std::filesystem::path> compile_database_dir;  // -p; else found at the root

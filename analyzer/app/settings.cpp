@@ -22,6 +22,9 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("-j,--jobs", a.jobs, "worker threads (default: one per core)")->check(CLI::Range(1u, 1024u));
   cmd.add_option("-p,--compile-commands", a.compile_commands,
                  "directory holding compile_commands.json (default: the root or root/build, if present)");
+  cmd.add_option("--target", a.target,
+                 "the TPU stack you port to: torch-xla, jax or tf; the checks about other frameworks are left out")
+      ->check(CLI::IsMember({"torch-xla", "jax", "tf"}));
   cmd.add_option("--fail-under", a.fail_under, "exit 1 if the score is below SCORE")->check(CLI::Range(0.0, 100.0));
   cmd.add_option("--fail-on", a.fail_on,
                  "exit 1 if a reported finding reaches this severity (error, warning, info) or effort (high, medium, "
@@ -116,6 +119,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   s.engine.select = !a.select.empty() ? a.select : c.select.value_or(std::vector<std::string>{});
   s.engine.ignore = !a.ignore.empty() ? a.ignore : c.ignore.value_or(std::vector<std::string>{});
   s.engine.per_path_ignores = c.per_path_ignores;
+  if (std::string target = !a.target.empty() ? a.target : c.target.value_or(""); !target.empty())
+    s.engine.target = framework_for_target(target);
   if (a.compile_commands)
     s.engine.compile_database_dir = compile_commands_dir(*a.compile_commands, "-p");
   else if (c.compile_commands)

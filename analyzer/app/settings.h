@@ -47,6 +47,7 @@ struct ScanArgs {
   bool no_cache = false;
   std::string cache_dir;
   std::string shard;  // K/N
+  std::string target;  // --target torch-xla|jax|tf
   std::optional<double> file_timeout;  // seconds
   bool in_process = false;
   bool parse_only = false;

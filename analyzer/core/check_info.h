@@ -25,6 +25,7 @@ struct CheckInfo {
   std::string_view name;     // kebab-case, e.g. "torch-dynamic-shape-op"
   std::string_view summary;  // one line for the catalogue table
   LanguageSet languages = 0;
+  Framework framework = Framework::Any;  // the framework whose code it is about (see --target)
   Severity severity = Severity::Warning;
   EffortClass effort = EffortClass::Low;
   HoursRange hours;          // per finding, before any per-finding scaling

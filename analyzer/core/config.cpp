@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "core/types.h"
+
 namespace fs = std::filesystem;
 
 namespace tpulint {
@@ -53,7 +55,8 @@ toml::table parse(const fs::path& file) {
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
       "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
-      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select"};
+      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
+      "target"};
   return keys;
 }
 
@@ -107,6 +110,10 @@ Config read_config(const fs::path& file) {
       auto v = value.value<std::string>();
       if (!v) fail(file, "'compile-commands' must be a path (a directory holding compile_commands.json)");
       c.compile_commands = (c.dir / *v).lexically_normal();
+    } else if (key == "target") {
+      auto v = value.value<std::string>();
+      if (!v || !framework_for_target(*v)) fail(file, "'target' must be one of torch-xla, jax, tf");
+      c.target = *v;
     } else if (key == "respect-gitignore") {
       auto v = value.value<bool>();
       if (!v) fail(file, "'respect-gitignore' must be true or false");

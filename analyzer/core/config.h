@@ -33,6 +33,7 @@ struct Config {
   std::optional<uint64_t> max_file_size;
   std::optional<std::filesystem::path> compile_commands;  // absolute
   std::optional<bool> respect_gitignore;
+  std::optional<std::string> target;  // "torch-xla", "jax" or "tf"
 };
 
 // The keys a config may hold, for error messages and docs.

@@ -42,7 +42,8 @@ void require_known(const std::vector<const CheckInfo*>& infos, std::span<const s
 }  // namespace
 
 std::vector<std::string_view> Registry::select(std::span<const std::string> select,
-                                               std::span<const std::string> ignore) const {
+                                               std::span<const std::string> ignore,
+                                               std::optional<Framework> target) const {
   require_known(infos_, select, "--select");
   require_known(infos_, ignore, "--ignore");
   std::vector<std::string_view> out;
@@ -50,7 +51,8 @@ std::vector<std::string_view> Registry::select(std::span<const std::string> sele
     bool selected = select.empty() ||
                     std::any_of(select.begin(), select.end(), [&](auto& e) { return matches(e, c->id); });
     bool ignored = std::any_of(ignore.begin(), ignore.end(), [&](auto& e) { return matches(e, c->id); });
-    if (selected && !ignored) out.push_back(c->id);
+    bool other_framework = target && c->framework != Framework::Any && c->framework != *target;
+    if (selected && !ignored && !other_framework) out.push_back(c->id);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // (`--select TPU2,TPU401 --ignore TPU203`).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,8 +24,9 @@ class Registry {
   // The IDs selected by `select` minus `ignore`. Each entry is "ALL", a full ID, or an ID
   // prefix such as "TPU2" or "TPU40". An empty `select` means ALL. An entry that matches no
   // check throws std::invalid_argument naming it: a typo must never silently select nothing.
-  std::vector<std::string_view> select(std::span<const std::string> select,
-                                       std::span<const std::string> ignore) const;
+  // With a `target` framework, the checks about another framework are left out.
+  std::vector<std::string_view> select(std::span<const std::string> select, std::span<const std::string> ignore,
+                                       std::optional<Framework> target = std::nullopt) const;
 
  private:
   std::vector<const CheckInfo*> infos_;

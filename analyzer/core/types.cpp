@@ -38,6 +38,23 @@ std::string_view display_name(Category c) {
   return "unknown";
 }
 
+std::string_view to_string(Framework f) {
+  switch (f) {
+    case Framework::Any: return "any";
+    case Framework::Torch: return "torch";
+    case Framework::Jax: return "jax";
+    case Framework::TensorFlow: return "tensorflow";
+  }
+  return "any";
+}
+
+std::optional<Framework> framework_for_target(std::string_view target) {
+  if (target == "torch-xla") return Framework::Torch;
+  if (target == "jax") return Framework::Jax;
+  if (target == "tf") return Framework::TensorFlow;
+  return std::nullopt;
+}
+
 std::string_view to_string(Severity s) {
   switch (s) {
     case Severity::Info: return "info";

@@ -32,6 +32,15 @@ inline constexpr Category kAllCategories[] = {Category::CustomKernel, Category::
 std::string_view to_string(Category c);        // kebab-case key, e.g. "custom-kernel"
 std::string_view display_name(Category c);     // for people, e.g. "custom kernels and native extensions"
 
+// The ML framework a check is about. `--target` (the TPU stack a team ports to) leaves out
+// the checks of the other frameworks; Any: checks that apply whatever the framework (CUDA
+// kernels, CUDA-only libraries, C++).
+enum class Framework : uint8_t { Any, Torch, Jax, TensorFlow };
+std::string_view to_string(Framework f);  // "any", "torch", "jax", "tensorflow"
+// The framework `--target` names: "torch-xla", "jax" or "tf"; nullopt for anything else.
+std::optional<Framework> framework_for_target(std::string_view target);
+inline constexpr std::string_view kTargetNames[] = {"torch-xla", "jax", "tf"};
+
 // error: the code cannot run on a TPU as written; warning: it runs, but slowly (recompiles,
 // CPU fallback, host syncs); info: a note about the analysis itself.
 enum class Severity : uint8_t { Info, Warning, Error };

@@ -31,6 +31,8 @@ std::string check_doc_markdown(const CheckInfo& c) {
   out += "| | |\n|---|---|\n";
   out += fmt::format("| category | {} ({}) |\n", to_string(c.category()), display_name(c.category()));
   out += fmt::format("| languages | {} |\n", languages_text(c.languages));
+  if (c.framework != Framework::Any)
+    out += fmt::format("| framework | {} (left out by `--target` for another framework) |\n", to_string(c.framework));
   out += fmt::format("| severity | {} |\n", to_string(c.severity));
   out += fmt::format("| effort | {}, {} |\n\n", to_string(c.effort), hours_text(c.hours));
   out += fmt::format("## What it finds\n\n{}\n\n", d.what);

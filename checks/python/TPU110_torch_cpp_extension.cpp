@@ -214,6 +214,7 @@ extern const CheckDef TPU110_torch_cpp_extension{
         .summary = "native PyTorch extension built with torch.utils.cpp_extension (CUDAExtension, CppExtension, "
                    "load, load_inline)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::High,
         .hours = {8, 24},

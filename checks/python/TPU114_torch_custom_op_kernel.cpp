@@ -162,6 +162,7 @@ extern const CheckDef TPU114_torch_custom_op_kernel{
         .summary = "torch.library custom op implemented only for CUDA, Triton or the CPU (no kernel XLA can "
                    "compile)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},

@@ -71,6 +71,7 @@ extern const CheckDef TPU115_torch_custom_op_call{
         .name = "torch-custom-op-call",
         .summary = "call `torch.ops.<ns>.<op>(...)` of a custom operator that XLA cannot compile",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

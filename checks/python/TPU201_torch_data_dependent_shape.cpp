@@ -81,6 +81,7 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
         .name = "torch-data-dependent-shape",
         .summary = "PyTorch op whose output shape depends on tensor values (nonzero, unique, masked_select)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

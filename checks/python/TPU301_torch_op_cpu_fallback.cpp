@@ -152,6 +152,7 @@ extern const CheckDef TPU301_torch_op_cpu_fallback{
         .summary = "PyTorch op with no XLA lowering: runs on the CPU (torch.fft, most torch.linalg, special functions, "
                    "grid_sample, ...)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

@@ -79,6 +79,7 @@ extern const CheckDef TPU302_torch_fused_optimizer{
         .name = "torch-fused-optimizer",
         .summary = "torch.optim optimizer with fused=True: the fused kernels exist for CUDA and CPU, not XLA",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

@@ -126,6 +126,7 @@ extern const CheckDef TPU303_torch_float64{
         .name = "torch-float64",
         .summary = "float64 or complex128 in PyTorch code (torch.float64, torch.double, .double(), set_default_dtype)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

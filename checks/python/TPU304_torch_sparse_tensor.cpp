@@ -93,6 +93,7 @@ extern const CheckDef TPU304_torch_sparse_tensor{
         .name = "torch-sparse-tensor",
         .summary = "sparse tensors in PyTorch code (torch.sparse.*, sparse_coo_tensor, .to_sparse(), sparse=True)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},

@@ -135,6 +135,7 @@ extern const CheckDef TPU305_jax_float64{
         .name = "jax-float64",
         .summary = "64-bit floats in JAX code (jax_enable_x64, JAX_ENABLE_X64, jnp.float64, jnp.complex128)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

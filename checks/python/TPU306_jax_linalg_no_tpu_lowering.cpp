@@ -80,6 +80,7 @@ extern const CheckDef TPU306_jax_linalg_no_tpu_lowering{
         .name = "jax-linalg-no-tpu-lowering",
         .summary = "JAX linear algebra with no TPU lowering (jnp.linalg.eig/eigvals, schur, sqrtm, pivoted QR)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},

@@ -37,6 +37,7 @@ extern const CheckDef TPU307_tf_host_python_function{
         .name = "tf-host-python-function",
         .summary = "tf.py_function / tf.numpy_function inside TensorFlow model code compiled for the TPU",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

@@ -43,6 +43,7 @@ extern const CheckDef TPU308_tf_string_ops_in_model{
         .name = "tf-string-ops-in-model",
         .summary = "TensorFlow string ops (tf.strings.*, tf.as_string, tf.string tensors) inside model code",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

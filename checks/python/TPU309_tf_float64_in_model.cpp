@@ -40,6 +40,7 @@ extern const CheckDef TPU309_tf_float64_in_model{
         .name = "tf-float64-in-model",
         .summary = "64-bit floats (tf.float64, tf.double, tf.complex128, tf.to_double) inside TensorFlow model code",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

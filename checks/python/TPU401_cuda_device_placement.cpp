@@ -152,6 +152,7 @@ extern const CheckDef TPU401_cuda_device_placement{
         .name = "cuda-device-placement",
         .summary = "tensor or module placed on a CUDA device (`.cuda()`, `.to(\"cuda\")`, `device=\"cuda\"`)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

@@ -24,6 +24,7 @@ extern const CheckDef TPU402_torch_cuda_device_query{
         .summary = "torch.cuda device selection and queries (set_device, current_device, device_count, "
                    "get_device_properties, ...)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

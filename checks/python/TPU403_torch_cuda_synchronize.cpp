@@ -24,6 +24,7 @@ extern const CheckDef TPU403_torch_cuda_synchronize{
         .summary = "torch.cuda.synchronize(): raises without CUDA; XLA needs torch_xla.sync() and "
                    "xm.wait_device_ops()",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

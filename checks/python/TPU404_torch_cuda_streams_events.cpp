@@ -48,6 +48,7 @@ extern const CheckDef TPU404_torch_cuda_streams_events{
         .name = "torch-cuda-streams-events",
         .summary = "CUDA streams and events (torch.cuda.Stream, torch.cuda.stream, torch.cuda.Event, .record_stream)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {0.5, 2},

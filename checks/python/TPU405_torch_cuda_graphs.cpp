@@ -23,6 +23,7 @@ extern const CheckDef TPU405_torch_cuda_graphs{
         .name = "torch-cuda-graphs",
         .summary = "CUDA graph capture (torch.cuda.CUDAGraph, torch.cuda.graph, make_graphed_callables)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

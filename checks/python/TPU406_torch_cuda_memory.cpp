@@ -24,6 +24,7 @@ extern const CheckDef TPU406_torch_cuda_memory{
         .summary = "torch.cuda memory statistics and allocator controls (memory_allocated, max_memory_allocated, "
                    "mem_get_info, ...)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

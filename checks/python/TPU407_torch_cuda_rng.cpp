@@ -24,6 +24,7 @@ extern const CheckDef TPU407_torch_cuda_rng{
         .summary = "torch.cuda random-number seeding and state (manual_seed_all, get_rng_state, ...): no effect on "
                    "the TPU's RNG",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

@@ -24,6 +24,7 @@ extern const CheckDef TPU408_cuda_backend_flags{
         .summary = "torch.backends.cuda / cudnn precision flags (allow_tf32): no effect on a TPU, whose matmul "
                    "precision is set elsewhere",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

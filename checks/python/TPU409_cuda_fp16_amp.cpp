@@ -80,6 +80,7 @@ extern const CheckDef TPU409_cuda_fp16_amp{
         .summary = "CUDA mixed precision (torch.cuda.amp, autocast(\"cuda\"), fp16 GradScaler): use bf16 autocast on "
                    "the XLA device",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

@@ -99,6 +99,7 @@ extern const CheckDef TPU410_nccl_backend{
         .summary = "torch.distributed NCCL backend (init_process_group(\"nccl\"), backend=\"nccl\"): use the XLA "
                    "backend",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

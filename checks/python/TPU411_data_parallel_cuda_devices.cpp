@@ -83,6 +83,7 @@ extern const CheckDef TPU411_data_parallel_cuda_devices{
         .name = "data-parallel-cuda-devices",
         .summary = "DistributedDataParallel(device_ids=...) bound to CUDA devices, and the CUDA-only nn.DataParallel",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

@@ -23,6 +23,7 @@ extern const CheckDef TPU412_cuda_nvtx_profiling{
         .name = "cuda-nvtx-profiling",
         .summary = "NVTX ranges and CUDA profiler control (torch.cuda.nvtx.*, torch.cuda.profiler.*, emit_nvtx)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.25},

@@ -45,6 +45,7 @@ extern const CheckDef TPU413_torch_sync_batchnorm{
         .name = "torch-sync-batchnorm",
         .summary = "torch.nn.SyncBatchNorm (and convert_sync_batchnorm): its distributed path accepts GPU inputs only",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

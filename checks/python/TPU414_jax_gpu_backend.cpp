@@ -84,6 +84,7 @@ extern const CheckDef TPU414_jax_gpu_backend{
         .name = "jax-gpu-backend",
         .summary = "JAX code that asks for the GPU backend (jax.devices(\"gpu\"), backend=\"gpu\", JAX_PLATFORMS=cuda)",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

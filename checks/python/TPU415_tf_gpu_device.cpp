@@ -73,6 +73,7 @@ extern const CheckDef TPU415_tf_gpu_device{
         .summary =
             "TensorFlow code that pins or looks for GPUs (tf.device(\"/GPU:0\"), list_physical_devices(\"GPU\"))",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

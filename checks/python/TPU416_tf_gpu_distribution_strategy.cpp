@@ -46,6 +46,7 @@ extern const CheckDef TPU416_tf_gpu_distribution_strategy{
         .name = "tf-gpu-distribution-strategy",
         .summary = "TensorFlow GPU distribution strategies (MirroredStrategy, NcclAllReduce): use TPUStrategy",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
