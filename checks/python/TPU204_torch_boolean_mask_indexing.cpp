@@ -13,25 +13,6 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// True when the subscripted expression is rooted at an import other than torch
-// (`np.arange(5)[m]`, `df.loc[m]` is caught by its accessor name instead).
-bool other_library_value(Node value, const python::PythonContext& ctx) {
-  std::string_view accessor = dyn::last_name(value);
-  if (value.kind() == Kind::Attribute && (accessor == "loc" || accessor == "iloc" || accessor == "at" || accessor == "iat"))
-    return true;
-  Node root = value;
-  for (;;) {
-    root = dyn::unparenthesized(root);
-    if (root.kind() == Kind::Attribute) root = root.field(Field::Object);
-    else if (root.kind() == Kind::Call) root = root.field(Field::Function);
-    else if (root.kind() == Kind::Subscript) root = root.field(Field::Value);
-    else break;
-  }
-  if (root.kind() != Kind::Identifier) return false;
-  auto q = ctx.qualified_name(root);
-  return q && *q != "torch" && !q->starts_with("torch.");
-}
-
 class TorchBooleanMaskIndexing final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -42,7 +23,7 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
   void check(Node subscript, python::PythonContext& ctx) const override {
     if (!ctx.imports().imports("torch")) return;
     Node value = subscript.field(Field::Value);
-    if (!value || other_library_value(value, ctx)) return;
+    if (!value || dyn::indexes_other_library(value, ctx, "torch")) return;
     Node mask;
     for (Node index : dyn::subscript_indices(subscript))
       if (dyn::is_torch_mask(index, ctx)) mask = index;

@@ -103,6 +103,35 @@ std::vector<Node> subscript_indices(Node subscript) {
   return out;
 }
 
+bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework) {
+  value = unparenthesized(value);
+  if (value.kind() == Kind::Attribute && one_of(last_name(value), {"loc", "iloc", "at", "iat"})) return true;
+  Node root = value;
+  for (;;) {
+    root = unparenthesized(root);
+    if (root.kind() == Kind::Attribute)
+      root = root.field(Field::Object);
+    else if (root.kind() == Kind::Call)
+      root = root.field(Field::Function);
+    else if (root.kind() == Kind::Subscript)
+      root = root.field(Field::Value);
+    else
+      break;
+  }
+  if (root.kind() != Kind::Identifier) return false;
+  auto q = ctx.qualified_name(root);
+  return q && *q != framework && !(q->starts_with(framework) && (*q)[framework.size()] == '.');
+}
+
+bool in_data_loading(const PythonContext& ctx) {
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type != python::Frame::Type::Function) continue;
+    std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
+    if (name == "__getitem__" || name.find("collate") != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::string_view last_name(Node n) {
   n = unparenthesized(n);
   if (n.kind() == Kind::Identifier) return n.text();
@@ -209,8 +238,12 @@ std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string&
 
 // True for an expression whose result has a data-dependent length: `torch.nonzero(m)`,
 // `x.unique()`, `x[mask]`.
-bool has_dynamic_length(Node expr, const PythonContext& ctx) {
+bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
   expr = unparenthesized(expr);
+  if (expr.kind() == Kind::Identifier && hops < kMaxAssignmentHops) {
+    Node value = last_assignment(expr.text(), expr.span().begin, ctx);
+    return value && has_dynamic_length(value, ctx, hops + 1);
+  }
   if (expr.kind() == Kind::Subscript) {
     for (Node index : subscript_indices(expr))
       if (is_torch_mask(index, ctx)) return true;

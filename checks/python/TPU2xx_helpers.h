@@ -34,6 +34,15 @@ bool is_elementwise_comparison(Node comparison);
 // The index expressions of a subscript: `x[a]` -> {a}, `x[a, :, b]` -> {a, slice, b}.
 std::vector<Node> subscript_indices(Node subscript);
 
+// True when the subscripted expression `value` belongs to a library other than `framework`: it
+// is rooted at another import (`np.arange(5)[m]`), or is a pandas/JAX accessor (`.loc`, `.iloc`,
+// `.at`, `.iat`).
+bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework);
+
+// True when the node being checked is in host-side data preparation, where tensors live on the
+// CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
+bool in_data_loading(const PythonContext& ctx);
+
 // The last name of an identifier or attribute chain (`self.attn_mask` -> "attn_mask"), or "".
 std::string_view last_name(Node n);
 
