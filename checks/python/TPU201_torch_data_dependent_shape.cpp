@@ -1,9 +1,11 @@
-// TPU201: a PyTorch op whose output shape depends on tensor values (nonzero, unique, masked_select).
+// TPU201: a PyTorch op whose output shape depends on tensor values (nonzero, unique, masked_select,
+// argwhere, unique_consecutive, bincount).
 // User docs: docs/checks/TPU201.md (generated from the CheckInfo below).
 #include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU3xx_4xx_common.h"
 
 namespace tpulint::checks {
 
@@ -18,12 +20,18 @@ struct DynamicShapeOp {
   std::string_view hint;
 };
 
-constexpr std::array<DynamicShapeOp, 3> kOps = {{
+constexpr std::array<DynamicShapeOp, 6> kOps = {{
+    {"argwhere", "keep the shape static: compute with the boolean mask ('torch.where(mask, x, 0)') instead of "
+                 "gathering its indices"},
+    {"bincount", "count into a fixed number of bins K: 'torch.zeros(K).scatter_add_(0, x, weights)' or "
+                 "'F.one_hot(x, K).sum(0)'"},
     {"masked_select", "keep the shape static: 'torch.where(mask, x, torch.zeros_like(x))', then reduce over the mask"},
     {"nonzero", "keep the shape static: compute with the boolean mask ('torch.where(mask, x, 0)') instead of "
                 "gathering its indices"},
     {"unique", "compute it outside the step (on the host, once), or use a fixed-size count such as "
-               "'torch.bincount(x, minlength=N)' over a known range"},
+               "'F.one_hot(x, N).sum(0) > 0' over a known range of N values"},
+    {"unique_consecutive", "compute it outside the step (on the host, once), or keep a fixed-size boolean mask "
+                           "of run starts ('x[1:] != x[:-1]')"},
 }};
 
 const DynamicShapeOp* find_op(std::string_view name) {
@@ -52,19 +60,10 @@ class TorchDataDependentShape final : public python::PythonCheck {
       return;
     }
 
-    // Method form: x.nonzero(), (a > 0).unique(). The receiver's type is unknown, so this fires
-    // only in files that import torch, and never on a receiver rooted at another import
-    // (np.arange(3).nonzero() is NumPy's).
-    if (callee.kind() != Kind::Attribute || !ctx.imports().imports("torch")) return;
+    // Method form: x.nonzero(), (a > 0).unique(). The receiver's type is unknown: see the heuristic.
+    if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
     const DynamicShapeOp* op = find_op(callee.field(Field::Attribute).text());
     if (!op) return;
-    Node root = callee.field(Field::Object);
-    while (root.kind() == Kind::Attribute || root.kind() == Kind::Call) {
-      root = root.kind() == Kind::Attribute ? root.field(Field::Object) : root.field(Field::Function);
-    }
-    if (root.kind() == Kind::Identifier) {
-      if (auto rq = ctx.qualified_name(root); rq && !rq->starts_with("torch")) return;
-    }
     std::string subject = fmt::format("torch.Tensor.{}", op->name);
     ByteSpan from_method{callee.field(Field::Attribute).span().begin, call.span().end};
     ctx.report(from_method, fmt::format("'.{}()' returns a data-dependent shape", op->name), std::string(op->hint), subject);
@@ -79,16 +78,21 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
     .info = {
         .id = "TPU201",
         .name = "torch-data-dependent-shape",
-        .summary = "PyTorch op whose output shape depends on tensor values (nonzero, unique, masked_select)",
+        .summary = "PyTorch op whose output shape depends on tensor values (nonzero, argwhere, unique, "
+                   "unique_consecutive, masked_select, bincount)",
         .languages = uint8_t(Language::Python),
         .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
         .doc = {
-            .what = "Calls of `torch.nonzero`, `torch.unique` and `torch.masked_select`, in function form "
+            .what = "Calls of `torch.nonzero`, `torch.argwhere`, `torch.unique`, `torch.unique_consecutive`, "
+                    "`torch.masked_select` and `torch.bincount`, in function form "
                     "under any alias (`import torch as T; T.nonzero(x)`, `from torch import nonzero as nz`) "
-                    "and in method form (`x.nonzero()`, `(x > 0).unique()`).",
+                    "and in method form (`x.nonzero()`, `(x > 0).unique()`, `labels.bincount()`). "
+                    "`torch.nonzero(x, as_tuple=True)` is reported here too; the one-argument "
+                    "`torch.where(cond)`, which is the same op, is TPU202. `bincount` is reported with "
+                    "`minlength` too: its output is `max(x.max() + 1, minlength)` long.",
             .why = "XLA compiles a graph for fixed shapes. An op whose output size depends on the values in "
                    "a tensor makes PyTorch/XLA either sync the device to read the size and recompile for "
                    "every new size, or fall back to the CPU. Inside a training step that is a stall on "
@@ -96,12 +100,14 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
             .example = "idx = torch.nonzero(scores > 0.5)\nkept = boxes[idx[:, 0]]",
             .use_instead = "Keep shapes static and carry a mask instead of gathering:\n"
                            "`kept = torch.where((scores > 0.5)[:, None], boxes, 0)`\n"
-                           "and reduce with the mask (`(x * mask).sum()`). Move `unique` out of the step.",
+                           "and reduce with the mask (`(x * mask).sum()`). Move `unique` out of the step. Count into "
+                           "a fixed number of bins instead of `bincount`: "
+                           "`torch.zeros(K).scatter_add_(0, labels, torch.ones_like(labels, dtype=torch.float))`.",
             .effort = "Medium: 1-4 h each, since the code after the op usually has to carry a mask or a "
                       "padded fixed size instead of a compacted tensor.",
             .heuristic = "The method form cannot know the receiver's type: it fires only in files that import "
-                         "torch and never on a receiver rooted at another import (`np.unique(...)` and "
-                         "`np.arange(3).nonzero()` are NumPy's). A NumPy array held in a local variable in a "
+                         "torch, never on `self`/`cls` (a module's own method) and never on a receiver rooted at "
+                         "another import (`np.unique(...)` and `np.arange(3).nonzero()` are NumPy's). A NumPy array held in a local variable in a "
                          "torch file (`arr.nonzero()`) is still reported.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},

@@ -1,0 +1,88 @@
+// TPU204: indexing a tensor with a boolean mask (`x[mask]`, `x[x > 0]`), a data-dependent shape.
+// User docs: docs/checks/TPU204.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include "checks/check_def.h"
+#include "checks/python/TPU2xx_helpers.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+using python::Field;
+using python::Kind;
+using python::Node;
+
+class TorchBooleanMaskIndexing final : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::Subscript};
+    return k;
+  }
+
+  void check(Node subscript, python::PythonContext& ctx) const override {
+    if (!ctx.imports().imports("torch")) return;
+    Node value = subscript.field(Field::Value);
+    if (!value || dyn::indexes_other_library(value, ctx, "torch")) return;
+    Node mask;
+    for (Node index : dyn::subscript_indices(subscript))
+      if (dyn::is_torch_mask(index, ctx)) mask = index;
+    if (!mask) return;
+    Node parent = ctx.parent(subscript);
+    bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
+                  parent.field(Field::Left) == subscript;
+    if (stored) {
+      ctx.report(subscript, fmt::format("assignment through the boolean mask '{}' has a data-dependent index set", mask.text()),
+                 "use 'x.masked_fill_(mask, v)' or 'x = torch.where(mask, v, x)'", "boolean-mask assignment");
+    } else {
+      ctx.report(subscript, fmt::format("indexing with the boolean mask '{}' gives a data-dependent shape", mask.text()),
+                 "keep the shape: 'torch.where(mask, x, 0)', or reduce with the mask ('(x * mask).sum()')",
+                 "boolean-mask indexing");
+    }
+  }
+};
+
+const TorchBooleanMaskIndexing kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU204_torch_boolean_mask_indexing{
+    .info = {
+        .id = "TPU204",
+        .name = "torch-boolean-mask-indexing",
+        .summary = "tensor indexed with a boolean mask (x[mask], x[x > 0]), a data-dependent shape",
+        .languages = uint8_t(Language::Python),
+        .severity = Severity::Warning,
+        .effort = EffortClass::Medium,
+        .hours = {0.5, 3},
+        .doc = {
+            .what = "Subscripts whose index is a boolean mask, in files that import torch: `x[mask]`, "
+                    "`x[x > 0]`, `x[m & (y < 3)]`, `x[~valid]`, `x[:, torch.isnan(x).any(0)]`, and "
+                    "assignments through one (`x[mask] = 0`).",
+            .why = "Reading `x[mask]` returns `mask.sum()` elements: PyTorch/XLA lowers it through "
+                   "`nonzero`, so it syncs with the device to learn the count and compiles a new graph for "
+                   "each count (or falls back to the CPU). Writing `x[mask] = v` goes through the same "
+                   "index computation.",
+            .example = "valid = labels >= 0\nloss = F.cross_entropy(logits[valid], labels[valid])",
+            .use_instead = "Keep every element and carry the mask: "
+                           "`loss = (F.cross_entropy(logits, labels.clamp(min=0), reduction='none') * valid)"
+                           ".sum() / valid.sum()`, or use `ignore_index=-1`. For writes: "
+                           "`x.masked_fill_(mask, 0)` or `x = torch.where(mask, v, x)`.",
+            .effort = "Medium: 0.5-3 h, since the code after the indexing must carry the mask.",
+            .heuristic = "The index is taken for a boolean mask when it is an elementwise comparison "
+                         "(`<`, `>=`, `==`, `!=`, not `is`/`in`, not with a string or None), `&`, `|`, `^` over "
+                         "one, `~name`, a torch predicate (`torch.isnan`, `x.eq(y)`, `m.bool()`, "
+                         "`logical_and`, ...), or a local name last assigned from one of those; a name with no "
+                         "such assignment counts when it contains \"mask\" (not `mask_idx`, `mask_indices`, "
+                         "`num_mask`). The subscripted value's type is unknown: a NumPy array indexed with a "
+                         "comparison in a torch file is reported (values rooted at an import other than torch, "
+                         "and `.loc`/`.iloc`/`.at` accessors, are not); a boolean tensor under another name "
+                         "(`keep = batch[\"keep\"]; x[keep]`) is missed.",
+            .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
+                           "https://docs.pytorch.org/xla/master/perf/recompilation.html"},
+        },
+    },
+    .python = &kCheck,
+};
+
+}  // namespace tpulint::checks

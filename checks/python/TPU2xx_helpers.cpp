@@ -1,0 +1,565 @@
+#include "checks/python/TPU2xx_helpers.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "checks/python/TPU3xx_4xx_common.h"
+
+namespace tpulint::checks::dyn {
+
+using python::Field;
+using python::Kind;
+
+namespace {
+
+// Local names are followed through this many assignments: enough for `m = x > 0; k = m & v`,
+// and a bound on `a = b; b = a` cycles.
+constexpr int kMaxAssignmentHops = 3;
+
+bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+// The method name of `recv.name(...)`, or "".
+std::string_view method_name(Node call) {
+  if (call.kind() != Kind::Call) return {};
+  Node callee = call.field(Field::Function);
+  return callee.kind() == Kind::Attribute ? callee.field(Field::Attribute).text() : std::string_view();
+}
+
+// The operator token of a binary or unary operator node.
+std::string_view operator_token(Node op) {
+  for (uint32_t i = 0; i < op.child_count(); ++i)
+    if (!op.child(i).is_named()) return op.child(i).type();
+  return {};
+}
+
+bool is_scope_boundary(Node n) {
+  return n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition || n.kind() == Kind::Lambda;
+}
+
+Node scope_body(const PythonContext& ctx) {
+  if (const python::Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
+  return ctx.tree().root();
+}
+
+}  // namespace
+
+Node unparenthesized(Node n) {
+  while (n && n.type() == "parenthesized_expression" && n.named_child_count() == 1) n = n.named_child(0);
+  return n;
+}
+
+Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx) {
+  Node best;
+  std::vector<Node> stack{scope_body(ctx)};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.span().begin >= before || is_scope_boundary(n)) continue;
+    if (n.kind() == Kind::Assignment) {
+      Node left = n.field(Field::Left), right = n.field(Field::Right);
+      if (left && right && left.kind() == Kind::Identifier && left.text() == name && n.span().end <= before &&
+          (!best || n.span().begin > best.span().begin))
+        best = right;
+      if (right && right.kind() == Kind::Assignment) stack.push_back(right);
+      continue;
+    }
+    if (n.kind() == Kind::Call || n.kind() == Kind::String || n.kind() == Kind::Identifier) continue;
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return best;
+}
+
+std::vector<std::string_view> comparison_operators(Node comparison) {
+  std::vector<std::string_view> ops;
+  for (uint32_t i = 0; i < comparison.child_count(); ++i)
+    if (!comparison.child(i).is_named()) ops.push_back(comparison.child(i).type());
+  return ops;
+}
+
+bool is_elementwise_comparison(Node comparison) {
+  comparison = unparenthesized(comparison);
+  if (!comparison || comparison.type() != "comparison_operator") return false;
+  for (std::string_view op : comparison_operators(comparison))
+    if (!one_of(op, {"<", ">", "<=", ">=", "==", "!="})) return false;
+  for (uint32_t i = 0; i < comparison.named_child_count(); ++i) {
+    Node operand = unparenthesized(comparison.named_child(i));
+    if (operand.kind() == Kind::String || operand.type() == "none" || operand.type() == "concatenated_string")
+      return false;
+  }
+  return true;
+}
+
+std::vector<Node> subscript_indices(Node subscript) {
+  std::vector<Node> out;
+  Node value = subscript.field(Field::Value);
+  for (uint32_t i = 0; i < subscript.named_child_count(); ++i) {
+    Node c = subscript.named_child(i);
+    if (c == value || c.kind() == Kind::Comment) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework) {
+  value = unparenthesized(value);
+  if (value.kind() == Kind::Attribute && one_of(last_name(value), {"loc", "iloc", "at", "iat"})) return true;
+  Node root = value;
+  for (;;) {
+    root = unparenthesized(root);
+    if (root.kind() == Kind::Attribute)
+      root = root.field(Field::Object);
+    else if (root.kind() == Kind::Call)
+      root = root.field(Field::Function);
+    else if (root.kind() == Kind::Subscript)
+      root = root.field(Field::Value);
+    else
+      break;
+  }
+  if (root.kind() != Kind::Identifier) return false;
+  auto q = ctx.qualified_name(root);
+  return q && *q != framework && !(q->starts_with(framework) && (*q)[framework.size()] == '.');
+}
+
+bool in_data_loading(const PythonContext& ctx) {
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type != python::Frame::Type::Function) continue;
+    std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
+    if (name == "__getitem__" || name.find("collate") != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string_view last_name(Node n) {
+  n = unparenthesized(n);
+  if (n.kind() == Kind::Identifier) return n.text();
+  if (n.kind() == Kind::Attribute) return n.field(Field::Attribute).text();
+  return {};
+}
+
+namespace {
+
+bool named_like_mask(std::string_view name) {
+  std::string lower = pyapi::ascii_lower(name);
+  if (lower.find("mask") == std::string::npos) return false;
+  for (std::string_view not_mask : {"idx", "index", "indices", "_ids", "_id", "len", "count", "num", "size"})
+    if (lower.find(not_mask) != std::string::npos) return false;
+  return true;
+}
+
+constexpr std::array<std::string_view, 22> kTorchPredicates = {
+    "all",         "any",         "bool",        "eq",          "ge",          "gt",         "isclose",     "isfinite",   "isin",
+    "isinf",       "isnan",       "isneginf",    "isposinf",   "isreal",      "le",         "logical_and",
+    "logical_not", "logical_or",  "logical_xor", "lt",         "ne",          "signbit"};
+
+bool is_torch_predicate_call(Node call, const PythonContext& ctx) {
+  if (call.kind() != Kind::Call) return false;
+  Node callee = call.field(Field::Function);
+  auto q = ctx.qualified_name(callee);
+  std::string_view name;
+  if (q) {
+    if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return false;
+    name = std::string_view(*q).substr(6);
+  } else if (pyapi::method_receiver_may_be(callee, ctx, "torch")) {
+    name = method_name(call);
+  }
+  return std::find(kTorchPredicates.begin(), kTorchPredicates.end(), name) != kTorchPredicates.end();
+}
+
+bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
+  index = unparenthesized(index);
+  if (!index) return false;
+  std::string_view t = index.type();
+  if (t == "comparison_operator") return is_elementwise_comparison(index);
+  if (t == "binary_operator") {
+    if (!one_of(operator_token(index), {"&", "|", "^"})) return false;
+    return is_torch_mask_at(index.field(Field::Left), ctx, hops) ||
+           is_torch_mask_at(index.field(Field::Right), ctx, hops);
+  }
+  if (t == "unary_operator") {
+    if (operator_token(index) != "~") return false;
+    Node operand = unparenthesized(index.named_child(0));
+    return operand.kind() == Kind::Identifier || operand.kind() == Kind::Attribute ||
+           is_torch_mask_at(operand, ctx, hops);
+  }
+  if (index.kind() == Kind::Call) return is_torch_predicate_call(index, ctx);
+  if (index.kind() == Kind::Identifier) {
+    if (hops < kMaxAssignmentHops) {
+      if (Node value = last_assignment(index.text(), index.span().begin, ctx)) {
+        if (is_torch_mask_at(value, ctx, hops + 1)) return true;
+        // An assignment that computes something else decides it: `mask_ids = torch.arange(n)`.
+        Node v = unparenthesized(value);
+        if (v.kind() == Kind::Call || v.type() == "binary_operator" || v.type() == "integer" ||
+            v.type() == "list" || v.type() == "tuple")
+          return false;
+      }
+    }
+    return named_like_mask(index.text());
+  }
+  if (index.kind() == Kind::Attribute) return named_like_mask(index.field(Field::Attribute).text());
+  return false;
+}
+
+}  // namespace
+
+bool is_torch_mask(Node index, const PythonContext& ctx) { return is_torch_mask_at(index, ctx, 0); }
+
+namespace {
+
+// torch functions and Tensor methods returning a number of dynamic-shape results, whose value
+// read on the host is data dependent.
+constexpr std::array<std::string_view, 6> kDynamicShapeOps = {"argwhere", "masked_select", "nonzero",
+                                                             "unique", "unique_consecutive", "where"};
+// Reductions whose 0-d result, used as a Python number, is a value read from the device.
+constexpr std::array<std::string_view, 9> kValueReductions = {"amax", "amin",  "argmax", "count_nonzero", "max",
+                                                              "min",  "prod", "sum",    "long"};
+
+std::string fmt_method(std::string_view method) { return "'." + std::string(method) + "()'"; }
+
+template <size_t N>
+bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
+  return std::find(a.begin(), a.end(), s) != a.end();
+}
+
+// The name of a torch op `call` calls, in function (`torch.sum(x)`) or method (`x.sum()`) form.
+std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string& storage) {
+  if (call.kind() != Kind::Call) return {};
+  Node callee = call.field(Field::Function);
+  if (auto q = ctx.qualified_name(callee)) {
+    if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return {};
+    storage = q->substr(6);
+    return storage;
+  }
+  if (pyapi::method_receiver_may_be(callee, ctx, "torch")) return method_name(call);
+  return {};
+}
+
+// True for an expression whose result has a data-dependent length: `torch.nonzero(m)`,
+// `x.unique()`, `x[mask]`.
+bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
+  expr = unparenthesized(expr);
+  if (expr.kind() == Kind::Identifier && hops < kMaxAssignmentHops) {
+    Node value = last_assignment(expr.text(), expr.span().begin, ctx);
+    return value && has_dynamic_length(value, ctx, hops + 1);
+  }
+  if (expr.kind() == Kind::Subscript) {
+    for (Node index : subscript_indices(expr))
+      if (is_torch_mask(index, ctx)) return true;
+    return false;
+  }
+  std::string storage;
+  return contains(kDynamicShapeOps, torch_op_name(expr, ctx, storage));
+}
+
+std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, int hops) {
+  expr = unparenthesized(expr);
+  if (!expr) return std::nullopt;
+  if (expr.type() == "binary_operator") {
+    if (auto l = host_value_at(expr.field(Field::Left), ctx, hops)) return l;
+    return host_value_at(expr.field(Field::Right), ctx, hops);
+  }
+  if (expr.type() == "unary_operator") return host_value_at(expr.named_child(0), ctx, hops);
+  if (expr.kind() == Kind::Identifier) {
+    if (hops >= kMaxAssignmentHops) return std::nullopt;
+    Node value = last_assignment(expr.text(), expr.span().begin, ctx);
+    return value ? host_value_at(value, ctx, hops + 1) : std::nullopt;
+  }
+  // `mask.nonzero().shape[0]`, `len(torch.unique(x))`, `x[mask].size(0)`, `keep.numel()`.
+  if (expr.kind() == Kind::Subscript) {
+    Node value = expr.field(Field::Value);
+    if (value.kind() == Kind::Attribute && value.field(Field::Attribute).text() == "shape" &&
+        has_dynamic_length(value.field(Field::Object), ctx))
+      return "the length of a data-dependent result";
+    return std::nullopt;
+  }
+  if (expr.kind() != Kind::Call) return std::nullopt;
+  Node callee = expr.field(Field::Function);
+  auto args = python::call_arguments(expr);
+  if (callee.kind() == Kind::Identifier && !ctx.qualified_name(callee)) {
+    std::string_view builtin = callee.text();
+    if (builtin == "len" && args.positional.size() == 1 && has_dynamic_length(args.positional[0], ctx))
+      return "len() of a data-dependent result";
+    if ((builtin == "int" || builtin == "round") && args.positional.size() == 1) {
+      Node arg = unparenthesized(args.positional[0]);
+      if (auto inner = host_value_at(arg, ctx, hops)) return inner;
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  std::string_view method = method_name(expr);
+  bool torch_receiver = callee.kind() == Kind::Attribute && !ctx.qualified_name(callee) &&
+                        pyapi::method_receiver_may_be(callee, ctx, "torch");
+  if (torch_receiver) {
+    if (method == "item" || method == "tolist") return fmt_method(method);
+    if ((method == "size" || method == "numel") && has_dynamic_length(callee.field(Field::Object), ctx))
+      return "the length of a data-dependent result";
+    if (contains(kValueReductions, method) && args.positional.empty() && args.keywords.empty())
+      return fmt_method(method);
+    return std::nullopt;
+  }
+  std::string storage;
+  std::string_view op = torch_op_name(expr, ctx, storage);
+  if (!op.empty() && contains(kValueReductions, op) && args.positional.size() == 1 && args.keywords.empty())
+    return "torch." + std::string(op) + "()";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext& ctx) {
+  return host_value_at(expr, ctx, 0);
+}
+
+bool in_torch_step(const PythonContext& ctx) {
+  if (!ctx.imports().imports("torch")) return false;
+  const python::Frame* innermost = ctx.enclosing_function();
+  if (!innermost) return false;
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type != python::Frame::Type::Function) continue;
+    if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
+    for (const std::string& d : f.decorators)
+      if (d == "torch.compile") return true;
+    std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
+    if (name == "forward" || name == "__call__" || name.find("train") != std::string::npos ||
+        name.find("step") != std::string::npos || name.find("loss") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+// JAX transforms that trace the functions passed to them (jax.grad does not: Python control flow
+// on its concrete inputs works), and the keywords naming their static arguments.
+constexpr std::array<std::string_view, 16> kTracingTransforms = {
+    "equinox.filter_jit",  "equinox.filter_vmap",  "jax.checkpoint",     "jax.experimental.shard_map.shard_map",
+    "jax.jit",             "jax.lax.cond",         "jax.lax.fori_loop",  "jax.lax.map",
+    "jax.lax.scan",        "jax.lax.switch",       "jax.lax.while_loop", "jax.pmap",
+    "jax.remat",           "jax.shard_map",        "jax.vmap",           "jax.xmap"};
+constexpr std::array<std::string_view, 3> kStaticKeywords = {"static_argnums", "static_argnames",
+                                                              "static_broadcasted_argnums"};
+
+bool is_tracing_transform(std::string_view q) { return contains(kTracingTransforms, q); }
+
+// A decorator's or transform call's static arguments, as parameter positions and names.
+void collect_static(const python::CallArguments& args, std::vector<long long>& nums, std::set<std::string>& names) {
+  for (const auto& [key, value] : args.keywords) {
+    if (!contains(kStaticKeywords, key)) continue;
+    std::vector<Node> items;
+    Node v = unparenthesized(value);
+    if (v.type() == "tuple" || v.type() == "list")
+      for (uint32_t i = 0; i < v.named_child_count(); ++i) items.push_back(v.named_child(i));
+    else
+      items.push_back(v);
+    for (Node item : items) {
+      if (auto n = pyapi::int_literal(item)) nums.push_back(*n);
+      if (auto s = python::string_value(item)) names.insert(*s);
+    }
+  }
+}
+
+// How `function` is traced: by a decorator, or by being passed by name to a transform call
+// anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
+std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, std::vector<long long>& static_nums,
+                                      std::set<std::string>& static_names) {
+  std::optional<std::string> found;
+  Node decorated = function.parent();
+  if (decorated && decorated.kind() == Kind::DecoratedDefinition) {
+    for (uint32_t i = 0; i < decorated.named_child_count(); ++i) {
+      Node d = decorated.named_child(i);
+      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
+      Node expr = d.named_child(0);
+      Node call = expr.kind() == Kind::Call ? expr : Node();
+      Node callee = call ? call.field(Field::Function) : expr;
+      auto q = ctx.qualified_name(callee);
+      if (call && q && *q == "functools.partial") {
+        auto args = python::call_arguments(call);
+        q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
+      }
+      if (!q || !is_tracing_transform(*q)) continue;
+      if (call) collect_static(python::call_arguments(call), static_nums, static_names);
+      if (!found) found = *q;
+    }
+  }
+  // Calls that take the function by name: a text search first, since most names occur rarely.
+  std::string_view name = function.field(Field::Name).text();
+  std::string_view text = ctx.tree().text();
+  Node root = ctx.tree().root();
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
+      continue;
+    if (at < root.span().begin || at >= root.span().end) continue;
+    Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
+             &ctx.tree());
+    if (ref.kind() != Kind::Identifier || ref.text() != name) continue;
+    Node list = ref.parent();
+    if (!list || list.kind() != Kind::ArgumentList) continue;
+    Node call = list.parent();
+    auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
+    if (!q || !is_tracing_transform(*q)) continue;
+    collect_static(python::call_arguments(call), static_nums, static_names);
+    if (!found) found = *q;
+  }
+  return found;
+}
+
+// A parameter's name, and whether its default is a literal that marks a Python-level option
+// (`training=False`, `mode="sum"`, `axis=None`): left at its default, it is not traced.
+struct Parameter {
+  std::string_view name;
+  bool literal_default = false;
+  bool positional = true;
+};
+
+std::vector<Parameter> parameters_of(Node function) {
+  std::vector<Parameter> out;
+  Node params = function.field(Field::Parameters);
+  if (!params) return out;
+  bool keyword_only = false;
+  for (uint32_t i = 0; i < params.named_child_count(); ++i) {
+    Node p = params.named_child(i);
+    std::string_view t = p.type();
+    if (t == "keyword_separator" || t == "list_splat_pattern") keyword_only = true;
+    if (t == "identifier") {
+      out.push_back({p.text(), false, !keyword_only});
+    } else if (t == "typed_parameter") {
+      Node id = p.named_child(0);
+      if (id && id.kind() == Kind::Identifier) out.push_back({id.text(), false, !keyword_only});
+    } else if (t == "default_parameter" || t == "typed_default_parameter") {
+      Node id = p.field(Field::Name);
+      Node value = unparenthesized(p.field(Field::Value));
+      std::string_view vt = value ? value.type() : std::string_view();
+      bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "string";
+      if (id) out.push_back({id.text(), literal, !keyword_only});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
+  if (!ctx.imports().imports("jax")) return std::nullopt;
+  const python::Frame* innermost = ctx.enclosing_function();
+  if (!innermost) return std::nullopt;
+  std::optional<TracedScope> scope;
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type != python::Frame::Type::Function) continue;
+    if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
+    std::vector<long long> static_nums;
+    std::set<std::string> static_names;
+    auto transform = tracing_of(f.node, ctx, static_nums, static_names);
+    if (!transform && !scope) continue;
+    if (!scope) scope = TracedScope{*transform, {}};
+    long long position = 0;
+    for (const Parameter& p : parameters_of(f.node)) {
+      long long at = p.positional ? position++ : -1;
+      if (p.name == "self" || p.name == "cls" || p.literal_default) continue;
+      if (static_names.count(std::string(p.name))) continue;
+      if (at >= 0 && std::find(static_nums.begin(), static_nums.end(), at) != static_nums.end()) continue;
+      scope->traced.insert(std::string(p.name));
+    }
+  }
+  return scope;
+}
+
+namespace {
+
+bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
+  e = unparenthesized(e);
+  if (!e) return false;
+  std::string_view t = e.type();
+  if (e.kind() == Kind::Identifier) {
+    if (ctx.qualified_name(e)) return false;
+    if (scope.traced.count(std::string(e.text()))) return true;
+    if (hops >= kMaxAssignmentHops) return false;
+    Node value = last_assignment(e.text(), e.span().begin, ctx);
+    return value && uses_traced_at(value, scope, ctx, hops + 1);
+  }
+  if (e.kind() == Kind::Attribute) {
+    if (one_of(e.field(Field::Attribute).text(),
+               {"shape", "ndim", "dtype", "size", "aval", "sharding", "weak_type", "itemsize", "nbytes"}))
+      return false;
+    return uses_traced_at(e.field(Field::Object), scope, ctx, hops);
+  }
+  if (e.kind() == Kind::Call) {
+    Node callee = e.field(Field::Function);
+    auto args = python::call_arguments(e);
+    auto any_arg = [&] {
+      for (Node a : args.positional)
+        if (uses_traced_at(a, scope, ctx, hops)) return true;
+      for (const auto& kw : args.keywords)
+        if (uses_traced_at(kw.second, scope, ctx, hops)) return true;
+      return false;
+    };
+    if (ctx.qualified_name(callee)) return any_arg();
+    // A method of a traced value computes on it (`x.any()`, `x.sum()`); a free function of
+    // unknown meaning, a builtin inspecting types or lengths, and `x.shape`-like reads do not count.
+    if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
+    return false;
+  }
+  if (t == "comparison_operator") {
+    for (std::string_view op : comparison_operators(e))
+      if (one_of(op, {"is", "is not", "in", "not in"})) return false;
+    if (!is_elementwise_comparison(e)) return false;
+  } else if (e.kind() == Kind::Subscript) {
+    return uses_traced_at(e.field(Field::Value), scope, ctx, hops);
+  } else if (!one_of(t, {"boolean_operator", "binary_operator", "not_operator", "unary_operator",
+                         "conditional_expression"})) {
+    return false;
+  }
+  for (uint32_t i = 0; i < e.named_child_count(); ++i)
+    if (uses_traced_at(e.named_child(i), scope, ctx, hops)) return true;
+  return false;
+}
+
+constexpr std::array<std::string_view, 15> kJaxPredicates = {
+    "equal",       "greater",    "greater_equal", "isclose",     "isfinite",    "isin",      "isinf",    "isnan",
+    "less",        "less_equal", "logical_and",   "logical_not", "logical_or",  "logical_xor", "not_equal"};
+
+bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
+  e = unparenthesized(e);
+  if (!e) return false;
+  std::string_view t = e.type();
+  if (t == "comparison_operator") return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
+  if (t == "binary_operator") {
+    if (!one_of(operator_token(e), {"&", "|", "^"})) return false;
+    return is_traced_mask_at(e.field(Field::Left), scope, ctx, hops) ||
+           is_traced_mask_at(e.field(Field::Right), scope, ctx, hops);
+  }
+  if (t == "unary_operator") {
+    if (operator_token(e) != "~") return false;
+    Node operand = unparenthesized(e.named_child(0));
+    return operand.kind() == Kind::Identifier ? uses_traced_at(operand, scope, ctx, 0)
+                                               : is_traced_mask_at(operand, scope, ctx, hops);
+  }
+  if (e.kind() == Kind::Call) {
+    auto q = ctx.qualified_name(e.field(Field::Function));
+    if (!q || !q->starts_with("jax.numpy.") || !contains(kJaxPredicates, std::string_view(*q).substr(10)))
+      return false;
+    return uses_traced_at(e, scope, ctx, 0);
+  }
+  if (e.kind() == Kind::Identifier) {
+    if (!uses_traced_at(e, scope, ctx, 0)) return false;
+    if (hops < kMaxAssignmentHops)
+      if (Node value = last_assignment(e.text(), e.span().begin, ctx))
+        return is_traced_mask_at(value, scope, ctx, hops + 1);
+    return named_like_mask(e.text());
+  }
+  return false;
+}
+
+}  // namespace
+
+bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext& ctx) {
+  return uses_traced_at(expr, scope, ctx, 0);
+}
+
+bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx) {
+  return is_traced_mask_at(expr, scope, ctx, 0);
+}
+
+}  // namespace tpulint::checks::dyn

@@ -1,0 +1,83 @@
+// Helpers shared by the dynamic-shape checks (TPU2xx): where a local name was last assigned,
+// which expressions are boolean masks, tensor values read back to the host, training-step
+// functions, and which names are traced inside a JAX transform. Only those checks include this.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "python/python_check.h"
+
+namespace tpulint::checks::dyn {
+
+using python::Node;
+using python::PythonContext;
+
+// `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
+Node unparenthesized(Node n);
+
+// The value of the last plain assignment `name = value` that ends before byte `before`, in the
+// body of the innermost function around the node being checked (the module at module level),
+// not entering nested functions or classes. Null when there is none: a parameter, a global, a
+// name bound by a tuple target or a loop.
+Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx);
+
+// The operator tokens of a comparison (`<`, `==`, `is not`, `in`), in order.
+std::vector<std::string_view> comparison_operators(Node comparison);
+// True for a comparison that computes values elementwise on arrays (`<`, `>=`, `==`, `!=`),
+// as opposed to identity or membership tests (`is`, `in`) and comparisons with None or a string.
+bool is_elementwise_comparison(Node comparison);
+
+// The index expressions of a subscript: `x[a]` -> {a}, `x[a, :, b]` -> {a, slice, b}.
+std::vector<Node> subscript_indices(Node subscript);
+
+// True when the subscripted expression `value` belongs to a library other than `framework`: it
+// is rooted at another import (`np.arange(5)[m]`), or is a pandas/JAX accessor (`.loc`, `.iloc`,
+// `.at`, `.iat`).
+bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework);
+
+// True when the node being checked is in host-side data preparation, where tensors live on the
+// CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
+bool in_data_loading(const PythonContext& ctx);
+
+// The last name of an identifier or attribute chain (`self.attn_mask` -> "attn_mask"), or "".
+std::string_view last_name(Node n);
+
+// True when `index`, a subscript index in a torch file, is a boolean mask: an elementwise
+// comparison (`x > 0`), `&`, `|`, `^` or `~` over masks or names, a torch predicate
+// (`torch.isnan(x)`, `x.eq(y)`, `m.bool()`, `m.any(0)`), or a name last assigned from one of those; failing
+// an assignment that decides it, a name containing "mask" (not `mask_idx`, `mask_indices`).
+bool is_torch_mask(Node index, const PythonContext& ctx);
+
+// When `expr` is a number read back from tensor values on the host, what it was read through
+// (".item()", "len(nonzero(...))", ".max()"); nullopt otherwise. Follows local names to their last
+// assignment and arithmetic on such values (`n + 1`). Used where a value becomes a shape.
+std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext& ctx);
+
+// True when the node being checked is inside a torch training or forward function: a function
+// named `forward` or `__call__`, or whose name contains "train", "step" or "loss", or one
+// decorated with `torch.compile`, in a file that imports torch.
+bool in_torch_step(const PythonContext& ctx);
+
+// The JAX transform the node being checked is traced under, and the names that hold traced
+// values there; nullopt when no enclosing function is traced.
+struct TracedScope {
+  std::string transform;            // "jax.jit", "jax.lax.scan", ...: the outermost one
+  std::set<std::string> traced;     // non-static parameters of the traced functions
+};
+std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx);
+
+// True when `expr` computes with a traced value: it reads a traced name, or a local last assigned
+// from one, or calls jax.numpy/jax.lax on one. Reading only static facts (`x.shape`, `x.ndim`,
+// `x.dtype`, `len(x)`, `isinstance`, `x is None`, comparisons with strings) does not count.
+bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext& ctx);
+
+// True when `expr` is a boolean mask computed from traced values (TPU211): an elementwise
+// comparison, `&`, `|`, `~`, or a jax.numpy predicate (`jnp.isnan`, `jnp.logical_and`) that
+// uses a traced value, or a traced name that is named like a mask or last assigned from a mask.
+bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx);
+
+}  // namespace tpulint::checks::dyn
