@@ -39,6 +39,7 @@ extern const CheckDef TPU202_torch_where_one_argument{
         .name = "torch-where-one-argument",
         .summary = "one-argument torch.where(cond), a nonzero in disguise",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

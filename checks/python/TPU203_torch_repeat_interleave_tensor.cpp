@@ -90,6 +90,7 @@ extern const CheckDef TPU203_torch_repeat_interleave_tensor{
         .name = "torch-repeat-interleave-tensor",
         .summary = "repeat_interleave with tensor repeats (output length = repeats.sum())",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 3},

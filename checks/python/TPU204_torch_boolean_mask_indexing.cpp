@@ -52,6 +52,7 @@ extern const CheckDef TPU204_torch_boolean_mask_indexing{
         .name = "torch-boolean-mask-indexing",
         .summary = "tensor indexed with a boolean mask (x[mask], x[x > 0]), a data-dependent shape",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},

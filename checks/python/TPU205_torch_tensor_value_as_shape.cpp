@@ -168,6 +168,7 @@ extern const CheckDef TPU205_torch_tensor_value_as_shape{
         .name = "torch-tensor-value-as-shape",
         .summary = "number read from tensor values used as a shape, slice bound or loop count",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
