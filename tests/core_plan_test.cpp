@@ -51,6 +51,38 @@ TEST_CASE("a kernel's definition and its launches are one work item", "[core][pl
   CHECK(nms->first_location == "csrc/a.cu:10");
 }
 
+TEST_CASE("an extension module, its sources' kernels and its imports are one work item, each counted once",
+          "[core][plan]") {
+  Finding module = make("TPU110", Category::CustomKernel, EffortClass::High, {10, 30}, "setup.py", "ops._C", 9);
+  module.related_paths = {"csrc/a.cu", "csrc/gone.cu"};
+  std::vector<Finding> findings = {
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/a.cu", "nms_kernel", 10),
+      make("TPU102", Category::CustomKernel, EffortClass::Low, {0.5, 2}, "csrc/a.cu", "nms_kernel", 50),
+      make("TPU430", Category::CudaApi, EffortClass::Low, {0.5, 1}, "csrc/a.cu", "cudaMalloc", 60),
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/other.cu", "roi_kernel", 20),
+      module,
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {0.5, 1}, "ops/a.py", "ops._C", 3),
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {0.5, 1}, "ops/b.py", "ops._C", 4),
+  };
+  auto items = plan_work(findings, PathWeights{});
+  const WorkItem* ext = find_item(items, "ops._C");
+  REQUIRE(ext);
+  CHECK(ext->findings == 6);  // the module, both imports, and everything in csrc/a.cu
+  CHECK(ext->files == 4);
+  CHECK(ext->parts == std::vector<std::string>{"cudaMalloc", "nms_kernel"});
+  CHECK(ext->first_location == "setup.py:9");
+  CHECK(ext->hours.low == Approx(10 + 16 + 0.5 + 0.5 + 0.5 + 0.5));
+  CHECK(parts_summary(*ext) == "cudaMalloc, nms_kernel");
+  CHECK(parts_summary(*ext, 1) == "cudaMalloc and 1 more");
+  // A kernel outside the module's sources stays its own item; nothing is counted twice.
+  CHECK_FALSE(find_item(items, "nms_kernel"));
+  CHECK_FALSE(find_item(items, "cudaMalloc"));
+  REQUIRE(find_item(items, "roi_kernel"));
+  size_t total = 0;
+  for (const WorkItem& w : items) total += w.findings;
+  CHECK(total == findings.size());
+}
+
 TEST_CASE("a work item's gain is the score recovered by fixing all of it", "[core][plan]") {
   std::vector<Finding> findings = {
       make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "k.cu", "k"),

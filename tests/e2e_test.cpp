@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -92,6 +93,31 @@ TEST_CASE("the CUDA extension's kernels, launches and PTX are all found", "[e2e]
   CHECK(n["TPU101"] == 3);  // roi_align_forward_kernel, roi_align_backward_kernel, nms_kernel
   CHECK(n["TPU102"] == 3);  // two launches inside AT_DISPATCH lambdas, one plain
   CHECK(n["TPU103"] == 1);  // the %laneid PTX
+}
+
+TEST_CASE("the Python-to-native link: setup.py's sources tie the kernels to the module Python imports", "[e2e]") {
+  auto r = run_tpulint("scan fixtures/projects/torch_cuda_extension --format json");
+  REQUIRE(r.exit_code == 0);
+  json doc = valid_report(r.out);
+  const json* module = nullptr;
+  for (const json& w : doc.at("work_items"))
+    if (w.at("subject") == "roi_ops._C") module = &w;
+  REQUIRE(module);
+  // The CUDAExtension in setup.py, the import in roi_ops/ops.py, and the kernels, launches and
+  // PTX of the three sources it lists: one piece of work.
+  CHECK(module->at("first_location") == "setup.py:10");
+  std::vector<std::string> parts = module->at("parts");
+  for (const char* kernel : {"nms_kernel", "roi_align_forward_kernel", "roi_align_backward_kernel"})
+    CHECK(std::find(parts.begin(), parts.end(), kernel) != parts.end());
+  std::set<std::string> checks = module->at("checks");
+  CHECK(checks.count("TPU101"));
+  CHECK(checks.count("TPU110"));
+  CHECK(checks.count("TPU117"));
+  for (const json& w : doc.at("work_items")) CHECK(w.at("subject") != "nms_kernel");
+  for (const json& f : doc.at("findings"))
+    if (f.at("id") == "TPU110")
+      CHECK(f.at("related_paths") ==
+            json({"csrc/nms_kernel.cu", "csrc/roi_align_kernel.cu", "csrc/roi_ops.cpp"}));
 }
 
 TEST_CASE("output does not depend on --jobs or on the directory tpulint runs from", "[e2e]") {

@@ -35,6 +35,7 @@ Finding finding_from(const json& j, const std::string& input) {
   f.hint = j.at("hint");
   f.subject = j.at("subject");
   f.source_line = j.at("source_line");
+  f.related_paths = j.at("related_paths").get<std::vector<std::string>>();
   return f;
 }
 

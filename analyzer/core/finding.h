@@ -25,6 +25,9 @@ struct Finding {
   std::string hint;       // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   std::string subject;    // the entity found ('torch.nonzero', a kernel's name): groups work items
   std::string source_line;  // the text of the start line, for code frames
+  // Files whose findings are part of this one's work, relative to the scan root: an extension
+  // module's sources, whose kernels join its work item (plan_work).
+  std::vector<std::string> related_paths;
 };
 
 // Findings are ordered by path, position, then check ID: the output order whatever --jobs is.

@@ -8,13 +8,34 @@
 
 namespace tpulint {
 
+std::string parts_summary(const WorkItem& item, size_t max_names) {
+  std::string out;
+  for (size_t i = 0; i < item.parts.size() && i < max_names; ++i) out += (i ? ", " : "") + item.parts[i];
+  if (item.parts.size() > max_names) out += fmt::format(" and {} more", item.parts.size() - max_names);
+  return out;
+}
+
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights) {
   PenaltyModel model(weights);
-  std::map<std::pair<Category, std::string>, std::vector<const Finding*>> groups;
+  using Key = std::pair<Category, std::string>;
+  // A source file -> the item of the extension module that builds it (the first, by key).
+  std::map<std::string, Key> owner_of_path;
+  for (const Finding& f : findings) {
+    if (f.category == Category::AnalyzerNote) continue;
+    Key key{f.category, f.subject.empty() ? f.check_name : f.subject};
+    for (const std::string& p : f.related_paths) owner_of_path.try_emplace(p, key);
+  }
+  std::map<Key, std::vector<const Finding*>> groups;
+  std::map<Key, std::set<std::string>> parts;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     model.add(f);
-    groups[{f.category, f.subject.empty() ? f.check_name : f.subject}].push_back(&f);
+    Key key{f.category, f.subject.empty() ? f.check_name : f.subject};
+    if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
+      parts[owner->second].insert(key.second);
+      key = owner->second;
+    }
+    groups[key].push_back(&f);
   }
   const double penalty = model.penalty();
   const double score = std::exp(-penalty / ScoringConstants::kScale);
@@ -33,9 +54,14 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
       item.hours.high += f->hours.high;
     }
     item.check_ids.assign(ids.begin(), ids.end());
+    if (auto p = parts.find(key); p != parts.end()) item.parts.assign(p->second.begin(), p->second.end());
     item.findings = list.size();
     item.files = paths.size();
-    item.first_location = fmt::format("{}:{}", list.front()->path, list.front()->start.line);
+    // An extension module's item starts where the module is declared (the finding naming its
+    // sources), not at its first source or import.
+    auto declared = std::find_if(list.begin(), list.end(), [](const Finding* f) { return !f->related_paths.empty(); });
+    const Finding* first = declared != list.end() ? *declared : list.front();
+    item.first_location = fmt::format("{}:{}", first->path, first->start.line);
     double without = std::exp(-model.penalty_without(list) / ScoringConstants::kScale);
     item.score_gain = std::round(1000 * (without - score)) / 10;
     items.push_back(std::move(item));

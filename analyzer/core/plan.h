@@ -22,11 +22,21 @@ struct WorkItem {
   HoursRange hours;
   double score_gain = 0;  // points the score rises when every finding of the item is fixed
   std::string first_location;  // "path:line" of its first finding
+  // For an extension module: the subjects of the findings in its sources that joined it (its
+  // kernels, launches, CUDA calls), sorted. Each counts once, in this item only.
+  std::vector<std::string> parts;
 };
 
 // Groups findings by (category, subject): a kernel's definition and its launches are one item,
 // each library is one item, each op or pattern is one item. Findings without a subject group
-// by check. Ordered by score gained per engineer-hour, then by gain, then by subject.
+// by check. A finding with related paths (an extension module and its sources) takes the
+// findings located in those files into its item: the module and the kernels it builds are one
+// piece of work, whatever number of Python call sites import it.
+// Ordered by score gained per engineer-hour, then by gain, then by subject.
+// "a, b, c and 4 more" for a work item's parts, "" when it has none: what reports print after
+// the subject of an extension module's item.
+std::string parts_summary(const WorkItem& item, size_t max_names = 4);
+
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights);
 
 }  // namespace tpulint

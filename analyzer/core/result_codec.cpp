@@ -10,7 +10,8 @@ using nlohmann::json;
 
 json finding_to_json(const Finding& f) {
   return {f.check_id, f.check_name, int(f.category), int(f.severity), int(f.effort), f.hours.low, f.hours.high,
-          f.path, f.start.line, f.start.column, f.end.line, f.end.column, f.message, f.hint, f.subject, f.source_line};
+          f.path, f.start.line, f.start.column, f.end.line, f.end.column, f.message, f.hint, f.subject, f.source_line,
+          f.related_paths};
 }
 
 Finding finding_from_json(const json& j) {
@@ -28,6 +29,7 @@ Finding finding_from_json(const json& j) {
   f.hint = j.at(13);
   f.subject = j.at(14);
   f.source_line = j.at(15);
+  f.related_paths = j.at(16).get<std::vector<std::string>>();
   return f;
 }
 

@@ -139,7 +139,7 @@ void write_html(const ScanReport& report, const Registry& registry, std::ostream
     for (const std::string& id : w.check_ids) checks += (checks.empty() ? "" : ", ") + id;
     out << fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
                        "<td class=\"num\" data-sort=\"{:g}\">{:g}–{:g}</td><td class=\"num\">+{:.1f}</td><td>{}</td></tr>\n",
-                       i + 1, html_escape(w.subject), checks, w.findings, to_string(w.effort), w.hours.high,
+                       i + 1, html_escape(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"), checks, w.findings, to_string(w.effort), w.hours.high,
                        w.hours.low, w.hours.high, w.score_gain, html_escape(w.first_location));
   }
   out << "</tbody></table></section>\n";

@@ -60,6 +60,7 @@ void write_json(const ScanReport& report, std::ostream& out) {
         {"hint", f.hint},
         {"subject", f.subject},
         {"source_line", f.source_line},
+        {"related_paths", f.related_paths},
         {"effort", effort_j},
     });
   }
@@ -69,7 +70,8 @@ void write_json(const ScanReport& report, std::ostream& out) {
     ordered_json j = {{"subject", w.subject},      {"category", to_string(w.category)},
                       {"checks", w.check_ids},     {"effort", to_string(w.effort)},
                       {"findings", w.findings},    {"files", w.files},
-                      {"score_gain", round2(w.score_gain)}, {"first_location", w.first_location}};
+                      {"score_gain", round2(w.score_gain)}, {"first_location", w.first_location},
+                      {"parts", w.parts}};
     j.update(hours_json(w.hours));
     items.push_back(j);
   }

@@ -97,7 +97,8 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
       const WorkItem& w = report.plan[i];
       std::string checks;
       for (const std::string& id : w.check_ids) checks += (checks.empty() ? "`" : ", `") + id + "`";
-      out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | +{:.1f} |\n", i + 1, markdown_cell(w.subject),
+      out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | +{:.1f} |\n", i + 1,
+                         markdown_cell(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"),
                          checks, w.findings, w.files, w.files == 1 ? "" : "s", to_string(w.effort), hours(w.hours),
                          w.score_gain);
     }

@@ -140,6 +140,7 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
       const WorkItem& w = report.plan[i];
       out << fmt::format("    {}. {:<32} +{:<5.1f} {}, {} finding{} ({})\n", i + 1, "'" + w.subject + "'", w.score_gain,
                          hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s", w.first_location);
+      if (!w.parts.empty()) out << fmt::format("       with {}\n", parts_summary(w));
     }
     if (report.plan.size() > kTop) out << fmt::format("    ... {} more in the JSON, Markdown or HTML report\n", report.plan.size() - kTop);
   }

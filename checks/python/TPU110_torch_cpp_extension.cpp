@@ -1,6 +1,8 @@
 // TPU110: a native PyTorch extension built with torch.utils.cpp_extension (CUDAExtension,
 // CppExtension, BuildExtension, load, load_inline).
 // User docs: docs/checks/TPU110.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -27,6 +29,36 @@ bool is_none(Node n) { return !n || n.type() == "none"; }
 
 Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx);
 
+// The file names among the sources of a load(...) or an extension class (second positional or
+// `sources=`): string literals in it, or in what a variable holding it was assigned.
+std::vector<std::string> source_names(const python::CallArguments& args, const python::PythonContext& ctx) {
+  Node sources = args.positional.size() > 1 ? args.positional[1] : args.keyword("sources");
+  if (!sources) return {};
+  std::vector<std::string> files = pyhelp::string_literals(sources);
+  if (files.empty() && sources.kind() == Kind::Identifier) {
+    for (Node value : pyhelp::assigned_values(sources.text(), ctx))
+      for (std::string& s : pyhelp::string_literals(value)) files.push_back(std::move(s));
+  }
+  return files;
+}
+
+// The sources as paths of the scanned tree: a build runs in the build file's directory, so
+// "csrc/nms.cu" in pkg/setup.py is pkg/csrc/nms.cu. Their findings (the kernels) join the
+// extension's work item; names that are not source files (directories, flags) match nothing.
+std::vector<std::string> source_paths(const python::CallArguments& args, const python::PythonContext& ctx) {
+  std::filesystem::path dir = std::filesystem::path(ctx.file().path()).parent_path();
+  std::vector<std::string> out;
+  for (const std::string& name : source_names(args, ctx)) {
+    std::filesystem::path p = std::filesystem::path(name);
+    if (name.empty() || p.is_absolute() || !p.has_extension()) continue;
+    std::string rel = (dir / p).lexically_normal().generic_string();
+    if (!rel.starts_with("..")) out.push_back(std::move(rel));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 // Whether a load(...) call builds CUDA code: `with_cuda=` decides when given, then
 // `extra_cuda_cflags=`, then the file names among its sources (`.cu`/`.cuh`).
 Build load_build(const python::CallArguments& args, const python::PythonContext& ctx) {
@@ -38,13 +70,7 @@ Build load_build(const python::CallArguments& args, const python::PythonContext&
 // Whether the sources of a load(...) or an extension class (second positional or `sources=`)
 // include CUDA files.
 Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx) {
-  Node sources = args.positional.size() > 1 ? args.positional[1] : args.keyword("sources");
-  if (!sources) return Build::Unknown;
-  std::vector<std::string> files = pyhelp::string_literals(sources);
-  if (files.empty() && sources.kind() == Kind::Identifier) {
-    for (Node value : pyhelp::assigned_values(sources.text(), ctx))
-      for (std::string& s : pyhelp::string_literals(value)) files.push_back(std::move(s));
-  }
+  std::vector<std::string> files = source_names(args, ctx);
   if (files.empty()) return Build::Unknown;
   for (const std::string& f : files)
     if (ends_with_cuda_source(f)) return Build::Cuda;
@@ -105,7 +131,8 @@ class TorchCppExtension final : public python::PythonCheck {
       if (member == ".CppExtension") cpp_ext = true;
       if (member == ".load" || member == ".load_inline") {
         Build b = member == ".load" ? load_build(args, ctx) : load_inline_build(args);
-        report_load(callee, ctx, std::string(member.substr(1)), extension_name(args, ctx), b);
+        report_load(callee, ctx, std::string(member.substr(1)), extension_name(args, ctx), b)
+            .related_paths = source_paths(args, ctx);
         return;
       }
     }
@@ -118,19 +145,20 @@ class TorchCppExtension final : public python::PythonCheck {
                             ? fmt::format(" (through '{}')", callee.text())
                             : "";
       std::string subject = name.empty() ? (cuda_ext ? "CUDAExtension" : "CppExtension") : name;
+      Finding* f = nullptr;
       if (cuda_ext || cuda_sources) {
-        ctx.report(callee, fmt::format("{} is built with '{}'{}{}; its kernels cannot run on a TPU",
+        f = &ctx.report(callee, fmt::format("{} is built with '{}'{}{}; its kernels cannot run on a TPU",
                                        extension_label("CUDA", name), cuda_ext ? "CUDAExtension" : "CppExtension",
                                        cuda_ext ? "" : " from CUDA sources", via),
                    std::string(kCudaHint), subject);
       } else {
-        Finding& f = ctx.report(
-            callee, fmt::format("{} is built with 'CppExtension'{}; its ops have no XLA lowering",
-                                extension_label("C++", name), via),
-            std::string(kCpuHint), subject);
-        f.effort = EffortClass::Medium;
-        f.hours = {4, 16};
+        f = &ctx.report(callee, fmt::format("{} is built with 'CppExtension'{}; its ops have no XLA lowering",
+                                            extension_label("C++", name), via),
+                        std::string(kCpuHint), subject);
+        f->effort = EffortClass::Medium;
+        f->hours = {4, 16};
       }
+      f->related_paths = source_paths(args, ctx);
       return;
     }
     check_build_extension(args, ctx);
@@ -143,14 +171,14 @@ class TorchCppExtension final : public python::PythonCheck {
   static constexpr std::string_view kCpuHint =
       "reimplement its ops as PyTorch ops that XLA compiles; a C++ op sees no data of an XLA tensor";
 
-  static void report_load(Node at, python::PythonContext& ctx, const std::string& fn, const std::string& name,
-                          Build b) {
+  static Finding& report_load(Node at, python::PythonContext& ctx, const std::string& fn, const std::string& name,
+                              Build b) {
     std::string subject = name.empty() ? fn : name;
     if (b == Build::Cuda) {
-      ctx.report(at, fmt::format("'{}' JIT-compiles {}; its kernels cannot run on a TPU", fn,
-                                 extension_label("CUDA", name, true)),
-                 std::string(kCudaHint), subject);
-      return;
+      return ctx.report(at,
+                        fmt::format("'{}' JIT-compiles {}; its kernels cannot run on a TPU", fn,
+                                    extension_label("CUDA", name, true)),
+                        std::string(kCudaHint), subject);
     }
     Finding& f = ctx.report(
         at,
@@ -159,6 +187,7 @@ class TorchCppExtension final : public python::PythonCheck {
         std::string(kCpuHint), subject);
     f.effort = EffortClass::Medium;
     f.hours = {4, 16};
+    return f;
   }
 
   // `setup(cmdclass={"build_ext": BuildExtension})` in a file that builds no extension itself
