@@ -17,10 +17,6 @@ namespace {
 // and a bound on `a = b; b = a` cycles.
 constexpr int kMaxAssignmentHops = 3;
 
-bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
-  return std::find(set.begin(), set.end(), s) != set.end();
-}
-
 // The method name of `recv.name(...)`, or "".
 std::string_view method_name(Node call) {
   if (call.kind() != Kind::Call) return {};
@@ -217,11 +213,6 @@ constexpr std::array<std::string_view, 9> kValueReductions = {"amax", "amin",  "
                                                               "min",  "prod", "sum",    "long"};
 
 std::string fmt_method(std::string_view method) { return "'." + std::string(method) + "()'"; }
-
-template <size_t N>
-bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
-  return std::find(a.begin(), a.end(), s) != a.end();
-}
 
 // The name of a torch op `call` calls, in function (`torch.sum(x)`) or method (`x.sum()`) form.
 std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string& storage) {

@@ -3,6 +3,9 @@
 // functions, and which names are traced inside a JAX transform. Only those checks include this.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +18,15 @@ namespace tpulint::checks::dyn {
 
 using python::Node;
 using python::PythonContext;
+
+// True when `s` is one of `set`, or an element of the array `a`.
+inline bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+template <size_t N>
+bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
+  return std::find(a.begin(), a.end(), s) != a.end();
+}
 
 // `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
 Node unparenthesized(Node n);
