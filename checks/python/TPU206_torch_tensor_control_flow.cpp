@@ -117,29 +117,21 @@ std::optional<std::string> tensor_test(Node cond, const PythonContext& ctx) {
 
 class TorchTensorControlFlow final : public python::PythonCheck {
  public:
-  std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::IfStatement, Kind::ElifClause, Kind::WhileStatement,
-                                 Kind::ConditionalExpression};
-    return k;
-  }
+  std::span<const Kind> kinds() const override { return dyn::branch_kinds(); }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (!dyn::in_torch_step(ctx)) return;
-    Node cond = n.kind() == Kind::ConditionalExpression ? n.named_child(1) : n.field(Field::Condition);
+    Node cond = dyn::branch_condition(n);
     if (!cond) return;
     auto why = tensor_test(cond, ctx);
     if (!why) return;
-    std::string_view statement = n.kind() == Kind::WhileStatement       ? "'while'"
-                                 : n.kind() == Kind::ConditionalExpression ? "conditional expression"
-                                 : n.kind() == Kind::ElifClause            ? "'elif'"
-                                                                           : "'if'";
     std::string hint = n.kind() == Kind::WhileStatement
                            ? "loop a static number of times with a mask, or use torch_xla's 'while_loop'"
                            : "compute both branches and select with 'torch.where(cond, a, b)', or move the test "
                              "out of the step";
     ctx.report(cond,
                fmt::format("{} on a tensor value ({}) syncs the device and fixes the graph to one branch",
-                           statement, *why),
+                           dyn::branch_statement(n), *why),
                std::move(hint), "Python control flow on tensor values");
   }
 };

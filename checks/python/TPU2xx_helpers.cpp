@@ -303,6 +303,28 @@ std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext
   return host_value_at(expr, ctx, 0);
 }
 
+std::span<const Kind> branch_kinds() {
+  static constexpr Kind k[] = {Kind::IfStatement, Kind::ElifClause, Kind::WhileStatement, Kind::ConditionalExpression};
+  return k;
+}
+
+Node branch_condition(Node branch) {
+  return branch.kind() == Kind::ConditionalExpression ? branch.named_child(1) : branch.field(Field::Condition);
+}
+
+std::string_view branch_statement(Node branch) {
+  switch (branch.kind()) {
+    case Kind::WhileStatement:
+      return "'while'";
+    case Kind::ElifClause:
+      return "'elif'";
+    case Kind::ConditionalExpression:
+      return "conditional expression";
+    default:
+      return "'if'";
+  }
+}
+
 bool in_torch_step(const PythonContext& ctx) {
   if (!ctx.imports().imports("torch")) return false;
   const python::Frame* innermost = ctx.enclosing_function();

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,12 @@ bool is_torch_mask(Node index, const PythonContext& ctx);
 // (".item()", "len(nonzero(...))", ".max()"); nullopt otherwise. Follows local names to their last
 // assignment and arithmetic on such values (`n + 1`). Used where a value becomes a shape.
 std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext& ctx);
+
+// The node kinds that branch or loop on a condition (if, elif, while, conditional expression),
+// the condition of such a node, and its name for a message ("'if'", "conditional expression").
+std::span<const python::Kind> branch_kinds();
+Node branch_condition(Node branch);
+std::string_view branch_statement(Node branch);
 
 // True when the node being checked is inside a torch training or forward function: a function
 // named `forward` or `__call__`, or whose name contains "train", "step" or "loss", or one
