@@ -575,4 +575,16 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
   return is_traced_mask_at(expr, scope, ctx, 0);
 }
 
+std::string tf_model_op(Node call, const PythonContext& ctx) {
+  if (call.kind() != Kind::Call) return {};
+  auto q = ctx.qualified_name(call.field(Field::Function));
+  constexpr std::string_view kTf = "tensorflow.";
+  if (!q || !q->starts_with(kTf)) return {};
+  std::string_view name = std::string_view(*q).substr(kTf.size());
+  for (std::string_view compat : {"compat.v1.", "compat.v2."})
+    if (name.starts_with(compat)) name.remove_prefix(compat.size());
+  if (!pyapi::in_tf_model_code(ctx)) return {};
+  return std::string(name);
+}
+
 }  // namespace tpulint::checks::dyn

@@ -99,4 +99,10 @@ bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext&
 // uses a traced value, or a traced name that is named like a mask or last assigned from a mask.
 bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx);
 
+// For a call of a TensorFlow function in TensorFlow model code (see pyapi::in_tf_model_code:
+// a `tf.function`, a Keras layer's or model's `call`, an Estimator `model_fn`), the function's
+// name under `tf` without a `compat.v1.`/`compat.v2.` prefix ("unique", "image.non_max_suppression");
+// "" when the call is not one or is outside model code (eager preprocessing, tf.data).
+std::string tf_model_op(Node call, const PythonContext& ctx);
+
 }  // namespace tpulint::checks::dyn
