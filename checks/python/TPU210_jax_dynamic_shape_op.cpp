@@ -92,8 +92,8 @@ extern const CheckDef TPU210_jax_dynamic_shape_op{
                     "without `length=`, under any alias of jax.numpy. With the static-size argument they are "
                     "fine, and so is the three-argument `jnp.where(c, x, y)`. An error inside a function "
                     "traced by `jax.jit`, `pmap`, `vmap`, `lax.scan`/`fori_loop`/`while_loop`/`cond`, "
-                    "`shard_map` or `checkpoint` (decorated, or passed by name to one of them in the same "
-                    "file); a warning elsewhere, since the function may still be traced from another file.",
+                    "`shard_map` or `checkpoint` (decorated, or passed by name to one of them in the scope "
+                    "that defines it); a warning elsewhere, since the function may still be traced from another file.",
             .why = "XLA compiles static shapes, and every JAX program on a TPU runs compiled. These ops "
                    "return as many elements as the data holds, so under a trace JAX cannot know the output "
                    "shape and raises `ConcretizationTypeError`. Outside a trace each call runs eagerly: it "
@@ -106,7 +106,7 @@ extern const CheckDef TPU210_jax_dynamic_shape_op{
             .heuristic = "Function forms resolved through the imports only: `x.nonzero()` on a JAX array is "
                          "not reported (the receiver's type is unknown). The trace is known from decorators "
                          "(`@jax.jit`, `@partial(jax.jit, ...)`, `@jax.vmap`, ...) and from calls in the same "
-                         "file that take the function by name (`step = jax.jit(step)`); functions nested in a "
+                         "scope that take the function by name (`step = jax.jit(step)`); functions nested in a "
                          "traced one are traced. `numpy.nonzero` and the other NumPy look-alikes are not JAX.",
             .references = {"https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html",
                            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.nonzero.html",

@@ -62,10 +62,13 @@ extern const CheckDef TPU211_jax_boolean_indexing_traced{
                            "`x = jnp.where(mask, v, x)` replaces `x.at[mask].set(v)`.",
             .effort = "Low: 15 min-2 h; the masked reduction is usually a one-line change.",
             .heuristic = "A function is traced when it is decorated with one of those transforms (also "
-                         "through `functools.partial`), is passed to one by name in the same file, or is nested "
+                         "through `functools.partial`; `flax.nnx.jit` and `equinox.filter_jit` too), is passed to "
+                         "one by name in the scope that defines it, or is nested "
                          "in a traced function. Its parameters are traced except `self`/`cls`, those named in "
                          "`static_argnums`/`static_argnames`/`static_broadcasted_argnums`, and those with a "
-                         "literal default (`training=False`, `mode=\"sum\"`), taken for Python options. The "
+                         "literal default (`training=False`, `mode=\"sum\"`), taken for Python options; when the "
+                         "static arguments are given by a variable (`static_argnums=argnums`), none is taken for "
+                         "traced. The "
                          "index is a traced mask when it is an elementwise comparison, `&`/`|`/`^`/`~`, or a "
                          "`jnp` predicate (`jnp.isnan`, `jnp.logical_and`, ...) using a traced value, or a "
                          "traced name named like a mask or last assigned from one. Flax `nn.Module` methods "

@@ -55,7 +55,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
     }
     std::string subject = "tf." + name;
     ctx.report(call,
-               fmt::format("'{}' in TPU model code has a data-dependent output size and no TPU kernel", subject),
+               fmt::format("'{}' in TPU model code has a data-dependent output size, which a TPU program cannot have", subject),
                std::string(op->hint), subject);
   }
 };

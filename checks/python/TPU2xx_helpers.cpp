@@ -346,18 +346,27 @@ namespace {
 
 // JAX transforms that trace the functions passed to them (jax.grad does not: Python control flow
 // on its concrete inputs works), and the keywords naming their static arguments.
-constexpr std::array<std::string_view, 16> kTracingTransforms = {
-    "equinox.filter_jit",  "equinox.filter_vmap",  "jax.checkpoint",     "jax.experimental.shard_map.shard_map",
-    "jax.jit",             "jax.lax.cond",         "jax.lax.fori_loop",  "jax.lax.map",
-    "jax.lax.scan",        "jax.lax.switch",       "jax.lax.while_loop", "jax.pmap",
-    "jax.remat",           "jax.shard_map",        "jax.vmap",           "jax.xmap"};
+constexpr std::array<std::string_view, 22> kTracingTransforms = {
+    "equinox.filter_jit", "equinox.filter_vmap", "flax.nnx.jit",   "flax.nnx.pmap",
+    "flax.nnx.remat",     "flax.nnx.scan",       "flax.nnx.shard_map", "flax.nnx.vmap",
+    "jax.checkpoint",     "jax.experimental.shard_map.shard_map",     "jax.jit",
+    "jax.lax.cond",       "jax.lax.fori_loop",   "jax.lax.map",    "jax.lax.scan",
+    "jax.lax.switch",     "jax.lax.while_loop",  "jax.pmap",       "jax.remat",
+    "jax.shard_map",      "jax.vmap",            "jax.xmap"};
 constexpr std::array<std::string_view, 3> kStaticKeywords = {"static_argnums", "static_argnames",
                                                               "static_broadcasted_argnums"};
 
 bool is_tracing_transform(std::string_view q) { return contains(kTracingTransforms, q); }
 
 // A decorator's or transform call's static arguments, as parameter positions and names.
-void collect_static(const python::CallArguments& args, std::vector<long long>& nums, std::set<std::string>& names) {
+struct StaticArguments {
+  std::vector<long long> positions;
+  std::set<std::string> names;
+  bool unknown = false;  // given by an expression this file does not spell out (`static_argnums=argnums`)
+};
+
+void collect_static(const python::CallArguments& args, StaticArguments& out) {
+  if (args.has_splat) out.unknown = true;
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
@@ -367,16 +376,27 @@ void collect_static(const python::CallArguments& args, std::vector<long long>& n
     else
       items.push_back(v);
     for (Node item : items) {
-      if (auto n = pyapi::int_literal(item)) nums.push_back(*n);
-      if (auto s = python::string_value(item)) names.insert(*s);
+      if (auto n = pyapi::int_literal(item))
+        out.positions.push_back(*n);
+      else if (auto s = python::string_value(item))
+        out.names.insert(*s);
+      else if (!pyapi::is_none(item))
+        out.unknown = true;
     }
   }
 }
 
+// The function, class or module whose scope `n` (a definition or a reference) belongs to.
+Node defining_scope(Node n) {
+  for (Node p = n.parent(); p; p = p.parent())
+    if (p.kind() == Kind::FunctionDefinition || p.kind() == Kind::ClassDefinition || p.kind() == Kind::Module)
+      return p;
+  return Node();
+}
+
 // How `function` is traced: by a decorator, or by being passed by name to a transform call
 // anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
-std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, std::vector<long long>& static_nums,
-                                      std::set<std::string>& static_names) {
+std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, StaticArguments& statics) {
   std::optional<std::string> found;
   Node decorated = function.parent();
   if (decorated && decorated.kind() == Kind::DecoratedDefinition) {
@@ -392,7 +412,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, s
         q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
       }
       if (!q || !is_tracing_transform(*q)) continue;
-      if (call) collect_static(python::call_arguments(call), static_nums, static_names);
+      if (call) collect_static(python::call_arguments(call), statics);
       if (!found) found = *q;
     }
   }
@@ -408,12 +428,14 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, s
     Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
              &ctx.tree());
     if (ref.kind() != Kind::Identifier || ref.text() != name) continue;
+    // The same name in another scope is another function (test files define many `f`s).
+    if (defining_scope(ref) != defining_scope(function)) continue;
     Node list = ref.parent();
     if (!list || list.kind() != Kind::ArgumentList) continue;
     Node call = list.parent();
     auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
     if (!q || !is_tracing_transform(*q)) continue;
-    collect_static(python::call_arguments(call), static_nums, static_names);
+    collect_static(python::call_arguments(call), statics);
     if (!found) found = *q;
   }
   return found;
@@ -462,17 +484,18 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
-    std::vector<long long> static_nums;
-    std::set<std::string> static_names;
-    auto transform = tracing_of(f.node, ctx, static_nums, static_names);
+    StaticArguments statics;
+    auto transform = tracing_of(f.node, ctx, statics);
     if (!transform && !scope) continue;
     if (!scope) scope = TracedScope{*transform, {}};
+    if (statics.unknown) continue;  // any parameter may be static
     long long position = 0;
     for (const Parameter& p : parameters_of(f.node)) {
       long long at = p.positional ? position++ : -1;
       if (p.name == "self" || p.name == "cls" || p.literal_default) continue;
-      if (static_names.count(std::string(p.name))) continue;
-      if (at >= 0 && std::find(static_nums.begin(), static_nums.end(), at) != static_nums.end()) continue;
+      if (statics.names.count(std::string(p.name))) continue;
+      if (at >= 0 && std::find(statics.positions.begin(), statics.positions.end(), at) != statics.positions.end())
+        continue;
       scope->traced.insert(std::string(p.name));
     }
   }
