@@ -28,6 +28,10 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
     for (Node index : dyn::subscript_indices(subscript))
       if (dyn::is_torch_mask(index, ctx)) mask = index;
     if (!mask) return;
+    // A NumPy array indexed by a mask, or an array of unknown origin by a NumPy mask.
+    dyn::ArrayOrigin origin = dyn::array_origin(value, ctx);
+    if (origin == dyn::ArrayOrigin::Other) return;
+    if (origin == dyn::ArrayOrigin::Unknown && dyn::array_origin(mask, ctx) == dyn::ArrayOrigin::Other) return;
     Node parent = ctx.parent(subscript);
     bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
                   parent.field(Field::Left) == subscript;
@@ -74,9 +78,11 @@ extern const CheckDef TPU204_torch_boolean_mask_indexing{
                          "one, `~name`, a torch predicate (`torch.isnan`, `x.eq(y)`, `m.bool()`, "
                          "`logical_and`, ...), or a local name last assigned from one of those; a name with no "
                          "such assignment counts when it contains \"mask\" (not `mask_idx`, `mask_indices`, "
-                         "`num_mask`). The subscripted value's type is unknown: a NumPy array indexed with a "
-                         "comparison in a torch file is reported (values rooted at an import other than torch, "
-                         "and `.loc`/`.iloc`/`.at` accessors, are not); a boolean tensor under another name "
+                         "`num_mask`). The subscripted value's type is followed through local assignments: an "
+                         "array made by NumPy or another non-torch library (`a = np.zeros(n)`, `m.numpy()`, "
+                         "`.astype()`), or of unknown origin and indexed by such a mask, is not reported, nor "
+                         "are values rooted at another import or `.loc`/`.iloc`/`.at` accessors. A NumPy array "
+                         "passed in as a parameter or read from a field is reported; a boolean tensor under another name "
                          "(`keep = batch[\"keep\"]; x[keep]`) is missed.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},

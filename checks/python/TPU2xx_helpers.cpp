@@ -119,6 +119,38 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
   return q && *q != framework && !(q->starts_with(framework) && (*q)[framework.size()] == '.');
 }
 
+namespace {
+
+ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
+  e = unparenthesized(e);
+  if (!e) return ArrayOrigin::Unknown;
+  if (e.kind() == Kind::Identifier) {
+    if (hops >= kMaxAssignmentHops) return ArrayOrigin::Unknown;
+    Node value = last_assignment(e.text(), e.span().begin, ctx);
+    return value ? array_origin_at(value, ctx, hops + 1) : ArrayOrigin::Unknown;
+  }
+  if (e.kind() == Kind::Subscript) return array_origin_at(e.field(Field::Value), ctx, hops);
+  if (e.kind() == Kind::Call) {
+    Node callee = e.field(Field::Function);
+    if (auto q = ctx.qualified_name(callee))
+      return *q == "torch" || q->starts_with("torch.") ? ArrayOrigin::Torch : ArrayOrigin::Other;
+    if (callee.kind() != Kind::Attribute) return ArrayOrigin::Unknown;
+    std::string_view method = callee.field(Field::Attribute).text();
+    if (method == "numpy" || method == "astype") return ArrayOrigin::Other;
+    return array_origin_at(callee.field(Field::Object), ctx, hops);
+  }
+  std::string_view t = e.type();
+  if (t == "comparison_operator" || t == "binary_operator" || t == "unary_operator" || t == "not_operator") {
+    for (uint32_t i = 0; i < e.named_child_count(); ++i)
+      if (ArrayOrigin o = array_origin_at(e.named_child(i), ctx, hops); o != ArrayOrigin::Unknown) return o;
+  }
+  return ArrayOrigin::Unknown;
+}
+
+}  // namespace
+
+ArrayOrigin array_origin(Node expr, const PythonContext& ctx) { return array_origin_at(expr, ctx, 0); }
+
 bool in_data_loading(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
@@ -260,8 +292,10 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
   // `mask.nonzero().shape[0]`, `len(torch.unique(x))`, `x[mask].size(0)`, `keep.numel()`.
   if (expr.kind() == Kind::Subscript) {
     Node value = expr.field(Field::Value);
-    if (value.kind() == Kind::Attribute && value.field(Field::Attribute).text() == "shape" &&
-        has_dynamic_length(value.field(Field::Object), ctx))
+    // Only the first dimension is the data-dependent one (`x[mask]`, `nonzero(m)` rows).
+    auto indices = subscript_indices(expr);
+    if (value.kind() == Kind::Attribute && value.field(Field::Attribute).text() == "shape" && indices.size() == 1 &&
+        pyapi::int_literal(indices[0]) == 0 && has_dynamic_length(value.field(Field::Object), ctx))
       return "the length of a data-dependent result";
     return std::nullopt;
   }
@@ -284,7 +318,8 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
                         pyapi::method_receiver_may_be(callee, ctx, "torch");
   if (torch_receiver) {
     if (method == "item" || method == "tolist") return fmt_method(method);
-    if ((method == "size" || method == "numel") && has_dynamic_length(callee.field(Field::Object), ctx))
+    bool first_dim = args.positional.empty() || pyapi::int_literal(args.positional[0]) == 0;
+    if ((method == "size" || method == "numel") && first_dim && has_dynamic_length(callee.field(Field::Object), ctx))
       return "the length of a data-dependent result";
     if (contains(kValueReductions, method) && args.positional.empty() && args.keywords.empty())
       return fmt_method(method);

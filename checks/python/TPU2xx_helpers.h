@@ -52,6 +52,12 @@ std::vector<Node> subscript_indices(Node subscript);
 // `.at`, `.iat`).
 bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework);
 
+// Which library made the array `expr` holds, as far as its local assignments tell: a torch call,
+// a NumPy (or other non-torch library: cv2, pycocotools) call, `.numpy()`/`.astype()`, through
+// local names, subscripts, methods, arithmetic and comparisons. Unknown for parameters, fields.
+enum class ArrayOrigin : uint8_t { Unknown, Torch, Other };
+ArrayOrigin array_origin(Node expr, const PythonContext& ctx);
+
 // True when the node being checked is in host-side data preparation, where tensors live on the
 // CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
 bool in_data_loading(const PythonContext& ctx);
