@@ -151,6 +151,27 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
 
 ArrayOrigin array_origin(Node expr, const PythonContext& ctx) { return array_origin_at(expr, ctx, 0); }
 
+bool in_numpy_only_function(const PythonContext& ctx) {
+  const python::Frame* f = ctx.enclosing_function();
+  if (!f || !ctx.imports().imports("numpy")) return false;
+  bool numpy = false;
+  std::vector<Node> stack{f->node.field(Field::Body)};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n) continue;
+    if (n.kind() == Kind::Identifier) {
+      if (auto q = ctx.qualified_name(n)) {
+        if (*q == "torch" || q->starts_with("torch.")) return false;
+        if (*q == "numpy" || q->starts_with("numpy.")) numpy = true;
+      }
+      continue;
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return numpy;
+}
+
 bool in_data_loading(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
@@ -169,12 +190,23 @@ std::string_view last_name(Node n) {
 
 namespace {
 
+// `mask`, `valid_mask`, `fg_masks`, `attnmask`, `mask_i`, `mask2`; not `mask_idx`, `num_mask_tokens`,
+// `mask_label_symmetries` (a mask's indices, counts or properties).
 bool named_like_mask(std::string_view name) {
   std::string lower = pyapi::ascii_lower(name);
-  if (lower.find("mask") == std::string::npos) return false;
-  for (std::string_view not_mask : {"idx", "index", "indices", "_ids", "_id", "len", "count", "num", "size"})
-    if (lower.find(not_mask) != std::string::npos) return false;
-  return true;
+  std::vector<std::string_view> words;
+  for (size_t begin = 0; begin <= lower.size();) {
+    size_t end = std::min(lower.find('_', begin), lower.size());
+    if (end > begin) words.push_back(std::string_view(lower).substr(begin, end - begin));
+    begin = end + 1;
+  }
+  // Skip a one-letter or numeric suffix: `mask_i`, `mask2`, `mask_2`.
+  while (!words.empty() && std::isdigit(static_cast<unsigned char>(words.back().back()))) {
+    words.back().remove_suffix(1);
+    if (words.back().empty()) words.pop_back();
+  }
+  if (words.size() > 1 && words.back().size() == 1) words.pop_back();
+  return !words.empty() && (words.back().ends_with("mask") || words.back().ends_with("masks"));
 }
 
 constexpr std::array<std::string_view, 22> kTorchPredicates = {

@@ -58,6 +58,10 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
 enum class ArrayOrigin : uint8_t { Unknown, Torch, Other };
 ArrayOrigin array_origin(Node expr, const PythonContext& ctx);
 
+// True when the innermost function around the node being checked calls NumPy and never refers
+// to torch: NumPy code in a file that also uses torch (evaluation, visualisation helpers).
+bool in_numpy_only_function(const PythonContext& ctx);
+
 // True when the node being checked is in host-side data preparation, where tensors live on the
 // CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
 bool in_data_loading(const PythonContext& ctx);
@@ -68,7 +72,8 @@ std::string_view last_name(Node n);
 // True when `index`, a subscript index in a torch file, is a boolean mask: an elementwise
 // comparison (`x > 0`), `&`, `|`, `^` or `~` over masks or names, a torch predicate
 // (`torch.isnan(x)`, `x.eq(y)`, `m.bool()`, `m.any(0)`), or a name last assigned from one of those; failing
-// an assignment that decides it, a name containing "mask" (not `mask_idx`, `mask_indices`).
+// an assignment that decides it, a name whose last word is "mask"/"masks" (`valid_mask`, `mask_i`;
+// not `mask_idx`, `mask_label_symmetries`).
 bool is_torch_mask(Node index, const PythonContext& ctx);
 
 // When `expr` is a number read back from tensor values on the host, what it was read through
