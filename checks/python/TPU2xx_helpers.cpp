@@ -432,8 +432,13 @@ struct StaticArguments {
   bool unknown = false;  // given by an expression this file does not spell out (`static_argnums=argnums`)
 };
 
-void collect_static(const python::CallArguments& args, StaticArguments& out) {
+void collect_static(const python::CallArguments& args, std::string_view transform, StaticArguments& out) {
   if (args.has_splat) out.unknown = true;
+  // vmap leaves `in_axes=None` arguments unbatched: they reach the function as they were given.
+  if (transform.ends_with("vmap"))
+    if (Node axes = unparenthesized(args.keyword("in_axes")); axes && (axes.type() == "tuple" || axes.type() == "list"))
+      for (uint32_t i = 0; i < axes.named_child_count(); ++i)
+        if (pyapi::is_none(axes.named_child(i))) out.positions.push_back(i);
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
@@ -479,7 +484,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
         q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
       }
       if (!q || !is_tracing_transform(*q)) continue;
-      if (call) collect_static(python::call_arguments(call), statics);
+      if (call) collect_static(python::call_arguments(call), *q, statics);
       if (!found) found = *q;
     }
   }
@@ -502,7 +507,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
     Node call = list.parent();
     auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
     if (!q || !is_tracing_transform(*q)) continue;
-    collect_static(python::call_arguments(call), statics);
+    collect_static(python::call_arguments(call), *q, statics);
     if (!found) found = *q;
   }
   return found;
