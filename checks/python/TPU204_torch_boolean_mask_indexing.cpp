@@ -13,15 +13,6 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// True when `subscript` is an argument of a NumPy function or of `torch.from_numpy`: an array.
-bool numpy_argument(Node subscript, const python::PythonContext& ctx) {
-  Node list = ctx.parent(subscript);
-  if (!list || list.kind() != Kind::ArgumentList) return false;
-  Node call = ctx.parent(list);
-  auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
-  return q && (q->starts_with("numpy.") || *q == "torch.from_numpy");
-}
-
 // True when an earlier subscript of the same statement is indexed by the same mask
 // (`inter[mask] = (x2[mask] - x1[mask])` is one finding, at its first subscript).
 bool repeated_in_statement(Node subscript, Node mask, const python::PythonContext& ctx) {
@@ -60,7 +51,7 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
     dyn::ArrayOrigin origin = dyn::array_origin(value, ctx);
     if (origin == dyn::ArrayOrigin::Other) return;
     if (origin == dyn::ArrayOrigin::Unknown && dyn::array_origin(mask, ctx) == dyn::ArrayOrigin::Other) return;
-    if (numpy_argument(subscript, ctx) || repeated_in_statement(subscript, mask, ctx)) return;
+    if (dyn::numpy_argument(subscript, ctx) || repeated_in_statement(subscript, mask, ctx)) return;
     Node parent = ctx.parent(subscript);
     bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
                   parent.field(Field::Left) == subscript;

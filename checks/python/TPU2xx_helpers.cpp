@@ -151,6 +151,14 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
 
 ArrayOrigin array_origin(Node expr, const PythonContext& ctx) { return array_origin_at(expr, ctx, 0); }
 
+bool numpy_argument(Node expr, const PythonContext& ctx) {
+  Node list = ctx.parent(expr);
+  if (!list || list.kind() != Kind::ArgumentList) return false;
+  Node call = ctx.parent(list);
+  auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
+  return q && (q->starts_with("numpy.") || *q == "torch.from_numpy");
+}
+
 bool in_numpy_only_function(const PythonContext& ctx) {
   const python::Frame* f = ctx.enclosing_function();
   if (!f || !ctx.imports().imports("numpy")) return false;

@@ -58,6 +58,10 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
 enum class ArrayOrigin : uint8_t { Unknown, Torch, Other };
 ArrayOrigin array_origin(Node expr, const PythonContext& ctx);
 
+// True when `expr` is an argument of a NumPy function or of `torch.from_numpy`: a NumPy array
+// (`np.median(m.nonzero(), axis=1)`, `torch.from_numpy(a[a > 0])`).
+bool numpy_argument(Node expr, const PythonContext& ctx);
+
 // True when the innermost function around the node being checked calls NumPy and never refers
 // to torch: NumPy code in a file that also uses torch (evaluation, visualisation helpers).
 bool in_numpy_only_function(const PythonContext& ctx);
