@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU2xx_helpers.h"
 #include "checks/python/TPU3xx_4xx_common.h"
 
 namespace tpulint::checks {
@@ -62,6 +63,9 @@ class TorchDataDependentShape final : public python::PythonCheck {
 
     // Method form: x.nonzero(), (a > 0).unique(). The receiver's type is unknown: see the heuristic.
     if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
+    if (dyn::array_origin(callee.field(Field::Object), ctx) == dyn::ArrayOrigin::Other ||
+        dyn::numpy_argument(call, ctx))
+      return;
     const DynamicShapeOp* op = find_op(callee.field(Field::Attribute).text());
     if (!op) return;
     std::string subject = fmt::format("torch.Tensor.{}", op->name);
@@ -107,8 +111,10 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
                       "padded fixed size instead of a compacted tensor.",
             .heuristic = "The method form cannot know the receiver's type: it fires only in files that import "
                          "torch, never on `self`/`cls` (a module's own method) and never on a receiver rooted at "
-                         "another import (`np.unique(...)` and `np.arange(3).nonzero()` are NumPy's). A NumPy array held in a local variable in a "
-                         "torch file (`arr.nonzero()`) is still reported.",
+                         "another import (`np.unique(...)` and `np.arange(3).nonzero()` are NumPy's), nor on a local "
+                         "name last assigned from NumPy or another non-torch library (`lab = cv2.connectedComponents"
+                         "(...)[1]; (lab == i).nonzero()`), nor on an argument of a NumPy function "
+                         "(`np.median(m.nonzero(), axis=1)`). A NumPy array passed in as a parameter is still reported.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},
         },

@@ -13,6 +13,25 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
+// True when an earlier subscript of the same statement is indexed by the same mask
+// (`inter[mask] = (x2[mask] - x1[mask])` is one finding, at its first subscript).
+bool repeated_in_statement(Node subscript, Node mask, const python::PythonContext& ctx) {
+  Node statement = subscript;
+  for (Node p = ctx.parent(statement); p && p.kind() != Kind::Block && p.kind() != Kind::Module; p = ctx.parent(p))
+    statement = p;
+  std::vector<Node> stack{statement};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.span().begin >= subscript.span().begin) continue;
+    if (n.kind() == Kind::Subscript)
+      for (Node index : dyn::subscript_indices(n))
+        if (index.text() == mask.text()) return true;
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return false;
+}
+
 class TorchBooleanMaskIndexing final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -21,13 +40,18 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
   }
 
   void check(Node subscript, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch")) return;
+    if (!ctx.imports().imports("torch") || dyn::in_numpy_only_function(ctx)) return;
     Node value = subscript.field(Field::Value);
     if (!value || dyn::indexes_other_library(value, ctx, "torch")) return;
     Node mask;
     for (Node index : dyn::subscript_indices(subscript))
       if (dyn::is_torch_mask(index, ctx)) mask = index;
     if (!mask) return;
+    // A NumPy array indexed by a mask, or an array of unknown origin by a NumPy mask.
+    dyn::ArrayOrigin origin = dyn::array_origin(value, ctx);
+    if (origin == dyn::ArrayOrigin::Other) return;
+    if (origin == dyn::ArrayOrigin::Unknown && dyn::array_origin(mask, ctx) == dyn::ArrayOrigin::Other) return;
+    if (dyn::numpy_argument(subscript, ctx) || repeated_in_statement(subscript, mask, ctx)) return;
     Node parent = ctx.parent(subscript);
     bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
                   parent.field(Field::Left) == subscript;
@@ -74,10 +98,14 @@ extern const CheckDef TPU204_torch_boolean_mask_indexing{
                          "(`<`, `>=`, `==`, `!=`, not `is`/`in`, not with a string or None), `&`, `|`, `^` over "
                          "one, `~name`, a torch predicate (`torch.isnan`, `x.eq(y)`, `m.bool()`, "
                          "`logical_and`, ...), or a local name last assigned from one of those; a name with no "
-                         "such assignment counts when it contains \"mask\" (not `mask_idx`, `mask_indices`, "
-                         "`num_mask`). The subscripted value's type is unknown: a NumPy array indexed with a "
-                         "comparison in a torch file is reported (values rooted at an import other than torch, "
-                         "and `.loc`/`.iloc`/`.at` accessors, are not); a boolean tensor under another name "
+                         "such assignment counts when its last word is \"mask\" or \"masks\" (`valid_mask`, "
+                         "`mask_i`; not `mask_idx`, `mask_label_symmetries`). Repeated uses of one mask in one "
+                         "statement are one finding. Functions that call NumPy and never torch, and arguments "
+                         "of NumPy functions or `torch.from_numpy`, are NumPy code and not reported. The subscripted value's type is followed through local assignments: an "
+                         "array made by NumPy or another non-torch library (`a = np.zeros(n)`, `m.numpy()`, "
+                         "`.astype()`), or of unknown origin and indexed by such a mask, is not reported, nor "
+                         "are values rooted at another import or `.loc`/`.iloc`/`.at` accessors. A NumPy array "
+                         "passed in as a parameter or read from a field is reported; a boolean tensor under another name "
                          "(`keep = batch[\"keep\"]; x[keep]`) is missed.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},

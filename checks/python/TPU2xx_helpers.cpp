@@ -17,10 +17,6 @@ namespace {
 // and a bound on `a = b; b = a` cycles.
 constexpr int kMaxAssignmentHops = 3;
 
-bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
-  return std::find(set.begin(), set.end(), s) != set.end();
-}
-
 // The method name of `recv.name(...)`, or "".
 std::string_view method_name(Node call) {
   if (call.kind() != Kind::Call) return {};
@@ -123,6 +119,67 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
   return q && *q != framework && !(q->starts_with(framework) && (*q)[framework.size()] == '.');
 }
 
+namespace {
+
+ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
+  e = unparenthesized(e);
+  if (!e) return ArrayOrigin::Unknown;
+  if (e.kind() == Kind::Identifier) {
+    if (hops >= kMaxAssignmentHops) return ArrayOrigin::Unknown;
+    Node value = last_assignment(e.text(), e.span().begin, ctx);
+    return value ? array_origin_at(value, ctx, hops + 1) : ArrayOrigin::Unknown;
+  }
+  if (e.kind() == Kind::Subscript) return array_origin_at(e.field(Field::Value), ctx, hops);
+  if (e.kind() == Kind::Call) {
+    Node callee = e.field(Field::Function);
+    if (auto q = ctx.qualified_name(callee))
+      return *q == "torch" || q->starts_with("torch.") ? ArrayOrigin::Torch : ArrayOrigin::Other;
+    if (callee.kind() != Kind::Attribute) return ArrayOrigin::Unknown;
+    std::string_view method = callee.field(Field::Attribute).text();
+    if (method == "numpy" || method == "astype") return ArrayOrigin::Other;
+    return array_origin_at(callee.field(Field::Object), ctx, hops);
+  }
+  std::string_view t = e.type();
+  if (t == "comparison_operator" || t == "binary_operator" || t == "unary_operator" || t == "not_operator") {
+    for (uint32_t i = 0; i < e.named_child_count(); ++i)
+      if (ArrayOrigin o = array_origin_at(e.named_child(i), ctx, hops); o != ArrayOrigin::Unknown) return o;
+  }
+  return ArrayOrigin::Unknown;
+}
+
+}  // namespace
+
+ArrayOrigin array_origin(Node expr, const PythonContext& ctx) { return array_origin_at(expr, ctx, 0); }
+
+bool numpy_argument(Node expr, const PythonContext& ctx) {
+  Node list = ctx.parent(expr);
+  if (!list || list.kind() != Kind::ArgumentList) return false;
+  Node call = ctx.parent(list);
+  auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
+  return q && (q->starts_with("numpy.") || *q == "torch.from_numpy");
+}
+
+bool in_numpy_only_function(const PythonContext& ctx) {
+  const python::Frame* f = ctx.enclosing_function();
+  if (!f || !ctx.imports().imports("numpy")) return false;
+  bool numpy = false;
+  std::vector<Node> stack{f->node.field(Field::Body)};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n) continue;
+    if (n.kind() == Kind::Identifier) {
+      if (auto q = ctx.qualified_name(n)) {
+        if (*q == "torch" || q->starts_with("torch.")) return false;
+        if (*q == "numpy" || q->starts_with("numpy.")) numpy = true;
+      }
+      continue;
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return numpy;
+}
+
 bool in_data_loading(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
@@ -141,12 +198,23 @@ std::string_view last_name(Node n) {
 
 namespace {
 
+// `mask`, `valid_mask`, `fg_masks`, `attnmask`, `mask_i`, `mask2`; not `mask_idx`, `num_mask_tokens`,
+// `mask_label_symmetries` (a mask's indices, counts or properties).
 bool named_like_mask(std::string_view name) {
   std::string lower = pyapi::ascii_lower(name);
-  if (lower.find("mask") == std::string::npos) return false;
-  for (std::string_view not_mask : {"idx", "index", "indices", "_ids", "_id", "len", "count", "num", "size"})
-    if (lower.find(not_mask) != std::string::npos) return false;
-  return true;
+  std::vector<std::string_view> words;
+  for (size_t begin = 0; begin <= lower.size();) {
+    size_t end = std::min(lower.find('_', begin), lower.size());
+    if (end > begin) words.push_back(std::string_view(lower).substr(begin, end - begin));
+    begin = end + 1;
+  }
+  // Skip a one-letter or numeric suffix: `mask_i`, `mask2`, `mask_2`.
+  while (!words.empty() && std::isdigit(static_cast<unsigned char>(words.back().back()))) {
+    words.back().remove_suffix(1);
+    if (words.back().empty()) words.pop_back();
+  }
+  if (words.size() > 1 && words.back().size() == 1) words.pop_back();
+  return !words.empty() && (words.back().ends_with("mask") || words.back().ends_with("masks"));
 }
 
 constexpr std::array<std::string_view, 22> kTorchPredicates = {
@@ -218,11 +286,6 @@ constexpr std::array<std::string_view, 9> kValueReductions = {"amax", "amin",  "
 
 std::string fmt_method(std::string_view method) { return "'." + std::string(method) + "()'"; }
 
-template <size_t N>
-bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
-  return std::find(a.begin(), a.end(), s) != a.end();
-}
-
 // The name of a torch op `call` calls, in function (`torch.sum(x)`) or method (`x.sum()`) form.
 std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string& storage) {
   if (call.kind() != Kind::Call) return {};
@@ -269,8 +332,10 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
   // `mask.nonzero().shape[0]`, `len(torch.unique(x))`, `x[mask].size(0)`, `keep.numel()`.
   if (expr.kind() == Kind::Subscript) {
     Node value = expr.field(Field::Value);
-    if (value.kind() == Kind::Attribute && value.field(Field::Attribute).text() == "shape" &&
-        has_dynamic_length(value.field(Field::Object), ctx))
+    // Only the first dimension is the data-dependent one (`x[mask]`, `nonzero(m)` rows).
+    auto indices = subscript_indices(expr);
+    if (value.kind() == Kind::Attribute && value.field(Field::Attribute).text() == "shape" && indices.size() == 1 &&
+        pyapi::int_literal(indices[0]) == 0 && has_dynamic_length(value.field(Field::Object), ctx))
       return "the length of a data-dependent result";
     return std::nullopt;
   }
@@ -293,7 +358,8 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
                         pyapi::method_receiver_may_be(callee, ctx, "torch");
   if (torch_receiver) {
     if (method == "item" || method == "tolist") return fmt_method(method);
-    if ((method == "size" || method == "numel") && has_dynamic_length(callee.field(Field::Object), ctx))
+    bool first_dim = args.positional.empty() || pyapi::int_literal(args.positional[0]) == 0;
+    if ((method == "size" || method == "numel") && first_dim && has_dynamic_length(callee.field(Field::Object), ctx))
       return "the length of a data-dependent result";
     if (contains(kValueReductions, method) && args.positional.empty() && args.keywords.empty())
       return fmt_method(method);
@@ -310,6 +376,28 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
 
 std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext& ctx) {
   return host_value_at(expr, ctx, 0);
+}
+
+std::span<const Kind> branch_kinds() {
+  static constexpr Kind k[] = {Kind::IfStatement, Kind::ElifClause, Kind::WhileStatement, Kind::ConditionalExpression};
+  return k;
+}
+
+Node branch_condition(Node branch) {
+  return branch.kind() == Kind::ConditionalExpression ? branch.named_child(1) : branch.field(Field::Condition);
+}
+
+std::string_view branch_statement(Node branch) {
+  switch (branch.kind()) {
+    case Kind::WhileStatement:
+      return "'while'";
+    case Kind::ElifClause:
+      return "'elif'";
+    case Kind::ConditionalExpression:
+      return "conditional expression";
+    default:
+      return "'if'";
+  }
 }
 
 bool in_torch_step(const PythonContext& ctx) {
@@ -333,18 +421,32 @@ namespace {
 
 // JAX transforms that trace the functions passed to them (jax.grad does not: Python control flow
 // on its concrete inputs works), and the keywords naming their static arguments.
-constexpr std::array<std::string_view, 16> kTracingTransforms = {
-    "equinox.filter_jit",  "equinox.filter_vmap",  "jax.checkpoint",     "jax.experimental.shard_map.shard_map",
-    "jax.jit",             "jax.lax.cond",         "jax.lax.fori_loop",  "jax.lax.map",
-    "jax.lax.scan",        "jax.lax.switch",       "jax.lax.while_loop", "jax.pmap",
-    "jax.remat",           "jax.shard_map",        "jax.vmap",           "jax.xmap"};
+constexpr std::array<std::string_view, 22> kTracingTransforms = {
+    "equinox.filter_jit", "equinox.filter_vmap", "flax.nnx.jit",   "flax.nnx.pmap",
+    "flax.nnx.remat",     "flax.nnx.scan",       "flax.nnx.shard_map", "flax.nnx.vmap",
+    "jax.checkpoint",     "jax.experimental.shard_map.shard_map",     "jax.jit",
+    "jax.lax.cond",       "jax.lax.fori_loop",   "jax.lax.map",    "jax.lax.scan",
+    "jax.lax.switch",     "jax.lax.while_loop",  "jax.pmap",       "jax.remat",
+    "jax.shard_map",      "jax.vmap",            "jax.xmap"};
 constexpr std::array<std::string_view, 3> kStaticKeywords = {"static_argnums", "static_argnames",
                                                               "static_broadcasted_argnums"};
 
 bool is_tracing_transform(std::string_view q) { return contains(kTracingTransforms, q); }
 
 // A decorator's or transform call's static arguments, as parameter positions and names.
-void collect_static(const python::CallArguments& args, std::vector<long long>& nums, std::set<std::string>& names) {
+struct StaticArguments {
+  std::vector<long long> positions;
+  std::set<std::string> names;
+  bool unknown = false;  // given by an expression this file does not spell out (`static_argnums=argnums`)
+};
+
+void collect_static(const python::CallArguments& args, std::string_view transform, StaticArguments& out) {
+  if (args.has_splat) out.unknown = true;
+  // vmap leaves `in_axes=None` arguments unbatched: they reach the function as they were given.
+  if (transform.ends_with("vmap"))
+    if (Node axes = unparenthesized(args.keyword("in_axes")); axes && (axes.type() == "tuple" || axes.type() == "list"))
+      for (uint32_t i = 0; i < axes.named_child_count(); ++i)
+        if (pyapi::is_none(axes.named_child(i))) out.positions.push_back(i);
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
@@ -354,16 +456,27 @@ void collect_static(const python::CallArguments& args, std::vector<long long>& n
     else
       items.push_back(v);
     for (Node item : items) {
-      if (auto n = pyapi::int_literal(item)) nums.push_back(*n);
-      if (auto s = python::string_value(item)) names.insert(*s);
+      if (auto n = pyapi::int_literal(item))
+        out.positions.push_back(*n);
+      else if (auto s = python::string_value(item))
+        out.names.insert(*s);
+      else if (!pyapi::is_none(item))
+        out.unknown = true;
     }
   }
 }
 
+// The function, class or module whose scope `n` (a definition or a reference) belongs to.
+Node defining_scope(Node n) {
+  for (Node p = n.parent(); p; p = p.parent())
+    if (p.kind() == Kind::FunctionDefinition || p.kind() == Kind::ClassDefinition || p.kind() == Kind::Module)
+      return p;
+  return Node();
+}
+
 // How `function` is traced: by a decorator, or by being passed by name to a transform call
 // anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
-std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, std::vector<long long>& static_nums,
-                                      std::set<std::string>& static_names) {
+std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, StaticArguments& statics) {
   std::optional<std::string> found;
   Node decorated = function.parent();
   if (decorated && decorated.kind() == Kind::DecoratedDefinition) {
@@ -379,7 +492,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, s
         q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
       }
       if (!q || !is_tracing_transform(*q)) continue;
-      if (call) collect_static(python::call_arguments(call), static_nums, static_names);
+      if (call) collect_static(python::call_arguments(call), *q, statics);
       if (!found) found = *q;
     }
   }
@@ -395,12 +508,14 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, s
     Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
              &ctx.tree());
     if (ref.kind() != Kind::Identifier || ref.text() != name) continue;
+    // The same name in another scope is another function (test files define many `f`s).
+    if (defining_scope(ref) != defining_scope(function)) continue;
     Node list = ref.parent();
     if (!list || list.kind() != Kind::ArgumentList) continue;
     Node call = list.parent();
     auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
     if (!q || !is_tracing_transform(*q)) continue;
-    collect_static(python::call_arguments(call), static_nums, static_names);
+    collect_static(python::call_arguments(call), *q, statics);
     if (!found) found = *q;
   }
   return found;
@@ -449,17 +564,18 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
-    std::vector<long long> static_nums;
-    std::set<std::string> static_names;
-    auto transform = tracing_of(f.node, ctx, static_nums, static_names);
+    StaticArguments statics;
+    auto transform = tracing_of(f.node, ctx, statics);
     if (!transform && !scope) continue;
     if (!scope) scope = TracedScope{*transform, {}};
+    if (statics.unknown) continue;  // any parameter may be static
     long long position = 0;
     for (const Parameter& p : parameters_of(f.node)) {
       long long at = p.positional ? position++ : -1;
       if (p.name == "self" || p.name == "cls" || p.literal_default) continue;
-      if (static_names.count(std::string(p.name))) continue;
-      if (at >= 0 && std::find(static_nums.begin(), static_nums.end(), at) != static_nums.end()) continue;
+      if (statics.names.count(std::string(p.name))) continue;
+      if (at >= 0 && std::find(statics.positions.begin(), statics.positions.end(), at) != statics.positions.end())
+        continue;
       scope->traced.insert(std::string(p.name));
     }
   }
@@ -560,6 +676,18 @@ bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext&
 
 bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx) {
   return is_traced_mask_at(expr, scope, ctx, 0);
+}
+
+std::string tf_model_op(Node call, const PythonContext& ctx) {
+  if (call.kind() != Kind::Call) return {};
+  auto q = ctx.qualified_name(call.field(Field::Function));
+  constexpr std::string_view kTf = "tensorflow.";
+  if (!q || !q->starts_with(kTf)) return {};
+  std::string_view name = std::string_view(*q).substr(kTf.size());
+  for (std::string_view compat : {"compat.v1.", "compat.v2."})
+    if (name.starts_with(compat)) name.remove_prefix(compat.size());
+  if (!pyapi::in_tf_model_code(ctx)) return {};
+  return std::string(name);
 }
 
 }  // namespace tpulint::checks::dyn

@@ -3,8 +3,12 @@
 // functions, and which names are traced inside a JAX transform. Only those checks include this.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +19,15 @@ namespace tpulint::checks::dyn {
 
 using python::Node;
 using python::PythonContext;
+
+// True when `s` is one of `set`, or an element of the array `a`.
+inline bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+template <size_t N>
+bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
+  return std::find(a.begin(), a.end(), s) != a.end();
+}
 
 // `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
 Node unparenthesized(Node n);
@@ -39,6 +52,20 @@ std::vector<Node> subscript_indices(Node subscript);
 // `.at`, `.iat`).
 bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework);
 
+// Which library made the array `expr` holds, as far as its local assignments tell: a torch call,
+// a NumPy (or other non-torch library: cv2, pycocotools) call, `.numpy()`/`.astype()`, through
+// local names, subscripts, methods, arithmetic and comparisons. Unknown for parameters, fields.
+enum class ArrayOrigin : uint8_t { Unknown, Torch, Other };
+ArrayOrigin array_origin(Node expr, const PythonContext& ctx);
+
+// True when `expr` is an argument of a NumPy function or of `torch.from_numpy`: a NumPy array
+// (`np.median(m.nonzero(), axis=1)`, `torch.from_numpy(a[a > 0])`).
+bool numpy_argument(Node expr, const PythonContext& ctx);
+
+// True when the innermost function around the node being checked calls NumPy and never refers
+// to torch: NumPy code in a file that also uses torch (evaluation, visualisation helpers).
+bool in_numpy_only_function(const PythonContext& ctx);
+
 // True when the node being checked is in host-side data preparation, where tensors live on the
 // CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
 bool in_data_loading(const PythonContext& ctx);
@@ -49,13 +76,20 @@ std::string_view last_name(Node n);
 // True when `index`, a subscript index in a torch file, is a boolean mask: an elementwise
 // comparison (`x > 0`), `&`, `|`, `^` or `~` over masks or names, a torch predicate
 // (`torch.isnan(x)`, `x.eq(y)`, `m.bool()`, `m.any(0)`), or a name last assigned from one of those; failing
-// an assignment that decides it, a name containing "mask" (not `mask_idx`, `mask_indices`).
+// an assignment that decides it, a name whose last word is "mask"/"masks" (`valid_mask`, `mask_i`;
+// not `mask_idx`, `mask_label_symmetries`).
 bool is_torch_mask(Node index, const PythonContext& ctx);
 
 // When `expr` is a number read back from tensor values on the host, what it was read through
 // (".item()", "len(nonzero(...))", ".max()"); nullopt otherwise. Follows local names to their last
 // assignment and arithmetic on such values (`n + 1`). Used where a value becomes a shape.
 std::optional<std::string> host_value_from_tensor(Node expr, const PythonContext& ctx);
+
+// The node kinds that branch or loop on a condition (if, elif, while, conditional expression),
+// the condition of such a node, and its name for a message ("'if'", "conditional expression").
+std::span<const python::Kind> branch_kinds();
+Node branch_condition(Node branch);
+std::string_view branch_statement(Node branch);
 
 // True when the node being checked is inside a torch training or forward function: a function
 // named `forward` or `__call__`, or whose name contains "train", "step" or "loss", or one
@@ -79,5 +113,11 @@ bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext&
 // comparison, `&`, `|`, `~`, or a jax.numpy predicate (`jnp.isnan`, `jnp.logical_and`) that
 // uses a traced value, or a traced name that is named like a mask or last assigned from a mask.
 bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx);
+
+// For a call of a TensorFlow function in TensorFlow model code (see pyapi::in_tf_model_code:
+// a `tf.function`, a Keras layer's or model's `call`, an Estimator `model_fn`), the function's
+// name under `tf` without a `compat.v1.`/`compat.v2.` prefix ("unique", "image.non_max_suppression");
+// "" when the call is not one or is outside model code (eager preprocessing, tf.data).
+std::string tf_model_op(Node call, const PythonContext& ctx);
 
 }  // namespace tpulint::checks::dyn
