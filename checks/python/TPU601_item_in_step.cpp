@@ -14,15 +14,8 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-class ItemInStep final : public python::PythonCheck {
- public:
-  std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Call};
-    return k;
-  }
-
-  void check(Node call, python::PythonContext& ctx) const override {
-    if (step::on_module(call)) return;
+class ItemInStep final : public step::StepCallCheck {
+  void check_call(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "item") return;
     if (call.field(Field::Arguments).named_child_count() != 0) return;

@@ -342,6 +342,15 @@ bool on_module(Node n) {
   return true;
 }
 
+std::span<const Kind> StepCallCheck::kinds() const {
+  static constexpr Kind k[] = {Kind::Module, Kind::Call};
+  return k;
+}
+
+void StepCallCheck::check(Node n, PythonContext& ctx) const {
+  if (!on_module(n)) check_call(n, ctx);
+}
+
 Step enclosing_step(Node n, const PythonContext& ctx) {
   FileIndex& idx = file_index(ctx);
   std::span<const Frame> frames = ctx.frames();

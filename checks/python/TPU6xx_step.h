@@ -62,6 +62,17 @@ std::string describe(const Step& s);
 //   `.dtype`, `.ndim`, `.device`, which are host metadata.
 bool tensor_valued(Node e, const PythonContext& ctx, const Step& in, bool params_traced = false);
 
+// A check called on calls, which asks about steps: it forgets the file index on each module node
+// (see on_module) and hands every call to `check_call`.
+class StepCallCheck : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const final;
+  void check(Node n, PythonContext& ctx) const final;
+
+ protected:
+  virtual void check_call(Node call, PythonContext& ctx) const = 0;
+};
+
 // The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
 std::string_view last_name(Node n);
 
