@@ -478,6 +478,10 @@ Value classify_call(Node call, const PythonContext& ctx) {
     return *q == "jax.device_get" || q->starts_with("numpy.") || q->starts_with("math.") ? Value::Host : Value::Unknown;
   }
   if (callee.kind() == Kind::Identifier && host_builtin(callee.text())) return Value::Host;
+  // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
+  const FileIndex& idx = file_index(ctx);
+  std::string callee_name(last_name(callee));
+  if (idx.compiled_callables.count(callee_name) || idx.compiled_functions.count(callee_name)) return Value::Tensor;
   if (callee.kind() == Kind::Attribute) {
     std::string_view m = callee.field(Field::Attribute).text();
     if (host_method(m)) return Value::Host;
@@ -519,7 +523,7 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
           if (left.named_child(i).kind() == Kind::Identifier && left.named_child(i).text() == name) in_tuple = true;
       }
       if ((binds || in_tuple) && right && !(right.span().begin <= id.span().begin && id.span().end <= right.span().end)) {
-        // A tuple target takes a tensor from a call that returns several (`loss, logits = step(...)`).
+        // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
         Value v = binds ? classify(right, ctx, in, params_traced, depth + 1)
                         : (right.kind() == Kind::Call ? classify_call(right, ctx) : Value::Unknown);
         if (v == Value::Host) host = true;
