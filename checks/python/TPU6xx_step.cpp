@@ -478,6 +478,11 @@ Value classify_call(Node call, const PythonContext& ctx) {
     return *q == "jax.device_get" || q->starts_with("numpy.") || q->starts_with("math.") ? Value::Host : Value::Unknown;
   }
   if (callee.kind() == Kind::Identifier && host_builtin(callee.text())) return Value::Host;
+  // A transformed function's result: `jax.grad(f)(p)`, `jax.vmap(f)(x)`, `jax.value_and_grad(f)(p)`.
+  if (callee.kind() == Kind::Call) {
+    auto inner = ctx.qualified_name(callee.field(Field::Function));
+    if (inner && inner->starts_with("jax.")) return Value::Tensor;
+  }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
   const FileIndex& idx = file_index(ctx);
   std::string callee_name(last_name(callee));
