@@ -336,6 +336,11 @@ std::string_view last_name(Node n) {
   }
 }
 
+bool is_torch_dataloader(Node call, const PythonContext& ctx) {
+  auto q = ctx.qualified_name(call.field(Field::Function));
+  return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
+}
+
 bool on_module(Node n) {
   if (n.kind() != Kind::Module) return false;
   t_slot.valid = false;

@@ -74,6 +74,14 @@ class StepCallCheck : public python::PythonCheck {
   virtual void check_call(Node call, PythonContext& ctx) const = 0;
 };
 
+// True when `call` constructs a torch DataLoader (`torch.utils.data.DataLoader` under any alias).
+bool is_torch_dataloader(Node call, const PythonContext& ctx);
+
+// DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+// pin_memory, drop_last, ...): the positions of the arguments the TPU6xx checks read.
+inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
+                        kLoaderDropLast = 8;
+
 // The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
 std::string_view last_name(Node n);
 
