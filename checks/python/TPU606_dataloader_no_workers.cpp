@@ -11,16 +11,8 @@ namespace {
 using python::Kind;
 using python::Node;
 
-class DataLoaderNoWorkers final : public python::PythonCheck {
- public:
-  std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
-    return k;
-  }
-
-  void check(Node call, python::PythonContext& ctx) const override {
-    if (!step::is_torch_dataloader(call, ctx)) return;
-    auto args = python::call_arguments(call);
+class DataLoaderNoWorkers final : public step::DataLoaderCheck {
+  void check_loader(Node call, const python::CallArguments& args, python::PythonContext& ctx) const override {
     Node workers = pyapi::argument(args, step::kLoaderNumWorkers, "num_workers");
     if (!workers && args.has_splat) return;  // it may come in **kwargs
     if (workers && pyapi::int_literal(workers) != 0) return;

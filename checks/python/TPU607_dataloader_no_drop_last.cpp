@@ -21,16 +21,8 @@ std::string_view assigned_name(Node call, const python::PythonContext& ctx) {
   return step::last_name(parent.field(Field::Left));
 }
 
-class DataLoaderNoDropLast final : public python::PythonCheck {
- public:
-  std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
-    return k;
-  }
-
-  void check(Node call, python::PythonContext& ctx) const override {
-    if (!step::is_torch_dataloader(call, ctx)) return;
-    auto args = python::call_arguments(call);
+class DataLoaderNoDropLast final : public step::DataLoaderCheck {
+  void check_loader(Node call, const python::CallArguments& args, python::PythonContext& ctx) const override {
     Node drop_last = pyapi::argument(args, step::kLoaderDropLast, "drop_last");
     if (drop_last && pyapi::bool_literal(drop_last) != false) return;  // True, or a value we trust
     if (!drop_last && args.has_splat) return;

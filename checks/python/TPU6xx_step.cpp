@@ -341,6 +341,15 @@ bool is_torch_dataloader(Node call, const PythonContext& ctx) {
   return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
 }
 
+std::span<const Kind> DataLoaderCheck::kinds() const {
+  static constexpr Kind k[] = {Kind::Call};
+  return k;
+}
+
+void DataLoaderCheck::check(Node n, PythonContext& ctx) const {
+  if (is_torch_dataloader(n, ctx)) check_loader(n, python::call_arguments(n), ctx);
+}
+
 bool on_module(Node n) {
   if (n.kind() != Kind::Module) return false;
   t_slot.valid = false;

@@ -77,6 +77,16 @@ class StepCallCheck : public python::PythonCheck {
 // True when `call` constructs a torch DataLoader (`torch.utils.data.DataLoader` under any alias).
 bool is_torch_dataloader(Node call, const PythonContext& ctx);
 
+// A check called on every construction of a torch DataLoader, with its arguments.
+class DataLoaderCheck : public python::PythonCheck {
+ public:
+  std::span<const Kind> kinds() const final;
+  void check(Node n, PythonContext& ctx) const final;
+
+ protected:
+  virtual void check_loader(Node call, const python::CallArguments& args, PythonContext& ctx) const = 0;
+};
+
 // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 // pin_memory, drop_last, ...): the positions of the arguments the TPU6xx checks read.
 inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
