@@ -12,8 +12,6 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-bool says_train(std::string_view text) { return pyapi::ascii_lower(text).find("train") != std::string::npos; }
-
 // The name the call's result is assigned to (`train_loader = DataLoader(...)`), or empty.
 std::string_view assigned_name(Node call, const python::PythonContext& ctx) {
   Node parent = ctx.parent(call);
@@ -32,8 +30,8 @@ class DataLoaderNoDropLast final : public step::DataLoaderCheck {
     Node shuffle = pyapi::argument(args, step::kLoaderShuffle, "shuffle");
     Node dataset = pyapi::argument(args, 0, "dataset");
     Node sampler = pyapi::argument(args, step::kLoaderSampler, "sampler");
-    bool training = pyapi::bool_literal(shuffle) == true || says_train(assigned_name(call, ctx)) ||
-                    (dataset && says_train(dataset.text())) || (sampler && says_train(sampler.text()));
+    bool training = pyapi::bool_literal(shuffle) == true || step::says_train(assigned_name(call, ctx)) ||
+                    (dataset && step::says_train(dataset.text())) || (sampler && step::says_train(sampler.text()));
     if (!training) return;
     ctx.report(call,
                drop_last ? "training 'DataLoader' with 'drop_last=False': the last, smaller batch is a new shape "

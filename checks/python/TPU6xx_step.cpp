@@ -336,9 +336,73 @@ std::string_view last_name(Node n) {
   }
 }
 
+bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
+
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {
   auto q = ctx.qualified_name(call.field(Field::Function));
   return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
+}
+
+namespace {
+
+// Walks the method chain `expr` down to its root, and from a root name into the values assigned
+// to it in the enclosing function (or module), asking `pred` of every call met.
+template <class Pred>
+bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth) {
+  for (Node n = expr; n;) {
+    switch (n.kind()) {
+      case Kind::Call:
+        if (pred(n)) return true;
+        n = n.field(Field::Function);
+        break;
+      case Kind::Attribute:
+        n = n.field(Field::Object);
+        break;
+      case Kind::Subscript:
+        n = n.field(Field::Value);
+        break;
+      case Kind::Identifier: {
+        if (depth >= 3) return false;
+        const Frame* fn = ctx.enclosing_function();
+        std::vector<Node> stack{fn ? fn->node.field(Field::Body) : ctx.tree().root()};
+        while (!stack.empty()) {
+          Node s = stack.back();
+          stack.pop_back();
+          if (s.kind() == Kind::FunctionDefinition || s.kind() == Kind::ClassDefinition) continue;
+          if (s.kind() == Kind::Assignment && s.field(Field::Left).kind() == Kind::Identifier &&
+              s.field(Field::Left).text() == n.text()) {
+            Node right = s.field(Field::Right);
+            if (right && !contains(right.span(), expr.span()) && chain_any(right, ctx, pred, depth + 1)) return true;
+          }
+          for (uint32_t i = 0; i < s.named_child_count(); ++i) stack.push_back(s.named_child(i));
+        }
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_tf_data_batch(Node call, const PythonContext& ctx) {
+  Node callee = call.field(Field::Function);
+  if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
+  std::string_view m = callee.field(Field::Attribute).text();
+  if (m != "batch" && m != "padded_batch") return false;
+  return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
+    auto q = ctx.qualified_name(c.field(Field::Function));
+    return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
+  }, 0);
+}
+
+bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx) {
+  return chain_any(expr, ctx, [&](Node c) {
+    Node f = c.field(Field::Function);
+    return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
+  }, 0);
 }
 
 std::span<const Kind> DataLoaderCheck::kinds() const {

@@ -92,6 +92,18 @@ class DataLoaderCheck : public python::PythonCheck {
 inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
                         kLoaderDropLast = 8;
 
+// True when `call` is `.batch(...)` or `.padded_batch(...)` on a tf.data dataset: a method chain
+// rooted at a `tf.data`/`tfds` call, directly or through names assigned in the same function
+// (`ds = tf.data.TFRecordDataset(f); ds = ds.map(parse); ds = ds.batch(32)`).
+bool is_tf_data_batch(Node call, const PythonContext& ctx);
+
+// True when the method chain `expr` (or a name it starts from, through its assignments in the
+// enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
+bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
+
+// True when a name or expression text says it is for training: it contains "train" (any case).
+bool says_train(std::string_view text);
+
 // The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
 std::string_view last_name(Node n);
 
