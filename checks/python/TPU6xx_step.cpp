@@ -98,6 +98,8 @@ struct FileIndex {
   std::unordered_set<uint32_t> step_function_starts;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
+  std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
+  bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
 
 struct IndexSlot {
@@ -227,6 +229,13 @@ FileIndex build_index(const PythonContext& ctx) {
           idx.step_function_starts.insert(functions[size_t(function)].start);
           idx.step_functions.insert(functions[size_t(function)].name);
         }
+        if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
+          idx.device_loader = true;
+        if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
+          Node parent = n.parent();
+          if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == n)
+            idx.dataloader_names.insert(std::string(last_name(parent.field(Field::Left))));
+        }
         break;
       }
       default:
@@ -334,6 +343,12 @@ std::string_view last_name(Node n) {
         return {};
     }
   }
+}
+
+bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).device_loader; }
+
+bool names_dataloader(std::string_view name, const PythonContext& ctx) {
+  return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
 }
 
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }

@@ -77,6 +77,12 @@ class StepCallCheck : public python::PythonCheck {
 // True when `call` constructs a torch DataLoader (`torch.utils.data.DataLoader` under any alias).
 bool is_torch_dataloader(Node call, const PythonContext& ctx);
 
+// File facts for TPU609 (from the file index, so the caller must handle on_module): whether a
+// torch_xla device loader (`MpDeviceLoader`, `ParallelLoader`) is constructed anywhere in the file,
+// and whether `name` is assigned a torch DataLoader somewhere in it (`train_loader`, `self.loader`).
+bool uses_device_loader(const PythonContext& ctx);
+bool names_dataloader(std::string_view name, const PythonContext& ctx);
+
 // A check called on every construction of a torch DataLoader, with its arguments.
 class DataLoaderCheck : public python::PythonCheck {
  public:
