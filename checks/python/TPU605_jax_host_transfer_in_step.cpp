@@ -16,10 +16,11 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// True when the loop reads a clock (`time.perf_counter()`): it waits for the device to time a
-// step, which is the point of the wait there.
+// True when the code around a loop reads a clock (`time.perf_counter()`): a benchmark, which waits
+// for the device to time steps (and to warm up before it does).
 bool times_itself(Node loop, const python::PythonContext& ctx) {
-  std::vector<Node> stack{loop.field(Field::Body)};
+  const python::Frame* fn = ctx.enclosing_function();
+  std::vector<Node> stack{fn ? fn->node.field(Field::Body) : loop.field(Field::Body)};
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
@@ -113,8 +114,8 @@ extern const CheckDef TPU605_jax_host_transfer_in_step{
                          "`np.asarray(x)` counts only when `x` looks like a device value (the tensor heuristic of "
                          "TPU603: a `jnp`/`jax` result, a result of a compiled callable of the file, or inside "
                          "a compiled function any parameter), so host-side batch preparation is not reported. A "
-                         "wait in a loop that reads a clock (`time.perf_counter()`) times the step and is not "
-                         "reported.",
+                         "wait in a function that reads a clock (`time.perf_counter()`), or at top level in a "
+                         "loop that does, is a benchmark's (timing or warm-up) and is not reported.",
             .references = {"https://docs.jax.dev/en/latest/async_dispatch.html",
                            "https://docs.jax.dev/en/latest/errors.html"},
         },

@@ -19,6 +19,20 @@ std::string_view assigned_name(Node call, const python::PythonContext& ctx) {
   return step::last_name(parent.field(Field::Left));
 }
 
+bool says_eval(std::string_view name) {
+  std::string n = pyapi::ascii_lower(name);
+  return n.find("test") != std::string::npos || n.find("val") != std::string::npos ||
+         n.find("eval") != std::string::npos;
+}
+
+// The dataset argument is a training set: a name that says so (`train_set`, `self.train_ds`), or a
+// call that asks for one (`datasets.MNIST(root, train=True)`).
+bool builds_train_set(Node dataset) {
+  if (!dataset) return false;
+  if (dataset.kind() == Kind::Call) return pyapi::bool_literal(python::call_arguments(dataset).keyword("train")) == true;
+  return step::says_train(step::last_name(dataset));
+}
+
 class DataLoaderNoDropLast final : public step::DataLoaderCheck {
   void check_loader(Node call, const python::CallArguments& args, python::PythonContext& ctx) const override {
     Node drop_last = pyapi::argument(args, step::kLoaderDropLast, "drop_last");
@@ -30,8 +44,10 @@ class DataLoaderNoDropLast final : public step::DataLoaderCheck {
     Node shuffle = pyapi::argument(args, step::kLoaderShuffle, "shuffle");
     Node dataset = pyapi::argument(args, 0, "dataset");
     Node sampler = pyapi::argument(args, step::kLoaderSampler, "sampler");
-    bool training = pyapi::bool_literal(shuffle) == true || step::says_train(assigned_name(call, ctx)) ||
-                    (dataset && step::says_train(dataset.text())) || (sampler && step::says_train(sampler.text()));
+    std::string_view target = assigned_name(call, ctx);
+    if (says_eval(target)) return;  // `test_loader = DataLoader(test_set, shuffle=True)` evaluates
+    bool training = pyapi::bool_literal(shuffle) == true || step::says_train(target) || builds_train_set(dataset) ||
+                    (sampler && step::says_train(step::last_name(sampler)));
     if (!training) return;
     ctx.report(call,
                drop_last ? "training 'DataLoader' with 'drop_last=False': the last, smaller batch is a new shape "
@@ -59,7 +75,9 @@ extern const CheckDef TPU607_dataloader_no_drop_last{
         .doc = {
             .what = "Calls of `torch.utils.data.DataLoader` for training without `drop_last=True`: with "
                     "`shuffle=True`, or whose target, dataset or sampler is named like `train` "
-                    "(`train_loader = DataLoader(ds, ...)`, `DataLoader(train_set, ...)`).",
+                    "(`train_loader = DataLoader(ds, ...)`, `DataLoader(train_set, ...)`), or whose dataset is "
+                    "built with `train=True` (torchvision). A target named like `test`, `val` or `eval` is an "
+                    "evaluation loader, even when shuffled.",
             .why = "XLA compiles the step for the shapes it sees. When the dataset size is not a multiple of "
                    "the batch size, the last batch of every epoch is smaller: a new input shape, so "
                    "PyTorch/XLA traces and compiles the whole step again (minutes for a large model), and the "

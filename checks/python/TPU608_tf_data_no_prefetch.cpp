@@ -30,6 +30,19 @@ bool prefetches(Node scope) {
   return false;
 }
 
+// True when the batched chain is only peeked at: `next(iter(ds.batch(2)))`, `ds.batch(8).take(1)`
+// (tests and data inspection, which feed no device).
+bool peeked(Node call, const python::PythonContext& ctx) {
+  for (Node p = ctx.parent(call); p; p = ctx.parent(p)) {
+    if (p.kind() == Kind::Attribute && p.field(Field::Attribute).text() == "take") return true;
+    if (p.kind() == Kind::Call && p.field(Field::Function).kind() == Kind::Identifier &&
+        p.field(Field::Function).text() == "next")
+      return true;
+    if (p.kind() != Kind::Attribute && p.kind() != Kind::Call && p.kind() != Kind::ArgumentList) return false;
+  }
+  return false;
+}
+
 class TfDataNoPrefetch final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -38,7 +51,7 @@ class TfDataNoPrefetch final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (!step::is_tf_data_batch(call, ctx)) return;
+    if (!step::is_tf_data_batch(call, ctx) || peeked(call, ctx)) return;
     const python::Frame* fn = ctx.enclosing_function();
     if (prefetches(fn ? fn->node.field(Field::Body) : ctx.tree().root())) return;
     ctx.report(pyapi::from_method_name(call),
@@ -72,6 +85,7 @@ extern const CheckDef TPU608_tf_data_no_prefetch{
                            ".shuffle(10_000).batch(1024, drop_remainder=True).prefetch(tf.data.AUTOTUNE)`",
             .effort = "Low: one call at the end of the pipeline.",
             .heuristic = "A `.prefetch(...)` anywhere in the same function counts, whatever it is called on. A "
+                         "chain only peeked at (`next(iter(ds.batch(2)))`, `.take(n)`) is not reported. A "
                          "dataset returned unprefetched and prefetched by its caller, or handed to "
                          "`strategy.experimental_distribute_dataset` (which prefetches to the devices), is a "
                          "false positive; a dataset built from a function parameter (`def batched(ds): return "

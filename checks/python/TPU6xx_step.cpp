@@ -91,9 +91,12 @@ bool is_step_marker(Node call, std::optional<std::string> qualified_callee) {
 
 // What the file says about steps, gathered in one walk the first time a check asks.
 struct FileIndex {
-  std::unordered_set<std::string> compiled_functions;  // names passed to or decorated with a compiler
+  std::unordered_set<std::string> compiled_functions;  // names passed to a compiler
   std::unordered_map<std::string, Compiler> compiled_by;
-  std::unordered_set<std::string> compiled_callables;  // names bound to a compiled callable: `p_step = jax.pmap(...)`
+  // Names bound to a JAX or TF compiled callable (`p_step = jax.pmap(...)`, `@jax.jit def step`), or
+  // passed to one: calling one runs a whole step on the device. A `torch.compile`d module is not
+  // one: calling it is a forward pass, as in any evaluation loop.
+  std::unordered_set<std::string> step_callables;
   std::unordered_set<std::string> step_functions;      // defs that run backward or an optimizer step outside loops
   std::unordered_set<uint32_t> step_function_starts;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
@@ -129,13 +132,14 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
       std::string name(last_name(fn));
       idx.compiled_functions.insert(name);
       idx.compiled_by.emplace(name, c);
+      if (c != Compiler::Torch) idx.step_callables.insert(name);
     }
   }
   Node parent = call.parent();
   if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == call) {
     Node left = parent.field(Field::Left);
     if (left.kind() == Kind::Identifier || left.kind() == Kind::Attribute)
-      idx.compiled_callables.insert(std::string(last_name(left)));
+      if (c != Compiler::Torch) idx.step_callables.insert(std::string(last_name(left)));
   }
 }
 
@@ -203,7 +207,7 @@ FileIndex build_index(const PythonContext& ctx) {
             }
             auto q = qualified_in(e, scopes_of(function), imports);
             if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None) {
-              idx.compiled_callables.insert(name);
+              if (c != Compiler::Torch) idx.step_callables.insert(name);
               idx.compiled_by.emplace(name, c);
             }
           }
@@ -270,10 +274,10 @@ FileIndex& file_index(const PythonContext& ctx) {
 
 std::string_view function_name(Node def) { return def.field(Field::Name).text(); }
 
-// A call of a step function or a compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
+// A call of a step function or a JAX/TF compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
 bool calls_step(Node call, const FileIndex& idx) {
   std::string name(last_name(call.field(Field::Function)));
-  return idx.compiled_callables.count(name) || idx.compiled_functions.count(name) || idx.step_functions.count(name);
+  return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
 bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
@@ -579,7 +583,7 @@ Value classify_call(Node call, const PythonContext& ctx) {
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
   const FileIndex& idx = file_index(ctx);
   std::string callee_name(last_name(callee));
-  if (idx.compiled_callables.count(callee_name) || idx.compiled_functions.count(callee_name)) return Value::Tensor;
+  if (idx.step_callables.count(callee_name)) return Value::Tensor;
   if (callee.kind() == Kind::Attribute) {
     std::string_view m = callee.field(Field::Attribute).text();
     if (host_method(m)) return Value::Host;

@@ -55,7 +55,7 @@ std::string describe(const Step& s);
 // - a call of a torch/jax.numpy/tf function that returns tensors (`torch.norm(g)`, `F.mse_loss(a, b)`),
 //   the result of a JAX-transformed function (`jax.grad(f)(p)`), a tensor method that returns a
 //   tensor (`x.sum()`, `loss.detach()`, `y.mean(dim=0)`), a call of a
-//   loss (a callee named like `criterion` or `*loss*`), or of a compiled callable of the file;
+//   loss (a callee named like `criterion` or `*loss*`), or of a JAX/TF compiled callable of the file;
 // - a name bound in the enclosing function (or the module) only to such values, or named like a
 //   loss (`loss`, `train_loss`) and never bound to a host value (`.item()`, `float(...)`, a literal);
 // - with `params_traced`, inside a compiled function, also a parameter of that function (a traced value);
