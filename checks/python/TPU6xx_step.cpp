@@ -1,0 +1,688 @@
+#include "checks/python/TPU6xx_step.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "checks/python/TPU3xx_4xx_common.h"
+
+namespace tpulint::checks::step {
+
+using python::Field;
+using python::Frame;
+
+namespace {
+
+std::string lower(std::string_view s) { return pyapi::ascii_lower(s); }
+
+bool contains(ByteSpan outer, ByteSpan inner) { return outer.begin <= inner.begin && inner.end <= outer.end; }
+
+// The compilers whose functions are traced once and run as one device program per step.
+Compiler compiler_of(std::string_view qualified) {
+  static constexpr std::array<std::pair<std::string_view, Compiler>, 11> kCompilers = {{
+      {"equinox.filter_jit", Compiler::Jax},
+      {"equinox.filter_pmap", Compiler::Jax},
+      {"jax.experimental.pjit.pjit", Compiler::Jax},
+      {"jax.jit", Compiler::Jax},
+      {"jax.pjit", Compiler::Jax},
+      {"jax.pmap", Compiler::Jax},
+      {"tensorflow.compat.v1.function", Compiler::Tf},
+      {"tensorflow.compat.v2.function", Compiler::Tf},
+      {"tensorflow.function", Compiler::Tf},
+      {"torch.compile", Compiler::Torch},
+      {"torch_xla.compile", Compiler::Torch},
+  }};
+  for (const auto& [name, c] : kCompilers)
+    if (name == qualified) return c;
+  return Compiler::None;
+}
+
+// A receiver named like an optimizer, a grad scaler or a DeepSpeed engine: `optimizer`, `opt`,
+// `self.optim`, `optimizers[0]`, `d_opt`, `scaler`, `model_engine`.
+bool optimizer_like(std::string_view name) {
+  std::string n = lower(name);
+  return n.find("optim") != std::string::npos || n.find("scaler") != std::string::npos ||
+         n.find("engine") != std::string::npos || n == "opt" || n.starts_with("opt_") || n.ends_with("_opt");
+}
+
+// Function names that by convention run one step (PyTorch Lightning, Keras, Flax, HF Trainer).
+bool step_function_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kNames = {"eval_step",    "predict_step", "test_step",
+                                                              "train_step",   "training_step", "validation_step"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end() || name.ends_with("_train_step") ||
+         name.starts_with("train_step_");
+}
+
+// The qualified name of `expr` resolved in the given scopes (innermost first, module last), for
+// the file index, which is built away from the walk's current node. The attribute chain after
+// the root name is taken as written (chains with spaces or comments inside do not resolve).
+std::optional<std::string> qualified_in(Node expr, std::span<const uint32_t> scopes, const python::ImportTable& imports) {
+  Node root = expr;
+  while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
+  if (root.kind() != Kind::Identifier) return std::nullopt;
+  std::string_view suffix = expr.text().substr(root.text().size());
+  if (suffix.find_first_of(" \t\n\\#") != std::string_view::npos) return std::nullopt;
+  auto base = imports.resolve(root.text(), scopes);
+  if (!base) return std::nullopt;
+  return *base + std::string(suffix);
+}
+
+// A call that runs a backward pass or an optimizer step: `loss.backward()`,
+// `accelerator.backward(loss)`, `optimizer.step()`, `scaler.step(opt)`, `xm.optimizer_step(opt)`,
+// `state.apply_gradients(grads=g)`, `optax.apply_updates(p, u)`, `opt.minimize(loss)`.
+bool is_step_marker(Node call, std::optional<std::string> qualified_callee) {
+  if (qualified_callee && *qualified_callee == "optax.apply_updates") return true;
+  Node callee = call.field(Field::Function);
+  if (callee.kind() != Kind::Attribute) return false;
+  std::string_view method = callee.field(Field::Attribute).text();
+  if (method == "backward" || method == "manual_backward" || method == "optimizer_step" ||
+      method == "apply_gradients")
+    return true;
+  if (method == "step" || method == "minimize") return optimizer_like(last_name(callee.field(Field::Object)));
+  return false;
+}
+
+// What the file says about steps, gathered in one walk the first time a check asks.
+struct FileIndex {
+  std::unordered_set<std::string> compiled_functions;  // names passed to a compiler
+  std::unordered_map<std::string, Compiler> compiled_by;
+  // Names bound to a JAX or TF compiled callable (`p_step = jax.pmap(...)`, `@jax.jit def step`), or
+  // passed to one: calling one runs a whole step on the device. A `torch.compile`d module is not
+  // one: calling it is a forward pass, as in any evaluation loop.
+  std::unordered_set<std::string> step_callables;
+  std::unordered_set<std::string> step_functions;      // defs that run backward or an optimizer step outside loops
+  std::unordered_set<uint32_t> step_function_starts;
+  std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
+  std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
+  std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
+  bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
+};
+
+struct IndexSlot {
+  const python::Tree* tree = nullptr;
+  bool valid = false;
+  FileIndex index;
+};
+
+// One slot per thread: a tree is walked on one thread from its module node on, and on_module
+// invalidates the slot there, so a new tree at a reused address never sees an old index.
+thread_local IndexSlot t_slot;
+
+void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes, const python::ImportTable& imports,
+                        FileIndex& idx) {
+  auto args = python::call_arguments(call);
+  if (!args.positional.empty()) {
+    Node fn = args.positional[0];
+    // jax.jit(partial(step, cfg)) compiles `step`.
+    if (fn.kind() == Kind::Call && fn.field(Field::Function)) {
+      auto q = qualified_in(fn.field(Field::Function), scopes, imports);
+      if (q && *q == "functools.partial") {
+        auto inner = python::call_arguments(fn);
+        fn = inner.positional.empty() ? Node() : inner.positional[0];
+      }
+    }
+    if (fn && (fn.kind() == Kind::Identifier || fn.kind() == Kind::Attribute)) {
+      std::string name(last_name(fn));
+      idx.compiled_functions.insert(name);
+      idx.compiled_by.emplace(name, c);
+      if (c != Compiler::Torch) idx.step_callables.insert(name);
+    }
+  }
+  Node parent = call.parent();
+  if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == call) {
+    Node left = parent.field(Field::Left);
+    if (left.kind() == Kind::Identifier || left.kind() == Kind::Attribute)
+      if (c != Compiler::Torch) idx.step_callables.insert(std::string(last_name(left)));
+  }
+}
+
+bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes, const python::ImportTable& imports,
+                               const std::unordered_set<std::string>& known) {
+  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
+    Node bases = class_def.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
+      Node b = bases.named_child(j);
+      if (b.kind() == Kind::KeywordArgument) continue;
+      if (auto q = qualified_in(b, scopes, imports)) {
+        if (q->starts_with("torch.nn.") || q->starts_with("pytorch_lightning.") || q->starts_with("lightning."))
+          return true;
+      } else if (known.count(std::string(last_name(b)))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+FileIndex build_index(const PythonContext& ctx) {
+  FileIndex idx;
+  const python::ImportTable& imports = ctx.imports();
+  struct Function {
+    uint32_t start;
+    int parent;
+    std::string name;
+  };
+  std::vector<Function> functions;
+  std::vector<Node> classes;
+  struct Item {
+    Node node;
+    int function;  // index into functions, -1 at module level
+    bool in_loop;  // inside a loop of that function
+  };
+  std::vector<Item> stack{{ctx.tree().root(), -1, false}};
+  std::vector<uint32_t> scopes;
+  auto scopes_of = [&](int f) -> std::span<const uint32_t> {
+    scopes.clear();
+    for (; f >= 0; f = functions[size_t(f)].parent) scopes.push_back(functions[size_t(f)].start);
+    scopes.push_back(python::kModuleScope);
+    return scopes;
+  };
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    Node n = it.node;
+    int function = it.function;
+    bool in_loop = it.in_loop;
+    switch (n.kind()) {
+      case Kind::FunctionDefinition: {
+        std::string name(n.field(Field::Name).text());
+        Node parent = n.parent();
+        if (parent && parent.kind() == Kind::DecoratedDefinition) {
+          for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
+            Node d = parent.named_child(i);
+            if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
+            Node e = d.named_child(0);
+            if (e.kind() == Kind::Call) {
+              auto args = python::call_arguments(e);
+              auto q = qualified_in(e.field(Field::Function), scopes_of(function), imports);
+              e = q && *q == "functools.partial" && !args.positional.empty() ? args.positional[0] : e.field(Field::Function);
+            }
+            auto q = qualified_in(e, scopes_of(function), imports);
+            if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None) {
+              if (c != Compiler::Torch) idx.step_callables.insert(name);
+              idx.compiled_by.emplace(name, c);
+            }
+          }
+        }
+        if (step_function_name(name)) idx.step_functions.insert(name);
+        functions.push_back({n.span().begin, function, name});
+        function = int(functions.size() - 1);
+        in_loop = false;
+        break;
+      }
+      case Kind::ClassDefinition:
+        classes.push_back(n);
+        break;
+      case Kind::ForStatement:
+      case Kind::WhileStatement:
+        in_loop = true;
+        break;
+      case Kind::Call: {
+        auto q = qualified_in(n.field(Field::Function), scopes_of(function), imports);
+        if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None)
+          index_compile_call(n, c, scopes_of(function), imports, idx);
+        if (function >= 0 && !in_loop && is_step_marker(n, q)) {
+          idx.step_function_starts.insert(functions[size_t(function)].start);
+          idx.step_functions.insert(functions[size_t(function)].name);
+        }
+        if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
+          idx.device_loader = true;
+        if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
+          Node parent = n.parent();
+          if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == n)
+            idx.dataloader_names.insert(std::string(last_name(parent.field(Field::Left))));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back({n.named_child(i), function, in_loop});
+  }
+  // Classes deriving from torch modules, through local bases, to a fixed point.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Node c : classes) {
+      std::string name(c.field(Field::Name).text());
+      if (idx.torch_module_classes.count(name)) continue;
+      if (derives_from_torch_module(c, std::span<const uint32_t>(&python::kModuleScope, 1), imports,
+                                    idx.torch_module_classes)) {
+        idx.torch_module_classes.insert(name);
+        grew = true;
+      }
+    }
+  }
+  return idx;
+}
+
+FileIndex& file_index(const PythonContext& ctx) {
+  if (!t_slot.valid || t_slot.tree != &ctx.tree()) {
+    t_slot.index = build_index(ctx);
+    t_slot.tree = &ctx.tree();
+    t_slot.valid = true;
+  }
+  return t_slot.index;
+}
+
+std::string_view function_name(Node def) { return def.field(Field::Name).text(); }
+
+// A call of a step function or a JAX/TF compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
+bool calls_step(Node call, const FileIndex& idx) {
+  std::string name(last_name(call.field(Field::Function)));
+  return idx.step_callables.count(name) || idx.step_functions.count(name);
+}
+
+bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
+  auto [it, inserted] = idx.training_loops.emplace(loop.span().begin, false);
+  if (!inserted) return it->second;
+  std::vector<Node> stack{loop.field(Field::Body)};
+  bool found = false;
+  while (!stack.empty() && !found) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n) continue;
+    Kind k = n.kind();
+    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda) continue;
+    if (k == Kind::Call) {
+      if (is_step_marker(n, ctx.qualified_name(n.field(Field::Function))) || calls_step(n, idx)) found = true;
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  idx.training_loops[loop.span().begin] = found;
+  return found;
+}
+
+Compiler compiled(const Frame& f, const FileIndex& idx) {
+  for (const std::string& d : f.decorators)
+    if (Compiler c = compiler_of(d); c != Compiler::None) return c;
+  auto it = idx.compiled_by.find(std::string(function_name(f.node)));
+  return it != idx.compiled_by.end() && idx.compiled_functions.count(it->first) ? it->second : Compiler::None;
+}
+
+bool has_modulo(Node e) {
+  std::vector<Node> stack{e};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.type() == "binary_operator") {
+      Node left = n.field(Field::Left);
+      for (uint32_t i = 0; i < n.child_count(); ++i)
+        if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return false;
+}
+
+// Calls whose function arguments run outside the step: the fix for a sync, not a sync.
+bool defers(Node call) {
+  std::string_view name = last_name(call.field(Field::Function));
+  return name == "add_step_closure" || name == "callback" || name.ends_with("_callback");
+}
+
+}  // namespace
+
+std::string_view last_name(Node n) {
+  for (;;) {
+    switch (n.kind()) {
+      case Kind::Identifier:
+        return n.text();
+      case Kind::Attribute:
+        return n.field(Field::Attribute).text();
+      case Kind::Subscript:
+        n = n.field(Field::Value);
+        break;
+      case Kind::Call:
+        n = n.field(Field::Function);
+        break;
+      default:
+        return {};
+    }
+  }
+}
+
+bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).device_loader; }
+
+bool names_dataloader(std::string_view name, const PythonContext& ctx) {
+  return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
+}
+
+bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
+
+bool is_torch_dataloader(Node call, const PythonContext& ctx) {
+  auto q = ctx.qualified_name(call.field(Field::Function));
+  return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
+}
+
+namespace {
+
+// Walks the method chain `expr` down to its root, and from a root name into the values assigned
+// to it in the enclosing function (or module), asking `pred` of every call met.
+template <class Pred>
+bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth) {
+  for (Node n = expr; n;) {
+    switch (n.kind()) {
+      case Kind::Call:
+        if (pred(n)) return true;
+        n = n.field(Field::Function);
+        break;
+      case Kind::Attribute:
+        n = n.field(Field::Object);
+        break;
+      case Kind::Subscript:
+        n = n.field(Field::Value);
+        break;
+      case Kind::Identifier: {
+        if (depth >= 3) return false;
+        const Frame* fn = ctx.enclosing_function();
+        std::vector<Node> stack{fn ? fn->node.field(Field::Body) : ctx.tree().root()};
+        while (!stack.empty()) {
+          Node s = stack.back();
+          stack.pop_back();
+          if (s.kind() == Kind::FunctionDefinition || s.kind() == Kind::ClassDefinition) continue;
+          if (s.kind() == Kind::Assignment && s.field(Field::Left).kind() == Kind::Identifier &&
+              s.field(Field::Left).text() == n.text()) {
+            Node right = s.field(Field::Right);
+            if (right && !contains(right.span(), expr.span()) && chain_any(right, ctx, pred, depth + 1)) return true;
+          }
+          for (uint32_t i = 0; i < s.named_child_count(); ++i) stack.push_back(s.named_child(i));
+        }
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_tf_data_batch(Node call, const PythonContext& ctx) {
+  Node callee = call.field(Field::Function);
+  if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
+  std::string_view m = callee.field(Field::Attribute).text();
+  if (m != "batch" && m != "padded_batch") return false;
+  return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
+    auto q = ctx.qualified_name(c.field(Field::Function));
+    return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
+  }, 0);
+}
+
+bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx) {
+  return chain_any(expr, ctx, [&](Node c) {
+    Node f = c.field(Field::Function);
+    return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
+  }, 0);
+}
+
+std::span<const Kind> DataLoaderCheck::kinds() const {
+  static constexpr Kind k[] = {Kind::Call};
+  return k;
+}
+
+void DataLoaderCheck::check(Node n, PythonContext& ctx) const {
+  if (is_torch_dataloader(n, ctx)) check_loader(n, python::call_arguments(n), ctx);
+}
+
+bool on_module(Node n) {
+  if (n.kind() != Kind::Module) return false;
+  t_slot.valid = false;
+  return true;
+}
+
+std::span<const Kind> StepCallCheck::kinds() const {
+  static constexpr Kind k[] = {Kind::Module, Kind::Call};
+  return k;
+}
+
+void StepCallCheck::check(Node n, PythonContext& ctx) const {
+  if (!on_module(n)) check_call(n, ctx);
+}
+
+Step enclosing_step(Node n, const PythonContext& ctx) {
+  FileIndex& idx = file_index(ctx);
+  std::span<const Frame> frames = ctx.frames();
+  Step found;
+  bool plain_function_seen = false;
+  for (size_t i = frames.size(); i-- > 0;) {
+    const Frame& f = frames[i];
+    if (!contains(f.body, n.span())) continue;
+    if (f.type == Frame::Type::Loop) {
+      if (!plain_function_seen && is_training_loop(f.node, ctx, idx)) {
+        found = {StepKind::TrainingLoop, Compiler::None, f.node};
+        break;
+      }
+      continue;
+    }
+    if (f.type != Frame::Type::Function) continue;
+    if (Compiler c = compiled(f, idx); c != Compiler::None) {
+      found = {StepKind::CompiledFunction, c, f.node};
+      break;
+    }
+    if (plain_function_seen) continue;
+    if (idx.step_function_starts.count(f.node.span().begin) || step_function_name(function_name(f.node))) {
+      found = {StepKind::StepFunction, Compiler::None, f.node};
+      break;
+    }
+    if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
+        contains(frames[i - 1].body, f.node.span()) &&
+        idx.torch_module_classes.count(std::string(frames[i - 1].node.field(Field::Name).text()))) {
+      found = {StepKind::ModelForward, Compiler::None, f.node};
+      break;
+    }
+    plain_function_seen = true;
+  }
+  if (!found) return found;
+  // Between the node and its step: a periodic guard, or a deferred closure.
+  Node child = n;
+  for (Node p = ctx.parent(n); p && !(p == found.node); child = p, p = ctx.parent(p)) {
+    if ((p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) && p.field(Field::Consequence) == child &&
+        has_modulo(p.field(Field::Condition)))
+      found.periodic = true;
+    if (p.kind() == Kind::ArgumentList) {
+      Node call = ctx.parent(p);
+      if (call && call.kind() == Kind::Call && defers(call)) return Step{};
+    }
+  }
+  return found;
+}
+
+std::string describe(const Step& s) {
+  switch (s.kind) {
+    case StepKind::TrainingLoop:
+      return "a training loop";
+    case StepKind::StepFunction:
+      return fmt::format("the step function '{}'", function_name(s.node));
+    case StepKind::CompiledFunction: {
+      std::string_view by = s.compiler == Compiler::Jax ? "JAX" : s.compiler == Compiler::Tf ? "tf.function" : "torch.compile";
+      return fmt::format("'{}' (compiled by {})", function_name(s.node), by);
+    }
+    case StepKind::ModelForward:
+      return "'forward' of a torch module";
+    case StepKind::None:
+      break;
+  }
+  return {};
+}
+
+namespace {
+
+// Tensor methods that return a tensor (a reduction, a cast, an elementwise op, a view).
+bool tensor_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 44> kMethods = {
+      "abs",     "add",      "all",    "amax",    "amin",      "any",     "argmax",  "argmin",    "bfloat16",
+      "clamp",   "clone",    "count_nonzero", "cumsum", "detach", "div",   "dot",     "double",    "eq",
+      "exp",     "flatten",  "float",  "ge",      "gt",        "half",    "le",      "log",       "logsumexp",
+      "lt",      "max",      "mean",   "min",     "mul",       "ne",      "norm",    "pow",       "prod",
+      "reshape", "sigmoid",  "sqrt",   "square",  "squeeze",   "std",     "sum",     "var"};
+  return std::find(kMethods.begin(), kMethods.end(), m) != kMethods.end();
+}
+
+// Methods and builtins whose result is a host value (what a sync returns, or metadata).
+bool host_method(std::string_view m) {
+  return m == "item" || m == "tolist" || m == "numpy" || m == "cpu" || m == "size" || m == "dim" ||
+         m == "numel" || m == "__len__";
+}
+bool host_builtin(std::string_view f) {
+  return f == "float" || f == "int" || f == "bool" || f == "len" || f == "round" || f == "str";
+}
+bool host_attribute(std::string_view a) {
+  return a == "shape" || a == "dtype" || a == "ndim" || a == "device" || a == "is_cuda" || a == "requires_grad";
+}
+
+bool loss_like(std::string_view name) {
+  std::string n = lower(name);
+  return n.find("loss") != std::string::npos || n.find("criterion") != std::string::npos;
+}
+
+// A torch/JAX/TF function that returns tensors: torch.norm, F.cross_entropy, jnp.mean, tf.reduce_sum.
+bool tensor_function(std::string_view q) {
+  for (std::string_view p : {"torch.nn.functional.", "torch.linalg.", "torch.special.", "jax.numpy.", "jax.lax.",
+                             "jax.nn.", "tensorflow.math.", "tensorflow.nn.", "tensorflow.keras.losses."})
+    if (q.starts_with(p)) return true;
+  if (q.starts_with("tensorflow.reduce_")) return true;
+  if (q.starts_with("optax.")) return loss_like(q) || q.find("entropy") != std::string_view::npos;
+  if (!q.starts_with("torch.")) return false;
+  std::string_view name = q.substr(6);
+  if (name.find('.') != std::string_view::npos) return false;  // torch.cuda.*, torch.distributed.*
+  return !(name.starts_with("is_") || name.starts_with("get_") || name.starts_with("set_") || name == "device" ||
+           name == "Size" || name == "load" || name == "save" || name == "manual_seed" || name == "no_grad" ||
+           name == "finfo" || name == "iinfo" || name == "numel" || name == "dtype");
+}
+
+enum class Value : uint8_t { Unknown, Host, Tensor };
+
+Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth);
+
+bool receiver_may_be_tensor(Node callee, const PythonContext& ctx) {
+  return pyapi::method_receiver_may_be(callee, ctx, "torch") || pyapi::method_receiver_may_be(callee, ctx, "jax") ||
+         pyapi::method_receiver_may_be(callee, ctx, "tensorflow");
+}
+
+Value classify_call(Node call, const PythonContext& ctx) {
+  Node callee = call.field(Field::Function);
+  if (auto q = ctx.qualified_name(callee)) {
+    if (tensor_function(*q)) return Value::Tensor;
+    return *q == "jax.device_get" || q->starts_with("numpy.") || q->starts_with("math.") ? Value::Host : Value::Unknown;
+  }
+  if (callee.kind() == Kind::Identifier && host_builtin(callee.text())) return Value::Host;
+  // A transformed function's result: `jax.grad(f)(p)`, `jax.vmap(f)(x)`, `jax.value_and_grad(f)(p)`.
+  if (callee.kind() == Kind::Call) {
+    auto inner = ctx.qualified_name(callee.field(Field::Function));
+    if (inner && inner->starts_with("jax.")) return Value::Tensor;
+  }
+  // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
+  const FileIndex& idx = file_index(ctx);
+  std::string callee_name(last_name(callee));
+  if (idx.step_callables.count(callee_name)) return Value::Tensor;
+  if (callee.kind() == Kind::Attribute) {
+    std::string_view m = callee.field(Field::Attribute).text();
+    if (host_method(m)) return Value::Host;
+    if (tensor_method(m) && receiver_may_be_tensor(callee, ctx)) return Value::Tensor;
+  }
+  return loss_like(last_name(callee)) ? Value::Tensor : Value::Unknown;
+}
+
+// Is `name` a parameter of the function `def`?
+bool is_parameter(Node def, std::string_view name) {
+  Node params = def.field(Field::Parameters);
+  for (uint32_t i = 0; params && i < params.named_child_count(); ++i) {
+    Node p = params.named_child(i);
+    Node id = p.kind() == Kind::Identifier ? p : p.field(Field::Name);
+    if (!id && p.named_child_count() > 0) id = p.named_child(0);
+    if (id && id.kind() == Kind::Identifier && id.text() == name) return true;
+  }
+  return false;
+}
+
+Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
+  std::string_view name = id.text();
+  const Frame* fn = ctx.enclosing_function();
+  Node scope = fn ? fn->node.field(Field::Body) : ctx.tree().root();
+  bool host = false, tensor = false;
+  std::vector<Node> stack{scope};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    Kind k = n.kind();
+    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition) continue;
+    std::string_view t = n.type();
+    if (k == Kind::Assignment || t == "augmented_assignment") {
+      Node left = n.field(Field::Left), right = n.field(Field::Right);
+      bool binds = left.kind() == Kind::Identifier && left.text() == name;
+      bool in_tuple = false;
+      if (!binds && (left.type() == "pattern_list" || left.type() == "tuple_pattern")) {
+        for (uint32_t i = 0; i < left.named_child_count(); ++i)
+          if (left.named_child(i).kind() == Kind::Identifier && left.named_child(i).text() == name) in_tuple = true;
+      }
+      if ((binds || in_tuple) && right && !(right.span().begin <= id.span().begin && id.span().end <= right.span().end)) {
+        // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
+        Value v = binds ? classify(right, ctx, in, params_traced, depth + 1)
+                        : (right.kind() == Kind::Call ? classify_call(right, ctx) : Value::Unknown);
+        if (v == Value::Host) host = true;
+        if (v == Value::Tensor) tensor = true;
+      }
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  if (host) return Value::Host;
+  if (tensor || loss_like(name)) return Value::Tensor;
+  if (params_traced && in.kind == StepKind::CompiledFunction && fn && is_parameter(fn->node, name)) return Value::Tensor;
+  return Value::Unknown;
+}
+
+Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
+  if (!e || depth > 3) return Value::Unknown;
+  std::string_view t = e.type();
+  switch (e.kind()) {
+    case Kind::Call:
+      return classify_call(e, ctx);
+    case Kind::Identifier:
+      return classify_name(e, ctx, in, params_traced, depth);
+    case Kind::Attribute: {
+      std::string_view a = e.field(Field::Attribute).text();
+      if (host_attribute(a)) return Value::Host;
+      if (a == "loss" || a == "logits") return Value::Tensor;
+      if (ctx.qualified_name(e)) return Value::Unknown;
+      Node object = e.field(Field::Object);
+      if (object.kind() == Kind::Identifier && (object.text() == "self" || object.text() == "args")) return Value::Unknown;
+      return classify(object, ctx, in, params_traced, depth + 1);
+    }
+    case Kind::Subscript:
+      return classify(e.field(Field::Value), ctx, in, params_traced, depth + 1);
+    case Kind::String:
+      return Value::Host;
+    default:
+      break;
+  }
+  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none") return Value::Host;
+  if (t == "parenthesized_expression" && e.named_child_count() == 1)
+    return classify(e.named_child(0), ctx, in, params_traced, depth);
+  if (t == "binary_operator" || t == "unary_operator") {
+    Value out = Value::Unknown;
+    for (uint32_t i = 0; i < e.named_child_count(); ++i) {
+      Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
+      if (v == Value::Tensor) return Value::Tensor;
+      if (v == Value::Host) out = Value::Host;
+    }
+    return out;
+  }
+  return Value::Unknown;
+}
+
+}  // namespace
+
+bool tensor_valued(Node e, const PythonContext& ctx, const Step& in, bool params_traced) {
+  return classify(e, ctx, in, params_traced, 0) == Value::Tensor;
+}
+
+}  // namespace tpulint::checks::step
