@@ -6,14 +6,17 @@ const CheckInfo kSyntaxError{
     .id = "TPU901",
     .name = "syntax-error",
     .summary = "the file has syntax errors; the rest of it was still analyzed",
-    .languages = uint8_t(Language::Python),
+    .languages = Language::Python | Language::Cxx | Language::Cuda,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
     .doc = {
         .what = "A Python file that does not parse cleanly. tree-sitter recovers from the error, so "
                 "the code around it is still checked, but findings inside the broken region can be "
-                "missing.",
+                "missing. For C/C++/CUDA, a fatal Clang error that stops its parse (\"bracket nesting level "
+                "exceeded maximum of 256\", an include nested too deeply): kernels and launches after it "
+                "are still found in the file's tokens, other findings there can be missing. The ordinary "
+                "errors of a parse without headers are not reported.",
         .why = "Nothing about TPUs: it tells you the analysis of this file may be incomplete.",
         .example = "def forward(self, x)\n    return x  # missing ':' above",
         .use_instead = "Fix the syntax error, or exclude generated or template files with `--exclude`.",

@@ -1,6 +1,7 @@
 // The only translation unit that includes Clang's headers (they cost ~25 s to compile).
 // It turns a Clang AST into the plain facts of native_facts.h.
 #include "cxx/clang_frontend.h"
+#include "cxx/lexical_scan.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -87,10 +88,15 @@ class MainFileSpans {
 };
 
 // What one parse collects: the facts, plus the preprocessor's skipped ranges (inactive
-// #if branches), which the lexical launch pass must ignore.
+// #if branches), which the lexical passes must ignore. A CUDA file with `__CUDA_ARCH__` code is
+// parsed twice (device side, then host side) into the same facts; the lexical passes run once,
+// in the last pass, and treat as inactive only what both passes skipped.
 struct ParseState {
   NativeFile& out;
+  bool last_pass = true;
   std::vector<ByteSpan> skipped;
+  std::vector<ByteSpan> skipped_in_earlier_pass;
+  bool had_earlier_pass = false;
 };
 
 class PreprocessorRecorder : public PPCallbacks {
@@ -143,6 +149,16 @@ std::string callee_name(const Expr* callee, bool qualified = true) {
     dep->getQualifier()->print(os, PrintingPolicy(LangOptions()));
     return q + dep->getDeclName().getAsString();
   }
+  return "";
+}
+
+// `(void*)kernel`, `&kernel` and `kernel<float>` name `kernel`; other arguments are kept as text.
+std::string argument_name(const Expr* arg) {
+  arg = arg->IgnoreParenCasts();
+  if (auto* op = dyn_cast<UnaryOperator>(arg); op && op->getOpcode() == UO_AddrOf)
+    arg = op->getSubExpr()->IgnoreParenCasts();
+  std::string name = callee_name(arg, false);
+  if (!name.empty()) return name;
   return "";
 }
 
@@ -201,7 +217,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
 
   bool VisitCallExpr(CallExpr* e) {
     if (isa<CUDAKernelCallExpr>(e) || !spans_.in_main_file(e->getBeginLoc()) || !e->getCallee()) return true;
-    record_call(callee_name(e->getCallee()), e->getCallee()->getSourceRange());
+    record_call(callee_name(e->getCallee()), e->getCallee()->getSourceRange(),
+                e->getNumArgs() ? e->getArg(0) : nullptr);
     return true;
   }
 
@@ -212,16 +229,17 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     auto subs = e->subExpressions();
     if (subs.empty() || !subs.front()) return true;
     if (auto* ule = dyn_cast<UnresolvedLookupExpr>(subs.front()->IgnoreParenImpCasts()))
-      record_call(callee_name(ule), ule->getSourceRange());
+      record_call(callee_name(ule), ule->getSourceRange(), subs.size() > 1 ? subs[1] : nullptr);
     return true;
   }
 
  private:
-  void record_call(std::string name, SourceRange range) {
+  void record_call(std::string name, SourceRange range, const Expr* first_argument) {
     if (name.empty()) return;
     CallFact c;
     c.callee = std::move(name);
     c.span = spans_.span(range);
+    if (first_argument) c.first_argument = argument_name(first_argument);
     if (!functions_.empty()) c.function = functions_.back()->getNameAsString();
     out_.calls.push_back(std::move(c));
   }
@@ -231,69 +249,39 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   std::vector<const FunctionDecl*> functions_;
 };
 
-// Launches found in the main file's tokens: `name<<<...>>>(...)`, `ns::name<T><<<...>>>(...)`.
-// Without headers Clang drops statements that mention unknown names (`auto out =
-// torch::zeros(...)`, launches whose arguments use such variables), so the AST misses
-// launches a reader sees at once. The token stream does not: it fills that gap. Tokens in
-// inactive #if branches are ignored.
-std::vector<LaunchFact> lexical_launches(const SourceManager& sm, const LangOptions& lang,
-                                         const std::vector<ByteSpan>& skipped) {
-  std::vector<LaunchFact> out;
-  if (!lang.CUDA) return out;
+// The main file's raw tokens (comments dropped) for the lexical passes.
+std::vector<LexToken> raw_tokens(const SourceManager& sm, const LangOptions& lang) {
+  std::vector<LexToken> out;
   FileID fid = sm.getMainFileID();
   llvm::MemoryBufferRef buffer = sm.getBufferOrFake(fid);
   Lexer lexer(fid, buffer, sm, lang);
-  std::vector<Token> toks;
+  bool in_directive = false;
   for (Token t;;) {
     lexer.LexFromRawLexer(t);
     if (t.is(tok::eof)) break;
-    toks.push_back(t);
+    if (t.isAtStartOfLine()) in_directive = t.is(tok::hash);
+    LexToken lt;
+    lt.offset = sm.getFileOffset(t.getLocation());
+    lt.text = buffer.getBuffer().substr(lt.offset, t.getLength());
+    lt.in_directive = in_directive;
+    if (t.is(tok::raw_identifier)) lt.kind = LexToken::Identifier;
+    else if (tok::isStringLiteral(t.getKind())) lt.kind = LexToken::String;
+    else if (t.is(tok::numeric_constant)) lt.kind = LexToken::Number;
+    else if (t.is(tok::lesslessless)) lt.kind = LexToken::LaunchOpen;
+    else if (t.is(tok::greatergreatergreater)) lt.kind = LexToken::LaunchClose;
+    else if (tok::getPunctuatorSpelling(t.getKind())) lt.kind = LexToken::Punct;
+    out.push_back(lt);
   }
-  auto offset = [&](const Token& t) { return sm.getFileOffset(t.getLocation()); };
-  auto text = [&](const Token& t) { return std::string(buffer.getBuffer().substr(offset(t), t.getLength())); };
-  auto in_skipped = [&](uint32_t at) {
-    return std::any_of(skipped.begin(), skipped.end(), [&](ByteSpan r) { return r.begin <= at && at < r.end; });
-  };
+  return out;
+}
 
-  for (size_t i = 1; i < toks.size(); ++i) {
-    if (!toks[i].is(tok::lesslessless)) continue;
-    // The callee: an identifier, maybe with template arguments, maybe qualified.
-    size_t j = i - 1;
-    if (toks[j].isOneOf(tok::greater, tok::greatergreater)) {
-      int depth = 0;
-      for (;; --j) {
-        if (toks[j].is(tok::greater)) depth += 1;
-        if (toks[j].is(tok::greatergreater)) depth += 2;
-        if (toks[j].is(tok::less)) depth -= 1;
-        if (depth <= 0 || j == 0) break;
-      }
-      if (depth != 0 || j == 0) continue;
-      --j;
-    }
-    if (!toks[j].is(tok::raw_identifier)) continue;
-    std::string name = text(toks[j]);
-    size_t first = j;
-    while (first >= 2 && toks[first - 1].is(tok::coloncolon) && toks[first - 2].is(tok::raw_identifier)) first -= 2;
-    // The configuration, then the argument list.
-    size_t k = i + 1;
-    int parens = 0;
-    for (; k < toks.size(); ++k) {
-      if (toks[k].isOneOf(tok::l_paren, tok::l_brace, tok::l_square)) ++parens;
-      if (toks[k].isOneOf(tok::r_paren, tok::r_brace, tok::r_square)) --parens;
-      if (parens == 0 && toks[k].is(tok::greatergreatergreater)) break;
-      if (toks[k].is(tok::semi)) break;
-    }
-    if (k + 1 >= toks.size() || !toks[k].is(tok::greatergreatergreater) || !toks[k + 1].is(tok::l_paren)) continue;
-    size_t m = k + 1;
-    for (parens = 0; m < toks.size(); ++m) {
-      if (toks[m].is(tok::l_paren)) ++parens;
-      if (toks[m].is(tok::r_paren) && --parens == 0) break;
-    }
-    uint32_t begin = offset(toks[first]);
-    if (in_skipped(begin)) continue;
-    uint32_t end = m < toks.size() ? offset(toks[m]) + 1 : offset(toks[k]) + toks[k].getLength();
-    out.push_back({name, {begin, end}});
-  }
+// Byte ranges inside a range of `a` and a range of `b`.
+std::vector<ByteSpan> intersection(const std::vector<ByteSpan>& a, const std::vector<ByteSpan>& b) {
+  std::vector<ByteSpan> out;
+  for (ByteSpan x : a)
+    for (ByteSpan y : b)
+      if (std::max(x.begin, y.begin) < std::min(x.end, y.end))
+        out.push_back({std::max(x.begin, y.begin), std::min(x.end, y.end)});
   return out;
 }
 
@@ -304,23 +292,44 @@ class FactConsumer : public ASTConsumer {
     NativeFile& out = state_.out;
     MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
     FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
-    // Add the launches the AST lost; a launch both passes saw starts at the same offset.
-    for (LaunchFact& l : lexical_launches(ctx.getSourceManager(), ctx.getLangOpts(), state_.skipped)) {
-      bool known = std::any_of(out.launches.begin(), out.launches.end(),
-                               [&](const LaunchFact& a) { return a.span.begin == l.span.begin; });
-      if (!known) out.launches.push_back(std::move(l));
+    if (!state_.last_pass) return;
+    dedupe(out);
+    std::vector<ByteSpan> inactive = state_.had_earlier_pass
+                                         ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
+                                         : state_.skipped;
+    const SourceManager& sm = ctx.getSourceManager();
+    LexicalFile file(sm.getBufferData(sm.getMainFileID()), raw_tokens(sm, ctx.getLangOpts()), std::move(inactive));
+    if (ctx.getLangOpts().CUDA) {
+      add_lexical_launches(file, out);
+      add_lexical_kernels(file, out);
     }
-    std::sort(out.launches.begin(), out.launches.end(),
-              [](const LaunchFact& a, const LaunchFact& b) { return a.span.begin < b.span.begin; });
+    measure_device_code(file, out);
+    add_lexical_calls(file, out);
+    add_macro_uses(file, out);
+    add_qualified_names(file, out);
   }
 
  private:
+  // Two passes see the same code twice: keep each fact once, ordered by position.
+  static void dedupe(NativeFile& out) {
+    auto by = [](auto& facts, auto key) {
+      std::stable_sort(facts.begin(), facts.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+      facts.erase(std::unique(facts.begin(), facts.end(), [&](const auto& a, const auto& b) { return key(a) == key(b); }),
+                  facts.end());
+    };
+    by(out.functions, [](const FunctionFact& f) { return f.name_span.begin; });
+    by(out.launches, [](const LaunchFact& f) { return f.span.begin; });
+    by(out.asm_statements, [](const AsmFact& f) { return f.span.begin; });
+    by(out.calls, [](const CallFact& f) { return std::make_pair(f.span.begin, f.callee); });
+    by(out.includes, [](const IncludeFact& f) { return f.span.begin; });
+  }
+
   ParseState& state_;
 };
 
 class FactAction : public ASTFrontendAction {
  public:
-  explicit FactAction(NativeFile& out) : state_{out, {}} {}
+  explicit FactAction(ParseState& state) : state_(state) {}
 
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
@@ -331,24 +340,36 @@ class FactAction : public ASTFrontendAction {
   }
 
  private:
-  ParseState state_;
+  ParseState& state_;
 };
 
 class FactActionFactory : public tooling::FrontendActionFactory {
  public:
-  explicit FactActionFactory(NativeFile& out) : out_(out) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<FactAction>(out_); }
+  explicit FactActionFactory(ParseState& state) : state_(state) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<FactAction>(state_); }
 
  private:
-  NativeFile& out_;
+  ParseState& state_;
 };
 
-// Counts diagnostics without printing them: header-free parses produce many expected errors.
+// Counts diagnostics without printing them (header-free parses produce many expected errors),
+// and keeps the first fatal one: Clang stops parsing there.
 class CountingDiagnostics : public DiagnosticConsumer {
  public:
   void HandleDiagnostic(DiagnosticsEngine::Level level, const Diagnostic& info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level != DiagnosticsEngine::Fatal || !fatal.empty()) return;
+    llvm::SmallString<128> text;
+    info.FormatDiagnostic(text);
+    fatal = text.str().str();
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const SourceManager& sm = info.getSourceManager();
+      SourceLocation at = sm.getExpansionLoc(info.getLocation());
+      if (sm.isWrittenInMainFile(at)) fatal_at = sm.getFileOffset(at);
+    }
   }
+  std::string fatal;
+  uint32_t fatal_at = 0;
 };
 
 std::vector<std::string> header_free_flags(const SourceFile& file) {
@@ -372,9 +393,15 @@ std::vector<std::string> header_free_flags(const SourceFile& file) {
 
 // Flags added in both modes: never stop at 20 errors (the 20th turns fatal and degrades the
 // AST), no warnings, and Clang's own resource directory (stddef.h, cuda_wrappers).
-tooling::ArgumentsAdjuster common_adjuster() {
-  return [](const tooling::CommandLineArguments& args, StringRef) {
+// `device`: compile the CUDA device side instead of the host side.
+tooling::ArgumentsAdjuster common_adjuster(bool device) {
+  return [device](const tooling::CommandLineArguments& args, StringRef) {
     tooling::CommandLineArguments out = args;
+    if (device) {
+      std::erase(out, std::string("--cuda-host-only"));
+      // The newest architecture: `#if __CUDA_ARCH__ >= 800` paths hold the tensor-core code.
+      out.insert(out.end(), {"--cuda-device-only", "--cuda-gpu-arch=sm_90"});
+    }
     if (!out.empty()) out[0] = TPULINT_CLANG_BINARY;
     // -fno-caret-diagnostics also stops the "N errors generated" line on stderr.
     out.insert(out.begin() + (out.empty() ? 0 : 1),
@@ -408,17 +435,33 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
     db = fixed.get();
   }
 
-  tooling::ClangTool tool(*db, {abs});
-  tool.mapVirtualFile(abs, file.text());
-  tool.mapVirtualFile(kCudaShimPath, kCudaShim);
-  tool.appendArgumentsAdjuster(common_adjuster());
-  tool.setPrintErrorMessage(false);
+  // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
+  // device pass first, then the host pass.
+  bool device_pass = file.language() == Language::Cuda && file.text().find("__CUDA_ARCH__") != std::string::npos;
+  ParseState state{.out = out, .last_pass = true, .skipped = {}, .skipped_in_earlier_pass = {}, .had_earlier_pass = false};
   CountingDiagnostics diagnostics;
-  tool.setDiagnosticConsumer(&diagnostics);
-
-  FactActionFactory factory(out);
-  int status = tool.run(&factory);
+  auto run_pass = [&](bool device) {
+    tooling::ClangTool tool(*db, {abs});
+    tool.mapVirtualFile(abs, file.text());
+    tool.mapVirtualFile(kCudaShimPath, kCudaShim);
+    tool.appendArgumentsAdjuster(common_adjuster(device));
+    tool.setPrintErrorMessage(false);
+    tool.setDiagnosticConsumer(&diagnostics);
+    FactActionFactory factory(state);
+    return tool.run(&factory);
+  };
+  if (device_pass) {
+    state.last_pass = false;
+    run_pass(true);
+    state.skipped_in_earlier_pass = std::move(state.skipped);
+    state.skipped.clear();
+    state.had_earlier_pass = true;
+    state.last_pass = true;
+  }
+  int status = run_pass(false);
   out.error_count = diagnostics.getNumErrors();
+  out.fatal_error = diagnostics.fatal;
+  out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
   // run() returns nonzero whenever the file had errors, which is normal without headers; the
   // facts were still recorded. Status 2 is "no AST at all" (e.g. the driver rejected the flags).
   if (status == 2) throw std::runtime_error("Clang could not parse the file (invalid compile command)");

@@ -1,5 +1,7 @@
 #include "cxx/native_analyzer.h"
 
+#include "core/analyzer_notes.h"
+
 namespace tpulint::cxx {
 
 NativeAnalyzer::NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFrontendOptions options)
@@ -15,6 +17,11 @@ void NativeAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     ctx.set_check(e.info);
     e.check->check(facts, ctx);
   }
+  // A fatal error stopped Clang: say so, or the findings after it would silently be fewer.
+  if (!facts.fatal_error.empty())
+    sink.add(notes::kSyntaxError, facts.fatal_error_at,
+             "Clang stopped at a fatal error (" + facts.fatal_error +
+                 "); kernels and launches after it were found in the tokens, other findings there may be missing");
 }
 
 }  // namespace tpulint::cxx

@@ -14,6 +14,22 @@
 
 namespace tpulint::cxx {
 
+// What a __global__ or __device__ function does that a TPU rewrite must replace, counted in the
+// tokens of its definition (inactive #if branches included: `#if __CUDA_ARCH__ >= 800` code is
+// part of what has to be ported).
+struct DeviceCodeMetrics {
+  uint32_t shared_memory = 0;       // `__shared__` declarations
+  uint32_t warp_intrinsics = 0;     // __shfl_*_sync, __ballot_sync, __any/__all_sync, __syncwarp, __activemask, __match_*
+  uint32_t atomics = 0;             // atomicAdd, atomicCAS, atomicMax_block, ...
+  uint32_t tensor_core = 0;         // wmma/mma_sync fragments, `mma.`/`wgmma`/`ldmatrix` PTX
+  uint32_t cooperative_groups = 0;  // cooperative_groups::, this_grid(), tiled_partition, ...
+  uint32_t device_launches = 0;     // `<<<` inside device code: dynamic parallelism
+
+  bool any() const {
+    return shared_memory || warp_intrinsics || atomics || tensor_core || cooperative_groups || device_launches;
+  }
+};
+
 // A function definition.
 struct FunctionFact {
   std::string name;            // as declared, e.g. "roi_align_forward_kernel"
@@ -25,6 +41,8 @@ struct FunctionFact {
   bool is_host = false;        // __host__ written explicitly
   bool is_template = false;
   uint32_t lines = 0;          // lines of the definition, first to last
+  DeviceCodeMetrics metrics;   // kernels and device functions only
+  bool lexical = false;        // found in the tokens only: Clang lost it (e.g. after a fatal error)
 };
 
 // A CUDA kernel launch with the triple-chevron syntax.
@@ -47,6 +65,23 @@ struct CallFact {
   std::string callee;  // as resolved or written, qualified when known: "cudaMalloc", "at::cuda::getCurrentCUDAStream"
   ByteSpan span;       // the callee name
   std::string function;  // the enclosing function's name
+  std::string first_argument;  // the first argument: the name it refers to (casts stripped), else its text
+};
+
+// A use of an upper-case function-like name, as written in the file's tokens whether or not it
+// is a macro Clang knows: `TORCH_LIBRARY_IMPL(ns, CUDA, m)`, `AT_DISPATCH_FLOATING_TYPES(...)`.
+// Recorded lexically because header-free parses do not have these macros' definitions.
+struct MacroUseFact {
+  std::string name;
+  std::vector<std::string> arguments;  // the top-level arguments' text, trimmed (at most the first 4)
+  ByteSpan span;                       // the name
+};
+
+// A qualified name as written in the tokens: `thrust::sort`, `cutlass::gemm::device::Gemm`,
+// `c10::cuda::CUDAGuard`. Template-library and namespace APIs are often types, not calls.
+struct QualifiedNameFact {
+  std::string name;  // the components joined by "::", template arguments left out
+  ByteSpan span;     // first component to last
 };
 
 // An #include directive of the file.
@@ -64,7 +99,13 @@ struct NativeFile {
   std::vector<AsmFact> asm_statements;
   std::vector<CallFact> calls;
   std::vector<IncludeFact> includes;
+  std::vector<MacroUseFact> macro_uses;
+  std::vector<QualifiedNameFact> qualified_names;
   unsigned error_count = 0;        // Clang errors (many are expected without headers)
+  // Clang's first fatal error, which stops its parse ("bracket nesting level exceeded maximum
+  // of 256"); empty if none. Kernels and launches after it come from the lexical pass only.
+  std::string fatal_error;
+  ByteSpan fatal_error_at;
   bool used_compile_database = false;
 };
 

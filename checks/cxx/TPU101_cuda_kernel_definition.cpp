@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/cxx/device_code.h"
 
 namespace tpulint::checks {
 
 namespace {
 
 // Effort grows with the kernel's size: a short elementwise kernel is an afternoon of Pallas or
-// plain tensor ops; a long one with shared memory and warp tricks is a rewrite.
+// plain tensor ops; a long one is a rewrite. Its features scale that (device_code.h).
 HoursRange kernel_hours(uint32_t lines) {
   if (lines <= 30) return {16, 40};
   if (lines <= 100) return {24, 64};
@@ -23,10 +24,10 @@ class CudaKernelDefinition final : public cxx::NativeCheck {
       if (!f.is_kernel) continue;
       Finding& finding = ctx.report(
           f.name_span,
-          fmt::format("custom CUDA kernel '{}'{} has no TPU equivalent", f.name, f.is_template ? " (templated)" : ""),
+          fmt::format("custom CUDA kernel '{}' {} has no TPU equivalent", f.name, device_code::description(f)),
           "rewrite it as a Pallas TPU kernel, or as tensor ops that XLA fuses when it is elementwise or a reduction",
           f.name);  // the launches name it unqualified: one work item for both
-      finding.hours = kernel_hours(f.lines);
+      finding.hours = device_code::scaled(kernel_hours(f.lines), f);
     }
   }
 };
@@ -60,8 +61,14 @@ extern const CheckDef TPU101_cuda_kernel_definition{
                            "`torch_xla.experimental.custom_kernel`).",
             .effort = "High: there is no mechanical translation, and the rewrite has to be validated for "
                       "numerics and tuned for speed. The hours scale with the kernel's length: 16-40 h up to 30 "
-                      "lines, 24-64 h up to 100 lines, 40-120 h beyond.",
-            .heuristic = "",
+                      "lines, 24-64 h up to 100 lines, 40-120 h beyond; then +25% for each of: templated, "
+                      "`__shared__` memory, warp intrinsics (`__shfl_*_sync`, `__ballot_sync`, `__syncwarp`), "
+                      "atomics, cooperative groups, dynamic parallelism (a launch from device code), and +50% "
+                      "for tensor-core code (`wmma`, `mma.sync` PTX). The message lists what the kernel uses.",
+            .heuristic = "Kernels are found in the AST and, where Clang lost them (after a fatal error, or in code "
+                         "it dropped without headers), in the tokens: `__global__ ... name(...) {`. Features are "
+                         "counted in the kernel's tokens, inactive `#if` branches included (an `#if __CUDA_ARCH__ "
+                         ">= 800` path is code to port); a feature hidden behind a project macro is missed.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html",
                            "https://docs.pytorch.org/xla/master/features/pallas.html"},
         },

@@ -1,0 +1,355 @@
+#include "cxx/lexical_scan.h"
+
+#include <algorithm>
+#include <array>
+
+namespace tpulint::cxx {
+
+namespace {
+
+constexpr size_t kArgumentScanLimit = 64;    // tokens read for a call's first argument
+constexpr size_t kMacroArgumentTextLimit = 200;
+
+bool is_open(std::string_view s) { return s == "(" || s == "[" || s == "{"; }
+bool is_close(std::string_view s) { return s == ")" || s == "]" || s == "}"; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// `ns::inner::name` ending at token `last`; returns the index of its first component.
+size_t chain_start(const LexicalFile& f, size_t last) {
+  size_t first = last;
+  while (first >= 2 && f.is(first - 1, "::") && f.identifier(first - 2)) first -= 2;
+  return first;
+}
+
+std::string chain_text(const LexicalFile& f, size_t first, size_t last) {
+  std::string name;
+  for (size_t i = first; i <= last; i += 2) {
+    if (!name.empty()) name += "::";
+    name += f.tokens()[i].text;
+  }
+  return name;
+}
+
+// The top-level arguments of the call whose '(' is at `open`, as [first, last] token ranges.
+std::vector<std::pair<size_t, size_t>> arguments(const LexicalFile& f, size_t open, size_t max_count,
+                                                 size_t scan_limit) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const auto& t = f.tokens();
+  int depth = 0;
+  size_t start = open + 1;
+  for (size_t i = open + 1; i < t.size() && i - open <= scan_limit; ++i) {
+    std::string_view s = t[i].kind == LexToken::Punct ? t[i].text : std::string_view();
+    if (is_open(s)) ++depth;
+    bool end_all = depth == 0 && s == ")";
+    if (is_close(s) && !end_all) --depth;
+    if (depth == 0 && (s == "," || end_all)) {
+      if (i > start) out.emplace_back(start, i - 1);
+      if (end_all || out.size() >= max_count) break;
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::string_view range_text(const LexicalFile& f, size_t first, size_t last) {
+  uint32_t b = f.tokens()[first].offset;
+  return f.text().substr(b, f.end_of(last) - b);
+}
+
+// What a first argument names: `(void*)kernel` and `&kernel` name `kernel`; otherwise its text.
+std::string argument_name(const LexicalFile& f, size_t first, size_t last) {
+  if (f.is(first, "(")) {
+    size_t close = f.closing(first);
+    if (close < last) first = close + 1;
+  }
+  if (f.is(first, "&") && first < last) ++first;
+  if (f.identifier(first)) {
+    size_t end = first;
+    while (end + 2 <= last && f.is(end + 1, "::") && f.identifier(end + 2)) end += 2;
+    if (end == last || f.is(end + 1, "<")) return chain_text(f, first, end);
+  }
+  return std::string(trim(range_text(f, first, last)));
+}
+
+bool upper_case_name(std::string_view s) {
+  if (s.size() < 3 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  bool letter = false;
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') letter = true;
+    else if (!(c == '_' || (c >= '0' && c <= '9'))) return false;
+  }
+  return letter;
+}
+
+// Words followed by '(' that are not calls.
+bool call_like_keyword(std::string_view s) {
+  static constexpr std::array<std::string_view, 26> kWords = {
+      "__asm__",     "__attribute__", "__declspec", "__launch_bounds__", "__volatile__", "alignas",
+      "alignof",     "asm",           "catch",      "decltype",          "defined",      "delete",
+      "for",         "if",            "new",        "noexcept",          "operator",     "return",
+      "sizeof",      "static_assert", "switch",     "template",          "throw",        "typeid",
+      "volatile",    "while"};
+  return std::find(kWords.begin(), kWords.end(), s) != kWords.end();
+}
+
+// Words after which `name(` is still a call rather than a declaration of `name`.
+bool statement_keyword(std::string_view s) {
+  return s == "return" || s == "else" || s == "do" || s == "case" || s == "throw" || s == "co_return" ||
+         s == "co_await" || s == "co_yield";
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+void count_token(const LexToken& t, DeviceCodeMetrics& m) {
+  if (t.kind == LexToken::String) {
+    if (t.text.find("mma.") != std::string_view::npos || t.text.find("wgmma") != std::string_view::npos ||
+        t.text.find("ldmatrix") != std::string_view::npos)
+      ++m.tensor_core;
+    return;
+  }
+  if (t.kind != LexToken::Identifier) return;
+  std::string_view s = t.text;
+  if (s == "__shared__") {
+    ++m.shared_memory;
+  } else if (starts_with(s, "__shfl") || starts_with(s, "__ballot") || s == "__any_sync" || s == "__all_sync" ||
+             s == "__uni_sync" || s == "__syncwarp" || s == "__activemask" || starts_with(s, "__match_") ||
+             (starts_with(s, "__reduce_") && ends_with(s, "_sync"))) {
+    ++m.warp_intrinsics;
+  } else if (starts_with(s, "atomic") && s.size() > 6 && std::isupper(static_cast<unsigned char>(s[6]))) {
+    ++m.atomics;
+  } else if (s == "wmma" || s == "mma_sync" || s == "load_matrix_sync" || s == "store_matrix_sync" ||
+             starts_with(s, "__hmma") || starts_with(s, "__imma")) {
+    ++m.tensor_core;
+  } else if (s == "cooperative_groups" || s == "this_grid" || s == "this_thread_block" || s == "tiled_partition" ||
+             s == "coalesced_threads" || s == "grid_group" || s == "thread_block_tile" || s == "this_multi_grid") {
+    ++m.cooperative_groups;
+  }
+}
+
+}  // namespace
+
+LexicalFile::LexicalFile(std::string_view text, std::vector<LexToken> tokens, std::vector<ByteSpan> inactive)
+    : text_(text), tokens_(std::move(tokens)), inactive_(std::move(inactive)) {
+  std::sort(inactive_.begin(), inactive_.end(), [](ByteSpan a, ByteSpan b) { return a.begin < b.begin; });
+}
+
+bool LexicalFile::inactive(uint32_t offset) const {
+  auto it = std::upper_bound(inactive_.begin(), inactive_.end(), offset,
+                             [](uint32_t at, ByteSpan r) { return at < r.begin; });
+  return it != inactive_.begin() && offset < std::prev(it)->end;
+}
+
+size_t LexicalFile::closing(size_t open) const {
+  int depth = 0;
+  for (size_t i = open; i < tokens_.size(); ++i) {
+    if (tokens_[i].kind != LexToken::Punct) continue;
+    if (is_open(tokens_[i].text)) ++depth;
+    else if (is_close(tokens_[i].text) && --depth == 0) return i;
+  }
+  return tokens_.size();
+}
+
+size_t LexicalFile::index_at(uint32_t offset) const {
+  return size_t(std::lower_bound(tokens_.begin(), tokens_.end(), offset,
+                                 [](const LexToken& t, uint32_t at) { return t.offset < at; }) -
+                tokens_.begin());
+}
+
+uint32_t LexicalFile::lines(ByteSpan span) const {
+  if (span.end <= span.begin) return 1;
+  std::string_view s = text_.substr(span.begin, span.end - 1 - span.begin);
+  return uint32_t(std::count(s.begin(), s.end(), '\n')) + 1;
+}
+
+void add_lexical_launches(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  bool added = false;
+  for (size_t i = 1; i < t.size(); ++i) {
+    if (t[i].kind != LexToken::LaunchOpen) continue;
+    // The callee: an identifier, maybe with template arguments, maybe qualified.
+    size_t j = i - 1;
+    if (f.is(j, ">") || f.is(j, ">>")) {
+      int depth = 0;
+      for (;; --j) {
+        if (f.is(j, ">")) depth += 1;
+        if (f.is(j, ">>")) depth += 2;
+        if (f.is(j, "<")) depth -= 1;
+        if (depth <= 0 || j == 0) break;
+      }
+      if (depth != 0 || j == 0) continue;
+      --j;
+    }
+    if (!f.identifier(j)) continue;
+    size_t first = chain_start(f, j);
+    // The configuration, then the argument list.
+    size_t k = i + 1;
+    int parens = 0;
+    for (; k < t.size(); ++k) {
+      if (t[k].kind == LexToken::Punct && is_open(t[k].text)) ++parens;
+      if (t[k].kind == LexToken::Punct && is_close(t[k].text)) --parens;
+      if (parens == 0 && t[k].kind == LexToken::LaunchClose) break;
+      if (f.is(k, ";")) break;
+    }
+    if (k + 1 >= t.size() || t[k].kind != LexToken::LaunchClose || !f.is(k + 1, "(")) continue;
+    uint32_t begin = t[first].offset;
+    if (f.inactive(begin)) continue;
+    size_t m = f.closing(k + 1);
+    uint32_t end = m < t.size() ? f.end_of(m) : f.end_of(k);
+    bool known = std::any_of(out.launches.begin(), out.launches.end(),
+                             [&](const LaunchFact& a) { return a.span.begin == begin; });
+    if (known) continue;
+    out.launches.push_back({std::string(t[j].text), {begin, end}});
+    added = true;
+  }
+  if (added)
+    std::sort(out.launches.begin(), out.launches.end(),
+              [](const LaunchFact& a, const LaunchFact& b) { return a.span.begin < b.span.begin; });
+}
+
+void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text != "__global__" || t[i].kind != LexToken::Identifier || !f.is_code(i)) continue;
+    // The name: the identifier before the parameter list's '('.
+    size_t j = i + 1;
+    bool found = false;
+    for (; j < t.size() && j < i + 64; ++j) {
+      if (f.is(j, "__launch_bounds__") && f.is(j + 1, "(")) {
+        j = f.closing(j + 1);
+        continue;
+      }
+      if (f.is(j, "(")) {
+        found = true;
+        break;
+      }
+      if (f.is(j, ";") || f.is(j, "{") || f.is(j, "}") || f.is(j, "=")) break;
+    }
+    if (!found || !f.identifier(j - 1)) continue;
+    size_t params_end = f.closing(j);
+    size_t body = params_end + 1;
+    while (body < t.size() && body < params_end + 16 && !f.is(body, "{") && !f.is(body, ";")) ++body;
+    if (!f.is(body, "{")) continue;  // a declaration
+    uint32_t name_at = t[j - 1].offset;
+    bool known = std::any_of(out.functions.begin(), out.functions.end(),
+                             [&](const FunctionFact& fn) { return fn.name_span.begin == name_at; });
+    if (known) continue;
+    bool is_template = false;
+    for (size_t b = i; b-- > 0 && i - b < 64;) {
+      if (f.is(b, ";") || f.is(b, "{") || f.is(b, "}")) break;
+      if (f.is(b, "template")) {
+        is_template = true;
+        break;
+      }
+    }
+    size_t body_end = std::min(f.closing(body), t.size() - 1);
+    FunctionFact fn;
+    size_t first = chain_start(f, j - 1);
+    fn.name = std::string(t[j - 1].text);
+    fn.qualified_name = chain_text(f, first, j - 1);
+    fn.span = {t[i].offset, f.end_of(body_end)};  // from `__global__`, as Clang's ranges start
+    fn.name_span = {name_at, f.end_of(j - 1)};
+    fn.is_kernel = true;
+    fn.is_template = is_template;
+    fn.lines = f.lines(fn.span);
+    fn.lexical = true;
+    out.functions.push_back(std::move(fn));
+  }
+}
+
+void measure_device_code(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  for (FunctionFact& fn : out.functions) {
+    if (!fn.is_kernel && !fn.is_device) continue;
+    DeviceCodeMetrics m;
+    for (size_t i = f.index_at(fn.span.begin); i < t.size() && t[i].offset < fn.span.end; ++i) {
+      if (t[i].kind == LexToken::LaunchOpen) ++m.device_launches;
+      count_token(t[i], m);
+    }
+    fn.metrics = m;
+  }
+}
+
+void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  std::vector<std::pair<uint32_t, size_t>> known;  // AST calls by offset
+  for (size_t k = 0; k < out.calls.size(); ++k) known.emplace_back(out.calls[k].span.begin, k);
+  std::sort(known.begin(), known.end());
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || call_like_keyword(t[i].text) || !f.is_code(i))
+      continue;
+    size_t first = chain_start(f, i);
+    if (first > 0) {
+      const LexToken& before = t[first - 1];
+      if (before.text == "." || before.text == "->" || before.text == "~") continue;  // members
+      // `Type name(` declares `name`: a function, or a variable with constructor arguments.
+      if (before.kind == LexToken::Identifier && !statement_keyword(before.text)) continue;
+      if (before.text == ">" || before.text == "*" || before.text == "&" || before.text == "&&") {
+        // `T* name(` / `vector<int> name(` declarations; `a * f(x)` products are rare in API calls.
+        if (first >= 2 && (t[first - 2].kind == LexToken::Identifier || t[first - 2].text == ">")) continue;
+      }
+    }
+    auto args = arguments(f, i + 1, 1, kArgumentScanLimit);
+    std::string first_argument = args.empty() ? "" : argument_name(f, args[0].first, args[0].second);
+    auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(t[first].offset, size_t(0)));
+    if (it != known.end() && it->first == t[first].offset) {
+      // The AST has it; its argument may be one Clang could not resolve.
+      CallFact& c = out.calls[it->second];
+      if (c.first_argument.empty()) c.first_argument = std::move(first_argument);
+      continue;
+    }
+    CallFact c;
+    c.callee = chain_text(f, first, i);
+    c.span = {t[first].offset, f.end_of(i)};
+    c.first_argument = std::move(first_argument);
+    out.calls.push_back(std::move(c));
+  }
+  std::sort(out.calls.begin(), out.calls.end(),
+            [](const CallFact& a, const CallFact& b) { return a.span.begin < b.span.begin; });
+  // The innermost enclosing function of each call the AST did not place.
+  for (CallFact& c : out.calls) {
+    if (!c.function.empty()) continue;
+    const FunctionFact* best = nullptr;
+    for (const FunctionFact& fn : out.functions)
+      if (fn.span.begin <= c.span.begin && c.span.begin < fn.span.end &&
+          (!best || fn.span.end - fn.span.begin < best->span.end - best->span.begin))
+        best = &fn;
+    if (best) c.function = best->name;
+  }
+}
+
+void add_macro_uses(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || !upper_case_name(t[i].text) || !f.is_code(i))
+      continue;
+    if (i > 0 && (f.is(i - 1, ".") || f.is(i - 1, "->"))) continue;
+    MacroUseFact m;
+    m.name = std::string(t[i].text);
+    m.span = {t[i].offset, f.end_of(i)};
+    for (auto [a, b] : arguments(f, i + 1, 4, t.size()))
+      m.arguments.emplace_back(trim(range_text(f, a, b).substr(0, kMacroArgumentTextLimit)));
+    out.macro_uses.push_back(std::move(m));
+  }
+}
+
+void add_qualified_names(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "::") || !f.identifier(i + 2)) continue;
+    if ((i > 0 && f.is(i - 1, "::")) || t[i].text == "std" || !f.is_code(i)) continue;
+    size_t last = i + 2;
+    while (f.is(last + 1, "::") && f.identifier(last + 2)) last += 2;
+    out.qualified_names.push_back({chain_text(f, i, last), {t[i].offset, f.end_of(last)}});
+    i = last;
+  }
+}
+
+}  // namespace tpulint::cxx

@@ -1,0 +1,60 @@
+// The lexical passes over a C/C++/CUDA file's tokens: what Clang's AST loses without headers
+// (statements mentioning unknown names, code after a fatal error, macros it has no definition
+// for) is still written in the tokens. Clang-free: clang_frontend.cpp lexes the file with
+// Clang's raw lexer and hands the tokens over; the passes only add facts the AST lacks.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "cxx/native_facts.h"
+
+namespace tpulint::cxx {
+
+struct LexToken {
+  enum Kind : uint8_t { Identifier, String, Number, Punct, LaunchOpen, LaunchClose, Other };
+  Kind kind = Other;
+  bool in_directive = false;  // part of a preprocessor directive line (#define bodies included)
+  uint32_t offset = 0;
+  std::string_view text;      // a view into the file's text
+};
+
+class LexicalFile {
+ public:
+  // `inactive`: byte ranges the preprocessor skipped (inactive #if branches) in every pass.
+  LexicalFile(std::string_view text, std::vector<LexToken> tokens, std::vector<ByteSpan> inactive);
+
+  const std::vector<LexToken>& tokens() const { return tokens_; }
+  std::string_view text() const { return text_; }
+  bool inactive(uint32_t offset) const;
+  // Code tokens: not in a directive line nor in an inactive branch.
+  bool is_code(size_t i) const { return !tokens_[i].in_directive && !inactive(tokens_[i].offset); }
+  bool is(size_t i, std::string_view text) const { return i < tokens_.size() && tokens_[i].text == text; }
+  bool identifier(size_t i) const { return i < tokens_.size() && tokens_[i].kind == LexToken::Identifier; }
+  // The index of the bracket closing the one at `open` ((, [, {), or tokens().size().
+  size_t closing(size_t open) const;
+  size_t index_at(uint32_t offset) const;  // the first token at or after `offset`
+  uint32_t end_of(size_t i) const { return tokens_[i].offset + uint32_t(tokens_[i].text.size()); }
+  uint32_t lines(ByteSpan span) const;     // lines from the span's first to its last byte
+
+ private:
+  std::string_view text_;
+  std::vector<LexToken> tokens_;
+  std::vector<ByteSpan> inactive_;
+};
+
+// Adds `name<<<...>>>(...)` launches the AST does not have (same start offset = same launch).
+void add_lexical_launches(const LexicalFile& file, NativeFile& out);
+// Adds `__global__` definitions the AST does not have (Clang stopped early, or dropped them).
+void add_lexical_kernels(const LexicalFile& file, NativeFile& out);
+// Fills the metrics of every kernel and device function.
+void measure_device_code(const LexicalFile& file, NativeFile& out);
+// Adds calls written as `name(` or `ns::name(` that the AST does not have (undeclared callees
+// with undeclared arguments are dropped whole), and names each call's enclosing function.
+void add_lexical_calls(const LexicalFile& file, NativeFile& out);
+// Records upper-case function-like names (TORCH_LIBRARY_IMPL, AT_DISPATCH_*) and qualified
+// names (thrust::sort, cutlass::gemm::...) as written.
+void add_macro_uses(const LexicalFile& file, NativeFile& out);
+void add_qualified_names(const LexicalFile& file, NativeFile& out);
+
+}  // namespace tpulint::cxx

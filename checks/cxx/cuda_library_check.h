@@ -1,0 +1,34 @@
+// The TPU520 series: one check per CUDA library (checks/data/cuda_libraries.tsv), found by its
+// headers (cuda_library_headers.tsv) and by its API.
+//
+// Not noisy, by design: per file, a library is reported once where it comes in (its first
+// #include, or its first use when a project header brought it), carrying the library's hours;
+// then each distinct function of a C library (cublasSgemm, ncclAllReduce) once, at its first
+// call, with the small hours of replacing that call. Template libraries (Thrust, CUB,
+// CUTLASS/CuTe), whose API is as much types as calls, are reported once per file only.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "checks/check_def.h"
+
+namespace tpulint::checks {
+
+// The `.heuristic` of every TPU520-series check.
+inline constexpr std::string_view kCudaLibraryHeuristic =
+    "Per file: the library once where it comes in (its first #include, else its first use), then each distinct "
+    "function once at its first call; template libraries once per file. Headers and API names: "
+    "checks/data/cuda_library_headers.tsv, cuda_libraries.tsv. A project function named like the library's API "
+    "(a `cublas`-prefixed wrapper) counts as a use, which it usually is.";
+
+class CudaLibraryCheck final : public cxx::NativeCheck {
+ public:
+  explicit constexpr CudaLibraryCheck(std::string_view library) : library_(library) {}
+  void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override;
+
+ private:
+  std::string_view library_;  // the `library` key of cuda_libraries.tsv
+};
+
+}  // namespace tpulint::checks

@@ -1,0 +1,142 @@
+// The Clang frontend's facts: kernel metrics, lexical recovery after fatal errors, host and
+// device passes, calls with their first argument, macro uses and qualified names.
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "cxx/clang_frontend.h"
+
+using namespace tpulint;
+using namespace tpulint::cxx;
+
+namespace {
+
+NativeFile parse(const std::string& text, const std::string& name = "k.cu") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_cxx_frontend_test";
+  std::filesystem::create_directories(dir);
+  SourceFile file(name, dir / name,
+                  name.ends_with(".cu") ? Language::Cuda : Language::Cxx, text);
+  ClangFrontend frontend({});
+  return frontend.parse(file);
+}
+
+const FunctionFact* function(const NativeFile& f, std::string_view name) {
+  auto it = std::find_if(f.functions.begin(), f.functions.end(), [&](const FunctionFact& fn) { return fn.name == name; });
+  return it == f.functions.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("kernel metrics count device features in the kernel's tokens", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+#include <mma.h>
+using namespace nvcuda;
+template <typename T>
+__global__ void fancy(T* out, int* counter) {
+  __shared__ float tile[32][33];
+  extern __shared__ float dyn[];
+  float v = __shfl_xor_sync(0xffffffff, 1.f, 16);
+  unsigned m = __ballot_sync(0xffffffff, v > 0);
+  __syncwarp();
+  atomicAdd(counter, 1);
+  atomicCAS(counter, 0, 1);
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%3};" : "=f"(v));
+  auto grid = cooperative_groups::this_grid();
+  child<<<1, 1>>>(out);
+}
+__global__ void plain(float* x) { x[0] = 1; }
+)");
+  const FunctionFact* fancy = function(f, "fancy");
+  REQUIRE(fancy);
+  CHECK(fancy->is_kernel);
+  CHECK(fancy->is_template);
+  CHECK(fancy->lines == 13);  // from `__global__`, as Clang counts it
+  CHECK(fancy->metrics.shared_memory == 2);
+  CHECK(fancy->metrics.warp_intrinsics == 3);
+  CHECK(fancy->metrics.atomics == 2);
+  CHECK(fancy->metrics.tensor_core >= 2);
+  CHECK(fancy->metrics.cooperative_groups == 2);  // cooperative_groups::this_grid
+  CHECK(fancy->metrics.device_launches == 1);
+  const FunctionFact* plain = function(f, "plain");
+  REQUIRE(plain);
+  CHECK_FALSE(plain->metrics.any());
+}
+
+TEST_CASE("a fatal Clang error is recorded and kernels after it are found in the tokens", "[cxx][frontend]") {
+  std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  NativeFile f = parse("__global__ void before(float* x) { x[0] = 1; }\n"
+                       "int v = " + deep + ";\n"
+                       "template <int N>\n__global__ void __launch_bounds__(256) after(float* x) {\n  x[0] = N;\n}\n"
+                       "void host(float* x) { after<1><<<1, 1>>>(x); }\n");
+  CHECK(f.fatal_error.find("bracket nesting") != std::string::npos);
+  CHECK(f.fatal_error_at.begin > 0);
+  const FunctionFact* after = function(f, "after");
+  REQUIRE(after);
+  CHECK(after->lexical);
+  CHECK(after->is_kernel);
+  CHECK(after->is_template);
+  CHECK(after->lines == 3);
+  CHECK(function(f, "before"));
+  CHECK(f.launches.size() == 1);
+}
+
+TEST_CASE("code under __CUDA_ARCH__ is analyzed once, host and device", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+#ifdef __CUDA_ARCH__
+__device__ float only_device(float v) { return v; }
+#else
+inline float only_host(float v) { return v; }
+#endif
+__device__ float both(float v) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mov.u32 %0, %%laneid;" : "=f"(v));
+#endif
+  return v;
+}
+)");
+  CHECK(function(f, "only_device"));
+  CHECK(function(f, "only_host"));
+  CHECK(std::count_if(f.functions.begin(), f.functions.end(), [](const FunctionFact& fn) { return fn.name == "both"; }) == 1);
+  CHECK(f.asm_statements.size() == 1);
+}
+
+TEST_CASE("calls keep their first argument, also when Clang dropped the statement", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+void launch(void** args, cudaStream_t s) {
+  cudaLaunchKernel((void*)my_kernel, dim3(1), dim3(32), args, 0, s);
+  cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s);
+  auto h = at::cuda::getCurrentCUDAStream();
+}
+)");
+  auto call = [&](std::string_view name) -> const CallFact* {
+    auto it = std::find_if(f.calls.begin(), f.calls.end(), [&](const CallFact& c) { return c.callee == name; });
+    return it == f.calls.end() ? nullptr : &*it;
+  };
+  REQUIRE(call("cudaLaunchKernel"));
+  CHECK(call("cudaLaunchKernel")->first_argument == "my_kernel");
+  CHECK(call("cudaLaunchKernel")->function == "launch");
+  REQUIRE(call("cudaMemcpyAsync"));
+  CHECK(call("cudaMemcpyAsync")->first_argument == "dst");
+  CHECK(call("at::cuda::getCurrentCUDAStream"));
+}
+
+TEST_CASE("macro uses and qualified names are recorded as written", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+TORCH_LIBRARY_IMPL(myops, CUDA, m) {
+  m.impl("roi_align", &roi_align_cuda);
+}
+void f() {
+  thrust::sort(thrust::device, p, p + n);
+  std::vector<int> v;
+}
+#if 0
+TORCH_LIBRARY(dead, m) {}
+#endif
+)", "ops.cpp");
+  REQUIRE(f.macro_uses.size() == 1);
+  CHECK(f.macro_uses[0].name == "TORCH_LIBRARY_IMPL");
+  CHECK(f.macro_uses[0].arguments == std::vector<std::string>{"myops", "CUDA", "m"});
+  std::vector<std::string> names;
+  for (const auto& q : f.qualified_names) names.push_back(q.name);
+  CHECK(names == std::vector<std::string>{"thrust::sort", "thrust::device"});
+}
