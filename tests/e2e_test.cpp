@@ -96,6 +96,9 @@ TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
     CHECK(report.at("files").at("analyzed").get<int>() > 0);
     CHECK(report.at("verdict") == want.at("verdict"));
   }
+  // A sample project without an expected verdict would silently go untested.
+  for (const fs::directory_entry& entry : fs::directory_iterator(kProjects))
+    if (entry.is_directory()) CHECK(expected.contains(entry.path().filename().string()));
 }
 
 // Calibration: the score and the verdict are computed by different rules (a saturating penalty
