@@ -1,4 +1,6 @@
 // End-to-end: the real binary on the sample projects and on small trees made in the test.
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -6,6 +8,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "cli_runner.h"
 #include "json_schema.h"
@@ -62,6 +66,15 @@ json valid_report(const std::string& text) {
   return json::parse(text);
 }
 
+// The verdicts from best to worst.
+constexpr std::array<std::string_view, 4> kVerdictsBestFirst = {"tpu-ready", "portable", "significant", "stay-on-gpu"};
+
+size_t verdict_rank(std::string_view verdict) {
+  auto it = std::find(kVerdictsBestFirst.begin(), kVerdictsBestFirst.end(), verdict);
+  REQUIRE(it != kVerdictsBestFirst.end());
+  return static_cast<size_t>(it - kVerdictsBestFirst.begin());
+}
+
 std::map<std::string, int> count_by_id(const json& r) {
   std::map<std::string, int> n;
   for (const json& f : r.at("findings")) ++n[f.at("id")];
@@ -72,7 +85,7 @@ std::map<std::string, int> count_by_id(const json& r) {
 
 TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
   json expected = expected_projects();
-  REQUIRE(expected.size() >= 3);
+  REQUIRE(expected.size() >= 8);  // the calibration set: at least two per verdict
   for (auto& [name, want] : expected.items()) {
     INFO(name);
     REQUIRE(fs::is_directory(kProjects / name));
@@ -84,6 +97,39 @@ TEST_CASE("each sample project gets its expected verdict", "[e2e]") {
     CHECK(report.at("files").at("analyzed").get<int>() > 0);
     CHECK(report.at("verdict") == want.at("verdict"));
   }
+  // A sample project without an expected verdict would silently go untested.
+  for (const fs::directory_entry& entry : fs::directory_iterator(kProjects))
+    if (entry.is_directory()) CHECK(expected.contains(entry.path().filename().string()));
+}
+
+// Calibration: the score and the verdict are computed by different rules (a saturating penalty
+// over every finding; thresholds on the core code's hours), and a user reads them together. A
+// project with a better verdict must never score lower than one with a worse verdict.
+TEST_CASE("sample projects score in the order of their verdicts", "[e2e]") {
+  struct Scored {
+    std::string name;
+    double score;
+  };
+  std::array<std::vector<Scored>, kVerdictsBestFirst.size()> by_verdict;
+  json expected = expected_projects();
+  for (auto& [name, want] : expected.items()) {
+    auto r = run_tpulint("scan fixtures/projects/" + name + " --format json");
+    REQUIRE(r.exit_code == 0);
+    by_verdict[verdict_rank(want.at("verdict").get<std::string>())].push_back(
+        {name, valid_report(r.out).at("score").get<double>()});
+  }
+  for (size_t rank = 0; rank < by_verdict.size(); ++rank) {
+    INFO("verdict " << kVerdictsBestFirst[rank]);
+    CHECK(by_verdict[rank].size() >= 2);
+  }
+  for (size_t better = 0; better < by_verdict.size(); ++better)
+    for (size_t worse = better + 1; worse < by_verdict.size(); ++worse)
+      for (const Scored& b : by_verdict[better])
+        for (const Scored& w : by_verdict[worse]) {
+          INFO(b.name << " (" << kVerdictsBestFirst[better] << ") scores " << b.score << ", " << w.name << " ("
+                      << kVerdictsBestFirst[worse] << ") scores " << w.score);
+          CHECK(b.score > w.score);
+        }
 }
 
 TEST_CASE("the CUDA extension's kernels, launches and PTX are all found", "[e2e]") {
