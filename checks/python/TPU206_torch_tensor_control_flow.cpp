@@ -146,6 +146,7 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
         .name = "torch-tensor-control-flow",
         .summary = "Python if/while on tensor values in a torch training or forward function",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},

@@ -82,6 +82,7 @@ extern const CheckDef TPU210_jax_dynamic_shape_op{
         .name = "jax-dynamic-shape-op",
         .summary = "jax.numpy nonzero/argwhere/unique/one-argument where/... without a static size=",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},

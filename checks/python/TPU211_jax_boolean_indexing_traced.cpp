@@ -45,6 +45,7 @@ extern const CheckDef TPU211_jax_boolean_indexing_traced{
         .name = "jax-boolean-indexing-traced",
         .summary = "boolean-mask indexing of a traced array inside a jitted JAX function",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},

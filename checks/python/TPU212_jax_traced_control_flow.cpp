@@ -54,6 +54,7 @@ extern const CheckDef TPU212_jax_traced_control_flow{
         .name = "jax-traced-control-flow",
         .summary = "Python if/while on a traced value inside a jitted JAX function",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},

@@ -71,6 +71,7 @@ extern const CheckDef TPU220_tf_dynamic_shape_op{
         .summary = "TensorFlow op with a data-dependent output size (tf.unique, dynamic_partition, "
                    "non_max_suppression, bincount) in model code",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

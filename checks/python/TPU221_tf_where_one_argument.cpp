@@ -43,6 +43,7 @@ extern const CheckDef TPU221_tf_where_one_argument{
         .name = "tf-where-one-argument",
         .summary = "one-argument tf.where(cond) in TensorFlow model code",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

@@ -38,6 +38,7 @@ extern const CheckDef TPU222_tf_boolean_mask{
         .name = "tf-boolean-mask",
         .summary = "tf.boolean_mask in TensorFlow model code",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU2xx_helpers.h"
 #include "checks/python/TPU3xx_4xx_common.h"
 #include "checks/python/TPU6xx_step.h"
 
@@ -63,6 +64,14 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
     if (traced && in.compiler != step::Compiler::Jax) return;
     // np.asarray of host data (a batch being prepared) is no transfer: only device values count.
     if (what.starts_with("np.") && !step::tensor_valued(args.positional[0], ctx, in, traced)) return;
+    // Under jax.jit, a static argument (static_argnums/static_argnames) is a Python value, not
+    // a traced one: np.asarray of it is host work at trace time, not a transfer.
+    if (what.starts_with("np.") && traced && args.positional[0].kind() == Kind::Identifier) {
+      auto scope = dyn::jax_traced_scope(ctx);
+      const python::Frame* fn = ctx.enclosing_function();
+      std::string name(args.positional[0].text());
+      if (scope && fn && step::is_function_parameter(fn->node, name) && !scope->traced.count(name)) return;
+    }
     if (!traced && waits_only && in.kind == step::StepKind::TrainingLoop && times_itself(in.node, ctx)) return;
     if (traced) {
       ctx.report(call, fmt::format("'{}' in {} fails on a traced value", what, step::describe(in)),
@@ -92,6 +101,7 @@ extern const CheckDef TPU605_jax_host_transfer_in_step{
         .summary = "'jax.device_get', '.block_until_ready()' or 'np.asarray(x)' inside a jitted function or a JAX "
                    "training loop",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Jax,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

@@ -35,6 +35,7 @@ extern const CheckDef TPU606_dataloader_no_workers{
         .name = "dataloader-no-workers",
         .summary = "torch DataLoader with 'num_workers=0' or unset: batches are loaded in the training process",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

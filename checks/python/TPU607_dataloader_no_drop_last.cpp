@@ -69,6 +69,7 @@ extern const CheckDef TPU607_dataloader_no_drop_last{
         .summary = "training torch DataLoader without 'drop_last=True': the last batch has another shape and "
                    "recompiles",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

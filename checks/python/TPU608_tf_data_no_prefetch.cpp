@@ -70,6 +70,7 @@ extern const CheckDef TPU608_tf_data_no_prefetch{
         .name = "tf-data-no-prefetch",
         .summary = "tf.data pipeline batched without '.prefetch()': input preparation does not overlap the step",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

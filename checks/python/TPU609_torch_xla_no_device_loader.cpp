@@ -59,6 +59,7 @@ extern const CheckDef TPU609_torch_xla_no_device_loader{
         .name = "torch-xla-no-device-loader",
         .summary = "torch_xla program iterating a plain DataLoader without MpDeviceLoader/ParallelLoader",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},

@@ -54,6 +54,7 @@ extern const CheckDef TPU610_tf_data_batch_no_drop_remainder{
         .name = "tf-data-batch-no-drop-remainder",
         .summary = "training tf.data '.batch()' without 'drop_remainder=True': a dynamic batch dimension on TPU",
         .languages = uint8_t(Language::Python),
+        .framework = Framework::TensorFlow,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.1, 0.5},

@@ -681,6 +681,8 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
 
 }  // namespace
 
+bool is_function_parameter(Node def, std::string_view name) { return is_parameter(def, name); }
+
 bool tensor_valued(Node e, const PythonContext& ctx, const Step& in, bool params_traced) {
   return classify(e, ctx, in, params_traced, 0) == Value::Tensor;
 }

@@ -51,6 +51,9 @@ Step enclosing_step(Node n, const PythonContext& ctx);
 // torch module": for messages.
 std::string describe(const Step& s);
 
+// Is `name` a parameter of the function definition `def`?
+bool is_function_parameter(python::Node def, std::string_view name);
+
 // The tensor-value heuristic (TPU603/TPU604): true when `e` likely holds a device tensor:
 // - a call of a torch/jax.numpy/tf function that returns tensors (`torch.norm(g)`, `F.mse_loss(a, b)`),
 //   the result of a JAX-transformed function (`jax.grad(f)(p)`), a tensor method that returns a
