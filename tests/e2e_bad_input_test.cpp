@@ -121,6 +121,19 @@ TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][b
   CHECK(capped.skipped.at("one_line.py").find("--max-file-size") != std::string::npos);
 }
 
+TEST_CASE("bad input: 100,000-deep parentheses in CUDA stop Clang, which is reported, and the kernel after it is found",
+          "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("deep.cu", "int f() { return " + std::string(100000, '(') + "1" + std::string(100000, ')') +
+                           "; }\n__global__ void k(float* x) {}\n");
+  Scan s = scan(dir);
+  check_good_intact(s);
+  CHECK(s.ids.at("deep.cu") == std::vector<std::string>{"TPU901", "TPU101"});
+  for (const json& f : s.doc.at("findings"))
+    if (f.at("id") == "TPU901") CHECK(f.at("message").get<std::string>().find("fatal error") != std::string::npos);
+}
+
 TEST_CASE("bad input: a C++ include cycle and a macro that expands without end", "[e2e][badinput]") {
   TempDir dir;
   dir.write("good.py", kGood);

@@ -2,6 +2,9 @@
 // that file only (a TPU903 note), and every other file's findings are intact.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -88,4 +91,40 @@ TEST_CASE("without the environment switch, fault markers are ordinary text", "[e
   auto files = by_file(r.out);
   CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU201"});
   CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU101"});
+}
+
+TEST_CASE("a scan runs none of the scanned code and leaves the scanned tree as it was", "[e2e][reliability]") {
+  TempDir dir;
+  // Each of these would leave a file behind if tpulint ran, imported or built it.
+  const std::string marker = dir.str("executed");
+  dir.write("repo/setup.py", "open('" + marker + "', 'w').write('setup.py ran')\n"
+                             "from torch.utils.cpp_extension import CUDAExtension\n"
+                             "CUDAExtension('ext._C', ['csrc/k.cu'])\n");
+  dir.write("repo/pkg/__init__.py", "open('" + marker + "', 'w').write('imported')\nimport torch\n");
+  dir.write("repo/conftest.py", "open('" + marker + "', 'w').write('conftest ran')\n");
+  dir.write("repo/CMakeLists.txt", "file(WRITE " + marker + " \"cmake ran\")\n");
+  dir.write("repo/Makefile", "all:\n\ttouch " + marker + "\n");
+  dir.write("repo/csrc/k.cu", "#include \"k.cuh\"\n__global__ void k(float* x) {}\n");
+  dir.write("repo/csrc/k.cuh", "#pragma once\n");
+  auto snapshot = [&] {
+    std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) {
+      if (e.is_directory()) {
+        files[e.path().string() + "/"] = {"", e.last_write_time()};
+        continue;
+      }
+      std::ifstream in(e.path(), std::ios::binary);
+      std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      files[e.path().string()] = {content, std::filesystem::last_write_time(e.path())};
+    }
+    return files;
+  };
+  auto before = snapshot();
+  // Default options: the result cache lives outside the scanned tree.
+  auto r = run_tpulint("scan '" + dir.str("repo") + "' --format json --output sarif='" + dir.str("out.sarif") + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out).at("findings").size() >= 2);  // the kernel and the extension were analyzed
+  CHECK_FALSE(std::filesystem::exists(marker));
+  std::filesystem::remove(dir.str("out.sarif"));  // the one file asked for, outside the tree
+  CHECK(snapshot() == before);
 }

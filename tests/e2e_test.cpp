@@ -168,16 +168,24 @@ TEST_CASE("the Python-to-native link: setup.py's sources tie the kernels to the 
 
 TEST_CASE("output does not depend on --jobs or on the directory tpulint runs from", "[e2e]") {
   auto one = run_tpulint("scan fixtures/projects --format json --jobs 1");
-  auto four = run_tpulint("scan fixtures/projects --format json --jobs 4");
+  auto two = run_tpulint("scan fixtures/projects --format json --jobs 2");
+  auto eight = run_tpulint("scan fixtures/projects --format json --jobs 8");
+  auto again = run_tpulint("scan fixtures/projects --format json --jobs 8 --no-cache");
   auto elsewhere = run_tpulint("scan '" TPULINT_SOURCE_DIR "/fixtures/projects' --format json --jobs 2", "/");
+  auto inside = run_tpulint("scan .. --format json --jobs 2", TPULINT_SOURCE_DIR "/fixtures/projects/hf_llm_finetune");
   REQUIRE(one.exit_code == 0);
-  CHECK(one.out == four.out);
+  CHECK(one.out == two.out);
+  CHECK(one.out == eight.out);
+  CHECK(one.out == again.out);
   CHECK(one.out == elsewhere.out);
+  CHECK(one.out == inside.out);
   // SARIF too: its fingerprints are hashes, which must not depend on memory or scheduling.
   auto sarif1 = run_tpulint("scan fixtures/projects --format sarif --jobs 1");
-  auto sarif2 = run_tpulint("scan fixtures/projects --format sarif --jobs 3");
+  auto sarif2 = run_tpulint("scan fixtures/projects --format sarif --jobs 2");
+  auto sarif8 = run_tpulint("scan '" TPULINT_SOURCE_DIR "/fixtures/projects' --format sarif --jobs 8", "/tmp");
   REQUIRE(sarif1.exit_code == 0);
   CHECK(sarif1.out == sarif2.out);
+  CHECK(sarif1.out == sarif8.out);
 }
 
 TEST_CASE("a score below --fail-under exits 1; at or above it, 0", "[e2e]") {
