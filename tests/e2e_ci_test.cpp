@@ -224,6 +224,24 @@ TEST_CASE("diff mode reports only findings on lines added or changed since a rev
   CHECK(no_git.exit_code == 2);
 }
 
+TEST_CASE("diff mode runs none of the commands a scanned repository's git config names", "[e2e][diff]") {
+  TempDir dir;
+  std::string git = "git -C '" + dir.str("repo") + "' -c user.name=t -c user.email=t@example.com ";
+  dir.write("repo/model.py", kModel);
+  REQUIRE(std::system((git + "init -q && " + git + "add model.py && " + git + "commit -q -m base").c_str()) == 0);
+  // A hostile .git/config: an fsmonitor hook, a textconv and a clean filter for every file.
+  const std::string marker = dir.str("ran");
+  std::ofstream(dir.str("repo/.git/config"), std::ios::app)
+      << "[core]\n\tfsmonitor = touch " << marker << "-fsmonitor\n"
+      << "[diff \"evil\"]\n\ttextconv = touch " << marker << "-textconv; cat\n";
+  dir.write("repo/.gitattributes", "*.py diff=evil\n");
+  dir.write("repo/model.py", std::string(kModel) + "\ndef more(x):\n    return x.cuda()\n");
+  auto r = run_tpulint("scan '" + dir.str("repo") + "' --format json --diff HEAD");
+  CHECK(locations(report_of(r)) == std::vector<std::string>{"TPU401 model.py:11"});
+  CHECK_FALSE(std::filesystem::exists(marker + "-fsmonitor"));
+  CHECK_FALSE(std::filesystem::exists(marker + "-textconv"));
+}
+
 // The hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a real commit.
 TEST_CASE("the pre-commit hook refuses a commit that adds a TPU blocker", "[e2e][precommit]") {
   TempDir dir;

@@ -12,7 +12,10 @@ namespace tpulint::app {
 namespace {
 
 ProcessResult git(const fs::path& root, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-c", "core.quotepath=off", "--no-pager"});
+  // A scanned repository's own .git/config must not make git run its commands: no fsmonitor
+  // hook, no hooks at all (git diff runs none, but a future command might).
+  args.insert(args.begin(), {"git", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c",
+                             "core.hooksPath=/dev/null", "--no-pager"});
   return run_process(args, root);
 }
 
@@ -86,7 +89,7 @@ ChangedLines changed_lines(const fs::path& root, const std::string& base_ref) {
                                           : fmt::format("--diff: '{}' is not a revision of the repository at '{}'",
                                                         base_ref, root.string()));
   // --relative: paths relative to the scan root, and only files under it.
-  auto diff = git(root, {"diff", "--no-color", "--no-ext-diff", "--unified=0", "--relative", base_ref, "--"});
+  auto diff = git(root, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--relative", base_ref, "--"});
   if (diff.exit_code != 0) throw GitError("--diff: git diff failed: " + diff.err);
   ChangedLines out = parse_unified_diff(diff.out);
   auto untracked = git(root, {"ls-files", "--others", "--exclude-standard", "-z"});
