@@ -619,7 +619,12 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
         if (uses_traced_at(kw.second, scope, ctx, hops)) return true;
       return false;
     };
-    if (ctx.qualified_name(callee)) return any_arg();
+    if (auto q = ctx.qualified_name(callee)) {
+      // `jnp.ndim(x)`, `np.shape(x)`, `jnp.size(x)` read static facts.
+      for (std::string_view fact : {".ndim", ".shape", ".size", ".result_type", ".iscomplexobj", ".isscalar"})
+        if (q->ends_with(fact)) return false;
+      return any_arg();
+    }
     // A method of a traced value computes on it (`x.any()`, `x.sum()`); a free function of
     // unknown meaning, a builtin inspecting types or lengths, and `x.shape`-like reads do not count.
     if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
