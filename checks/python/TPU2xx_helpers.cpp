@@ -400,11 +400,28 @@ std::string_view branch_statement(Node branch) {
   }
 }
 
+namespace {
+
+// True when `class_def` derives from a torch.nn module (`nn.Module`, `nn.Sequential`, ...).
+bool derives_from_torch_module(Node class_def, const PythonContext& ctx) {
+  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
+    Node bases = class_def.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t j = 0; j < bases.named_child_count(); ++j)
+      if (ctx.qualified_name(bases.named_child(j)).value_or("").starts_with("torch.nn.")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool in_torch_step(const PythonContext& ctx) {
   if (!ctx.imports().imports("torch")) return false;
   const python::Frame* innermost = ctx.enclosing_function();
   if (!innermost) return false;
-  for (const python::Frame& f : ctx.frames()) {
+  std::span<const python::Frame> frames = ctx.frames();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const python::Frame& f = frames[i];
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
     for (const std::string& d : f.decorators)
@@ -412,6 +429,13 @@ bool in_torch_step(const PythonContext& ctx) {
     std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
     if (name == "forward" || name == "__call__" || name.find("train") != std::string::npos ||
         name.find("step") != std::string::npos || name.find("loss") != std::string::npos)
+      return true;
+    // Any method of a torch module runs in its forward pass, except set-up code.
+    bool setup = name == "__init__" || name == "extra_repr" || name.starts_with("reset_") ||
+                 name.starts_with("init") || name.starts_with("_init") || name.starts_with("load_");
+    if (!setup && i > 0 && frames[i - 1].type == python::Frame::Type::Class &&
+        f.node.span().begin >= frames[i - 1].body.begin && f.node.span().end <= frames[i - 1].body.end &&
+        derives_from_torch_module(frames[i - 1].node, ctx))
       return true;
   }
   return false;
