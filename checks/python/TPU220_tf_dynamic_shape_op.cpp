@@ -43,7 +43,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
+    std::string name = dyn::tf_op_name(call, ctx);
     if (name.empty()) return;
     const TfOp* op = nullptr;
     for (const TfOp& o : kOps)
@@ -53,6 +53,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
       auto args = python::call_arguments(call);
       if (args.keyword("minlength") && args.keyword("maxlength")) return;
     }
+    if (!dyn::in_tf_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("'{}' in TPU model code has a data-dependent output size, which a TPU program cannot have", subject),

@@ -20,10 +20,11 @@ class TfWhereOneArgument final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
+    std::string name = dyn::tf_op_name(call, ctx);
     if (name != "where" && name != "where_v2") return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.positional.size() > 1 || args.keyword("x") || args.keyword("y")) return;
+    if (!dyn::in_tf_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("one-argument '{}' in TPU model code returns the coordinates of the true elements, a "

@@ -20,8 +20,7 @@ class TfBooleanMask final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
-    if (name != "boolean_mask") return;
+    if (dyn::tf_op_name(call, ctx) != "boolean_mask" || !dyn::in_tf_model_code(call, ctx)) return;
     ctx.report(call, "'tf.boolean_mask' in TPU model code has a data-dependent output length",
                "keep the shape: 'tf.where(mask, x, tf.zeros_like(x))', or multiply by the mask and reduce",
                "tf.boolean_mask");

@@ -778,7 +778,7 @@ bool called_from_tf_model_code(const PythonContext& ctx) {
 
 }  // namespace
 
-std::string tf_model_op(Node call, const PythonContext& ctx) {
+std::string tf_op_name(Node call, const PythonContext& ctx) {
   if (call.kind() != Kind::Call || !ctx.imports().imports("tensorflow")) return {};
   auto q = ctx.qualified_name(call.field(Field::Function));
   constexpr std::string_view kTf = "tensorflow.";
@@ -786,8 +786,11 @@ std::string tf_model_op(Node call, const PythonContext& ctx) {
   std::string_view name = std::string_view(*q).substr(kTf.size());
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());
-  if (!inside_tf_compiled_function(call, ctx) && !called_from_tf_model_code(ctx)) return {};
   return std::string(name);
+}
+
+bool in_tf_model_code(Node call, const PythonContext& ctx) {
+  return inside_tf_compiled_function(call, ctx) || called_from_tf_model_code(ctx);
 }
 
 }  // namespace tpulint::checks::dyn

@@ -115,12 +115,15 @@ bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext&
 // uses a traced value, or a traced name that is named like a mask or last assigned from a mask.
 bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx);
 
-// For a call of a TensorFlow function in TensorFlow model code, the function's name under `tf`
-// without a `compat.v1.`/`compat.v2.` prefix ("unique", "image.non_max_suppression"); "" when the
-// call is not one or is outside model code (eager preprocessing, tf.data). Model code: a function
-// decorated with `tf.function`, an Estimator `model_fn` (`*_model_fn`), the `call`/`__call__`/
-// `train_step`/`test_step`/`predict_step` of a Keras layer or model subclass, functions nested in
-// those, and functions of the same file that they call by name (one level).
-std::string tf_model_op(Node call, const PythonContext& ctx);
+// For a call of a TensorFlow function, its name under `tf` without a `compat.v1.`/`compat.v2.`
+// prefix ("unique", "image.non_max_suppression"); "" when the call is not one.
+std::string tf_op_name(Node call, const PythonContext& ctx);
+
+// True when `call`, the node being checked, is in TensorFlow model code, which a TPU runs
+// compiled: a function decorated with `tf.function`, an Estimator `model_fn` (`*_model_fn`), the
+// `call`/`__call__`/`train_step`/`test_step`/`predict_step` of a Keras layer or model subclass,
+// functions nested in those, and functions of the same file that they call by name (one level).
+// Eager code and tf.data pipelines are not. Costly: ask once the op is known to matter.
+bool in_tf_model_code(Node call, const PythonContext& ctx);
 
 }  // namespace tpulint::checks::dyn
