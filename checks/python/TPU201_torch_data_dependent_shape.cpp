@@ -54,6 +54,15 @@ class TorchDataDependentShape final : public python::PythonCheck {
 
     // Function form, through any alias: torch.nonzero(x), T.unique(x), nz(x).
     if (auto q = ctx.qualified_name(callee)) {
+      // `F.one_hot(x)` is `x.max() + 1` wide unless `num_classes` is given.
+      if (*q == "torch.nn.functional.one_hot") {
+        auto args = python::call_arguments(call);
+        Node classes = pyapi::argument(args, 1, "num_classes");
+        if (args.has_splat || (classes && pyapi::int_literal(classes) != -1)) return;
+        ctx.report(call, fmt::format("'{}' without 'num_classes' has a data-dependent width", *q),
+                   "pass 'num_classes=' (the number of classes, a constant)", *q);
+        return;
+      }
       constexpr std::string_view kTorch = "torch.";
       if (!q->starts_with(kTorch) || q->find('.', kTorch.size()) != std::string::npos) return;
       if (const DynamicShapeOp* op = find_op(std::string_view(*q).substr(kTorch.size())))
@@ -83,7 +92,7 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
         .id = "TPU201",
         .name = "torch-data-dependent-shape",
         .summary = "PyTorch op whose output shape depends on tensor values (nonzero, argwhere, unique, "
-                   "unique_consecutive, masked_select, bincount)",
+                   "unique_consecutive, masked_select, bincount, one_hot without num_classes)",
         .languages = uint8_t(Language::Python),
         .framework = Framework::Torch,
         .severity = Severity::Warning,
@@ -94,6 +103,7 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
                     "`torch.masked_select` and `torch.bincount`, in function form "
                     "under any alias (`import torch as T; T.nonzero(x)`, `from torch import nonzero as nz`) "
                     "and in method form (`x.nonzero()`, `(x > 0).unique()`, `labels.bincount()`). "
+                    "Also `F.one_hot(x)` without `num_classes` (or with -1), whose width is `x.max() + 1`. "
                     "`torch.nonzero(x, as_tuple=True)` is reported here too; the one-argument "
                     "`torch.where(cond)`, which is the same op, is TPU202. `bincount` is reported with "
                     "`minlength` too: its output is `max(x.max() + 1, minlength)` long.",

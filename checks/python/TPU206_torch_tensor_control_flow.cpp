@@ -115,16 +115,54 @@ std::optional<std::string> tensor_test(Node cond, const PythonContext& ctx) {
   return std::nullopt;
 }
 
+// The condition of the `assert` statement whose first call is `call`, or a null node. Asserts
+// have no node kind of their own in the walk, so the check meets them through their first call.
+Node assert_condition(Node call, const PythonContext& ctx) {
+  Node cond = call;
+  for (int depth = 0; depth < 4; ++depth) {
+    Node parent = ctx.parent(cond);
+    if (!parent) return Node();
+    if (parent.type() == "assert_statement") {
+      if (parent.named_child(0) != cond) return Node();
+      // Only the condition's first call reports, once per assert.
+      std::vector<Node> stack{cond};
+      while (!stack.empty()) {
+        Node n = stack.back();
+        stack.pop_back();
+        if (n.kind() == Kind::Call) return n == call ? cond : Node();
+        for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
+      }
+      return Node();
+    }
+    std::string_view t = parent.type();
+    if (t != "comparison_operator" && t != "boolean_operator" && t != "not_operator" &&
+        t != "parenthesized_expression" && t != "attribute" && parent.kind() != Kind::Call)
+      return Node();
+    cond = parent;
+  }
+  return Node();
+}
+
 class TorchTensorControlFlow final : public python::PythonCheck {
  public:
-  std::span<const Kind> kinds() const override { return dyn::branch_kinds(); }
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::IfStatement, Kind::ElifClause, Kind::WhileStatement,
+                                 Kind::ConditionalExpression, Kind::Call};
+    return k;
+  }
 
   void check(Node n, python::PythonContext& ctx) const override {
-    if (!dyn::in_torch_step(ctx)) return;
-    Node cond = dyn::branch_condition(n);
-    if (!cond) return;
+    bool is_assert = n.kind() == Kind::Call;
+    Node cond = is_assert ? assert_condition(n, ctx) : dyn::branch_condition(n);
+    if (!cond || !dyn::in_torch_step(ctx)) return;
     auto why = tensor_test(cond, ctx);
     if (!why) return;
+    if (is_assert) {
+      ctx.report(cond, fmt::format("'assert' on a tensor value ({}) syncs the device on every step", *why),
+                 "check it outside the step (a debug run, a logging step), or drop it in the TPU build",
+                 "Python control flow on tensor values");
+      return;
+    }
     std::string hint = n.kind() == Kind::WhileStatement
                            ? "loop a static number of times with a mask, or use torch_xla's 'while_loop'"
                            : "compute both branches and select with 'torch.where(cond, a, b)', or move the test "
@@ -144,16 +182,18 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
     .info = {
         .id = "TPU206",
         .name = "torch-tensor-control-flow",
-        .summary = "Python if/while on tensor values in a torch training or forward function",
+        .summary = "Python if/while/assert on tensor values in a torch training or forward function",
         .languages = uint8_t(Language::Python),
         .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},
         .doc = {
-            .what = "`if`, `elif`, `while` and conditional expressions whose condition reads tensor values, "
+            .what = "`if`, `elif`, `while`, conditional expressions and `assert` statements whose "
+                    "condition reads tensor values, "
                     "inside a torch training or forward function: `if mask.any():`, `if loss > 0:`, "
-                    "`while err.item() > tol:`, `x if torch.isnan(y).any() else z`.",
+                    "`while err.item() > tol:`, `x if torch.isnan(y).any() else z`, "
+                    "`assert torch.isfinite(deltas).all()`.",
             .why = "PyTorch/XLA records operations lazily and runs them as one compiled graph. A Python "
                    "branch needs the value now: the device must run the graph so far and send the result to "
                    "the host, and what follows is traced for the branch taken, so a step whose branch "
@@ -165,8 +205,10 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
                            "torch_xla's `while_loop`/`fori_loop` or a static loop count with a mask for loops.",
             .effort = "Medium: 0.5-3 h, since both branches must compute valid values.",
             .heuristic = "Only inside functions named `forward`/`__call__` or whose name contains `train`, "
-                         "`step` or `loss`, or decorated with `torch.compile`, in files that import torch "
-                         "(other functions may run on the host). The condition reads tensor values when it "
+                         "`step` or `loss`, decorated with `torch.compile`, or methods of a `torch.nn` module "
+                         "subclass other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
+                         "that import torch (other functions may run on the host), and never in unit tests "
+                         "(functions named `test*` other than `test_step`), which check values on purpose. The condition reads tensor values when it "
                          "calls `.any()`, `.all()`, `.item()` (receiver not rooted at another import), a torch "
                          "reduction or predicate (`torch.isnan`, `torch.equal`, `torch.sum`, ...), or compares "
                          "a tensor: a torch op's result, `criterion(...)`/`loss_fn(...)`, `x.sum()`, or a local "

@@ -22,13 +22,13 @@ struct SizedOp {
   std::string_view size_keyword;
 };
 
-constexpr std::array<SizedOp, 17> kOps = {{
+constexpr std::array<SizedOp, 18> kOps = {{
     {"argwhere", "size"},         {"bincount", "length"},      {"compress", "size"},
     {"extract", "size"},          {"flatnonzero", "size"},     {"intersect1d", "size"},
-    {"mask_indices", "size"},     {"nonzero", "size"},         {"setdiff1d", "size"},
-    {"setxor1d", "size"},         {"union1d", "size"},         {"unique", "size"},
-    {"unique_all", "size"},       {"unique_counts", "size"},   {"unique_inverse", "size"},
-    {"unique_values", "size"},    {"where", "size"},
+    {"mask_indices", "size"},     {"nonzero", "size"},         {"repeat", "total_repeat_length"},
+    {"setdiff1d", "size"},        {"setxor1d", "size"},        {"union1d", "size"},
+    {"unique", "size"},           {"unique_all", "size"},      {"unique_counts", "size"},
+    {"unique_inverse", "size"},   {"unique_values", "size"},   {"where", "size"},
 }};
 
 class JaxDynamicShapeOp final : public python::PythonCheck {
@@ -52,9 +52,15 @@ class JaxDynamicShapeOp final : public python::PythonCheck {
     // `jnp.where(c, x, y)` selects elementwise: only the one-argument form returns indices.
     if (name == "where" && (args.positional.size() > 1 || args.keyword("x") || args.keyword("y"))) return;
     auto traced = dyn::jax_traced_scope(ctx);
+    // `jnp.repeat(x, 3)` is static; only repeats computed from traced values have no static length.
+    if (name == "repeat" &&
+        (!traced || !dyn::uses_traced_value(pyapi::argument(args, 1, "repeats"), *traced, ctx)))
+      return;
     std::string hint = name == "where"
                            ? "use the three-argument 'jnp.where(cond, x, y)', or pass 'size=' (and 'fill_value=')"
-                           : fmt::format("pass a static '{}=' (and 'fill_value=' to pad)", op->size_keyword);
+                           : op->size_keyword == "size"
+                               ? std::string("pass a static 'size=' (and 'fill_value=' to pad)")
+                               : fmt::format("pass a static '{}='", op->size_keyword);
     if (traced) {
       Finding& f = ctx.report(
           call,
@@ -89,8 +95,9 @@ extern const CheckDef TPU210_jax_dynamic_shape_op{
         .doc = {
             .what = "Calls of `jnp.nonzero`, `flatnonzero`, `argwhere`, the one-argument `jnp.where(cond)`, "
                     "`extract`, `compress`, `mask_indices`, `unique` and `unique_values/counts/inverse/all`, "
-                    "`union1d`, `intersect1d`, `setdiff1d`, `setxor1d` without `size=`, and `jnp.bincount` "
-                    "without `length=`, under any alias of jax.numpy. With the static-size argument they are "
+                    "`union1d`, `intersect1d`, `setdiff1d`, `setxor1d` without `size=`, `jnp.bincount` "
+                    "without `length=`, and, inside a traced function, `jnp.repeat` whose repeats are "
+                    "traced and no `total_repeat_length=`, under any alias of jax.numpy. With the static-size argument they are "
                     "fine, and so is the three-argument `jnp.where(c, x, y)`. An error inside a function "
                     "traced by `jax.jit`, `pmap`, `vmap`, `lax.scan`/`fori_loop`/`while_loop`/`cond`, "
                     "`shard_map` or `checkpoint` (decorated, or passed by name to one of them in the scope "

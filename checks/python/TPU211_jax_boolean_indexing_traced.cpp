@@ -20,9 +20,19 @@ class JaxBooleanIndexingTraced final : public python::PythonCheck {
   }
 
   void check(Node subscript, python::PythonContext& ctx) const override {
+    // Most subscripts index with strings, integers or slices: no trace analysis for those.
+    std::vector<Node> indices = dyn::subscript_indices(subscript);
+    bool maybe_mask = false;
+    for (Node index : indices) {
+      Kind k = dyn::unparenthesized(index).kind();
+      std::string_view t = dyn::unparenthesized(index).type();
+      maybe_mask |= k == Kind::Identifier || k == Kind::Call || t == "comparison_operator" ||
+                    t == "binary_operator" || t == "unary_operator";
+    }
+    if (!maybe_mask || !ctx.imports().imports("jax")) return;
     auto scope = dyn::jax_traced_scope(ctx);
     if (!scope) return;
-    for (Node index : dyn::subscript_indices(subscript)) {
+    for (Node index : indices) {
       if (!dyn::is_traced_mask(index, *scope, ctx)) continue;
       ctx.report(subscript,
                  fmt::format("indexing with the traced boolean mask '{}' under '{}' raises "

@@ -12,15 +12,17 @@ namespace {
 using python::Kind;
 using python::Node;
 
-// True for a truth test of a field (`if state.dynamic_scale:`, `s = state.scale; if not s:`):
-// pytree fields that may be None or a sub-object, tested for presence at trace time.
-bool optional_field_test(Node cond, const dyn::TracedScope& scope, const python::PythonContext& ctx) {
+// True for a bare truth test of a parameter or a field (`if decode:`, `if not cache:`,
+// `if state.dynamic_scale:`, `s = state.scale; if s:`): Python flags and presence tests of values
+// that may be None, which working code keeps static; a computed local (`ok = jnp.all(...); if ok:`)
+// is still a test of a traced value.
+bool flag_or_presence_test(Node cond, const python::PythonContext& ctx) {
   cond = dyn::unparenthesized(cond);
   while (cond.type() == "not_operator") cond = dyn::unparenthesized(cond.named_child(0));
   if (cond.kind() == Kind::Attribute) return true;
-  if (cond.kind() != Kind::Identifier || scope.traced.count(std::string(cond.text()))) return false;
+  if (cond.kind() != Kind::Identifier) return false;
   Node value = dyn::unparenthesized(dyn::last_assignment(cond.text(), cond.span().begin, ctx));
-  return value && (value.kind() == Kind::Attribute || value.kind() == Kind::Subscript);
+  return !value || value.kind() == Kind::Attribute || value.kind() == Kind::Subscript;
 }
 
 class JaxTracedControlFlow final : public python::PythonCheck {
@@ -31,7 +33,7 @@ class JaxTracedControlFlow final : public python::PythonCheck {
     auto scope = dyn::jax_traced_scope(ctx);
     if (!scope) return;
     Node cond = dyn::branch_condition(n);
-    if (!cond || optional_field_test(cond, *scope, ctx) || !dyn::uses_traced_value(cond, *scope, ctx)) return;
+    if (!cond || flag_or_presence_test(cond, ctx) || !dyn::uses_traced_value(cond, *scope, ctx)) return;
     bool loop = n.kind() == Kind::WhileStatement;
     ctx.report(cond,
                fmt::format("Python {} on a traced value under '{}' raises TracerBoolConversionError",
@@ -77,9 +79,11 @@ extern const CheckDef TPU212_jax_traced_control_flow{
                          "with a literal default are not traced). The condition uses a traced value when it "
                          "reads a traced name, or a local last assigned from one, other than through "
                          "`.shape`, `.ndim`, `.dtype`, `.size`, `len()`, `isinstance()`, `is`/`in` tests or "
-                         "a comparison with a string or None; a truth test of a field (`if state.dynamic_scale:`, "
-                         "or of a local assigned from an attribute or subscript) is taken for a presence test of "
-                         "a pytree field that may be None. Results of functions other than jax/jnp/lax "
+                         "`jnp.ndim()`/`jnp.shape()`/`jnp.size()`, or a comparison with a string or None. A bare "
+                         "truth test of a parameter, a field or a local read from one (`if decode:`, "
+                         "`if state.dynamic_scale:`) is taken for a Python flag or a presence test of a value "
+                         "that may be None, which working jitted code keeps static: only computed values "
+                         "(`ok = jnp.all(...); if ok:`) count. Results of functions other than jax/jnp/lax "
                          "and methods of traced values are not taken for traced. A static argument declared "
                          "in another file (`jax.jit(f, static_argnums=1)` elsewhere) is not seen.",
             .references = {"https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html",

@@ -43,7 +43,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
+    std::string name = dyn::tf_op_name(call, ctx);
     if (name.empty()) return;
     const TfOp* op = nullptr;
     for (const TfOp& o : kOps)
@@ -53,6 +53,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
       auto args = python::call_arguments(call);
       if (args.keyword("minlength") && args.keyword("maxlength")) return;
     }
+    if (!dyn::in_tf_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("'{}' in TPU model code has a data-dependent output size, which a TPU program cannot have", subject),
@@ -79,8 +80,8 @@ extern const CheckDef TPU220_tf_dynamic_shape_op{
             .what = "Calls of `tf.unique`, `tf.unique_with_counts`, `tf.dynamic_partition`, "
                     "`tf.compat.v1.setdiff1d`, `tf.image.non_max_suppression(_with_scores)` and "
                     "`tf.math.bincount` (unless both `minlength` and `maxlength` are given) in TensorFlow "
-                    "model code: a `tf.function`, the `call` of a Keras layer or model subclass, or an "
-                    "Estimator `model_fn`. The same calls in eager code or a `tf.data` pipeline run on the "
+                    "model code: a `tf.function`, the `call` (or `train_step`) of a Keras layer or model "
+                    "subclass, an Estimator `model_fn`, or a helper they call. The same calls in eager code or a `tf.data` pipeline run on the "
                     "host CPU and are not reported.",
             .why = "A TPU runs the model as one XLA program with static shapes. These ops return as many "
                    "elements as the data holds, and the Cloud TPU list of TensorFlow ops marks `unique`, "
@@ -91,10 +92,12 @@ extern const CheckDef TPU220_tf_dynamic_shape_op{
                            "pad_to_max_output_size=True)`, or move the op into the `tf.data` pipeline, which "
                            "runs on the host.",
             .effort = "Medium: 1-4 h, since the code after the op has to work with a padded, fixed size.",
-            .heuristic = "Model code is recognised by the `tf.function` decorator, the name `call`/`__call__` "
-                         "in a class deriving from a Keras layer or model, or the name `model_fn`/`*_model_fn`, "
-                         "including functions nested in those. A helper at module level called from a model's "
-                         "`call` is not seen as model code.",
+            .heuristic = "Model code is recognised by the `tf.function` decorator, the name `model_fn`/"
+                         "`*_model_fn`, or the names `call`, `__call__`, `train_step`, `test_step` and "
+                         "`predict_step` in a class deriving from a Keras layer or model; functions nested in "
+                         "those, and functions of the same file they call by name, are model code too. A "
+                         "helper two calls away, or in another file, is missed; a helper also called from "
+                         "eager code is reported.",
             .references = {"https://docs.cloud.google.com/tpu/docs/tensorflow-ops",
                            "https://www.tensorflow.org/guide/tpu"},
         },

@@ -20,10 +20,11 @@ class TfWhereOneArgument final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
+    std::string name = dyn::tf_op_name(call, ctx);
     if (name != "where" && name != "where_v2") return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.positional.size() > 1 || args.keyword("x") || args.keyword("y")) return;
+    if (!dyn::in_tf_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("one-argument '{}' in TPU model code returns the coordinates of the true elements, a "
@@ -49,8 +50,8 @@ extern const CheckDef TPU221_tf_where_one_argument{
         .hours = {1, 4},
         .doc = {
             .what = "Calls of `tf.where` (and `tf.compat.v1.where`, `where_v2`) with only a condition, in "
-                    "TensorFlow model code: a `tf.function`, the `call` of a Keras layer or model subclass, "
-                    "or an Estimator `model_fn`. The three-argument `tf.where(cond, x, y)`, and any form in "
+                    "TensorFlow model code: a `tf.function`, the `call` (or `train_step`) of a Keras layer or "
+                    "model subclass, an Estimator `model_fn`, or a helper they call. The three-argument `tf.where(cond, x, y)`, and any form in "
                     "eager code or a `tf.data` pipeline, are not reported.",
             .why = "With one argument `tf.where` returns a `[num_true, rank]` tensor of coordinates: its "
                    "size is known only from the values. The Cloud TPU op list has `tf.where` only with both "
@@ -62,8 +63,7 @@ extern const CheckDef TPU221_tf_where_one_argument{
                            "`tf.where(scores > 0.5, scores, 0.0)`, and reduce with it "
                            "(`tf.reduce_sum(kept) / tf.reduce_sum(tf.cast(scores > 0.5, tf.float32))`).",
             .effort = "Medium: 1-4 h, since the code reading the coordinates usually has to carry a mask.",
-            .heuristic = "Model code as in TPU220. A helper at module level called from a model's `call` is "
-                         "not seen as model code.",
+            .heuristic = "Model code as in TPU220 (including same-file helpers called from it by name).",
             .references = {"https://docs.cloud.google.com/tpu/docs/tensorflow-ops",
                            "https://www.tensorflow.org/api_docs/python/tf/where"},
         },

@@ -20,8 +20,7 @@ class TfBooleanMask final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    std::string name = dyn::tf_model_op(call, ctx);
-    if (name != "boolean_mask") return;
+    if (dyn::tf_op_name(call, ctx) != "boolean_mask" || !dyn::in_tf_model_code(call, ctx)) return;
     ctx.report(call, "'tf.boolean_mask' in TPU model code has a data-dependent output length",
                "keep the shape: 'tf.where(mask, x, tf.zeros_like(x))', or multiply by the mask and reduce",
                "tf.boolean_mask");
@@ -44,8 +43,8 @@ extern const CheckDef TPU222_tf_boolean_mask{
         .hours = {0.5, 3},
         .doc = {
             .what = "Calls of `tf.boolean_mask` (and `tf.compat.v1.boolean_mask`) in TensorFlow model code: "
-                    "a `tf.function`, the `call` of a Keras layer or model subclass, or an Estimator "
-                    "`model_fn`. In eager code or a `tf.data` pipeline it runs on the host and is not "
+                    "a `tf.function`, the `call` (or `train_step`) of a Keras layer or model subclass, an "
+                    "Estimator `model_fn`, or a helper they call. In eager code or a `tf.data` pipeline it runs on the host and is not "
                     "reported.",
             .why = "`tf.boolean_mask(x, m)` keeps `reduce_sum(m)` elements: its output shape is known only "
                    "from the values. It is built on the one-argument `tf.where` and a gather, which have no "
@@ -56,8 +55,9 @@ extern const CheckDef TPU222_tf_boolean_mask{
                            "`m = tf.cast(mask, x.dtype)[..., None]; tf.reduce_sum(x * m, 0) / tf.reduce_sum(m)`, "
                            "or `tf.where(mask[..., None], x, 0.0)`.",
             .effort = "Medium: 0.5-3 h, since the code after the mask must work on the full tensor.",
-            .heuristic = "Model code as in TPU220. `tf.ragged.boolean_mask` is not reported (ragged tensors "
-                         "are their own problem on TPUs).",
+            .heuristic = "Model code as in TPU220 (including same-file helpers called from it by name). "
+                         "`tf.ragged.boolean_mask` is not reported (ragged tensors are their own problem on "
+                         "TPUs).",
             .references = {"https://docs.cloud.google.com/tpu/docs/tensorflow-ops",
                            "https://www.tensorflow.org/api_docs/python/tf/boolean_mask",
                            "https://www.tensorflow.org/guide/tpu"},

@@ -400,18 +400,44 @@ std::string_view branch_statement(Node branch) {
   }
 }
 
+namespace {
+
+// True when `class_def` derives from a torch.nn module (`nn.Module`, `nn.Sequential`, ...).
+bool derives_from_torch_module(Node class_def, const PythonContext& ctx) {
+  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
+    Node bases = class_def.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t j = 0; j < bases.named_child_count(); ++j)
+      if (ctx.qualified_name(bases.named_child(j)).value_or("").starts_with("torch.nn.")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool in_torch_step(const PythonContext& ctx) {
   if (!ctx.imports().imports("torch")) return false;
   const python::Frame* innermost = ctx.enclosing_function();
   if (!innermost) return false;
-  for (const python::Frame& f : ctx.frames()) {
+  std::span<const python::Frame> frames = ctx.frames();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const python::Frame& f = frames[i];
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
     for (const std::string& d : f.decorators)
       if (d == "torch.compile") return true;
     std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
+    // A unit test (`test_dropout_train_mode`) checks results on purpose; Lightning's `test_step` is a step.
+    if (name.starts_with("test") && name != "test_step") return false;
     if (name == "forward" || name == "__call__" || name.find("train") != std::string::npos ||
         name.find("step") != std::string::npos || name.find("loss") != std::string::npos)
+      return true;
+    // Any method of a torch module runs in its forward pass, except set-up code.
+    bool setup = name == "__init__" || name == "extra_repr" || name.starts_with("reset_") ||
+                 name.starts_with("init") || name.starts_with("_init") || name.starts_with("load_");
+    if (!setup && i > 0 && frames[i - 1].type == python::Frame::Type::Class &&
+        f.node.span().begin >= frames[i - 1].body.begin && f.node.span().end <= frames[i - 1].body.end &&
+        derives_from_torch_module(frames[i - 1].node, ctx))
       return true;
   }
   return false;
@@ -466,6 +492,24 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
   }
 }
 
+// The identifiers of the file named `name`, in source order: a text search first, since most
+// names occur rarely.
+std::vector<Node> references_to(std::string_view name, const PythonContext& ctx) {
+  std::vector<Node> out;
+  std::string_view text = ctx.tree().text();
+  Node root = ctx.tree().root();
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); !name.empty() && at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
+      continue;
+    if (at < root.span().begin || at >= root.span().end) continue;
+    Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
+             &ctx.tree());
+    if (ref.kind() == Kind::Identifier && ref.text() == name) out.push_back(ref);
+  }
+  return out;
+}
+
 // The function, class or module whose scope `n` (a definition or a reference) belongs to.
 Node defining_scope(Node n) {
   for (Node p = n.parent(); p; p = p.parent())
@@ -496,18 +540,8 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
       if (!found) found = *q;
     }
   }
-  // Calls that take the function by name: a text search first, since most names occur rarely.
-  std::string_view name = function.field(Field::Name).text();
-  std::string_view text = ctx.tree().text();
-  Node root = ctx.tree().root();
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-    if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
-      continue;
-    if (at < root.span().begin || at >= root.span().end) continue;
-    Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
-             &ctx.tree());
-    if (ref.kind() != Kind::Identifier || ref.text() != name) continue;
+  // Calls that take the function by name.
+  for (Node ref : references_to(function.field(Field::Name).text(), ctx)) {
     // The same name in another scope is another function (test files define many `f`s).
     if (defining_scope(ref) != defining_scope(function)) continue;
     Node list = ref.parent();
@@ -611,7 +645,12 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
         if (uses_traced_at(kw.second, scope, ctx, hops)) return true;
       return false;
     };
-    if (ctx.qualified_name(callee)) return any_arg();
+    if (auto q = ctx.qualified_name(callee)) {
+      // `jnp.ndim(x)`, `np.shape(x)`, `jnp.size(x)` read static facts.
+      for (std::string_view fact : {".ndim", ".shape", ".size", ".result_type", ".iscomplexobj", ".isscalar"})
+        if (q->ends_with(fact)) return false;
+      return any_arg();
+    }
     // A method of a traced value computes on it (`x.any()`, `x.sum()`); a free function of
     // unknown meaning, a builtin inspecting types or lengths, and `x.shape`-like reads do not count.
     if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
@@ -678,16 +717,82 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
   return is_traced_mask_at(expr, scope, ctx, 0);
 }
 
-std::string tf_model_op(Node call, const PythonContext& ctx) {
-  if (call.kind() != Kind::Call) return {};
+namespace {
+
+bool derives_from_keras(Node class_def, const PythonContext& ctx) {
+  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
+    Node bases = class_def.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
+      std::string base = ctx.qualified_name(bases.named_child(j)).value_or("");
+      if (base.starts_with("tensorflow.keras.") || base.starts_with("keras.") || base.starts_with("tf_keras."))
+        return true;
+    }
+  }
+  return false;
+}
+
+// True when `function` is compiled into the TPU program: decorated with `tf.function`, an
+// Estimator `model_fn`, or the forward pass or a custom step of a Keras subclass.
+bool tf_compiled_function(Node function, const PythonContext& ctx) {
+  std::string_view name = function.field(Field::Name).text();
+  if (name == "model_fn" || name.ends_with("_model_fn")) return true;
+  Node holder = function.parent();
+  if (holder && holder.kind() == Kind::DecoratedDefinition) {
+    for (uint32_t i = 0; i < holder.named_child_count(); ++i) {
+      Node d = holder.named_child(i);
+      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
+      Node expr = d.named_child(0);
+      auto q = ctx.qualified_name(expr.kind() == Kind::Call ? expr.field(Field::Function) : expr);
+      if (q && (*q == "tensorflow.function" || *q == "tensorflow.compat.v1.function")) return true;
+    }
+    holder = holder.parent();
+  }
+  if (!one_of(name, {"call", "__call__", "train_step", "test_step", "predict_step"})) return false;
+  Node class_def = holder ? holder.parent() : Node();
+  return class_def && class_def.kind() == Kind::ClassDefinition && derives_from_keras(class_def, ctx);
+}
+
+bool inside_tf_compiled_function(Node n, const PythonContext& ctx) {
+  for (Node p = n.parent(); p; p = p.parent())
+    if (p.kind() == Kind::FunctionDefinition && tf_compiled_function(p, ctx)) return true;
+  return false;
+}
+
+// True when a function around the node being checked is called by name from TF model code in
+// the same file (a helper of a Keras `call`, or a function nested in one).
+bool called_from_tf_model_code(const PythonContext& ctx) {
+  const python::Frame* innermost = ctx.enclosing_function();
+  if (!innermost) return false;
+  for (const python::Frame& f : ctx.frames()) {
+    if (f.type != python::Frame::Type::Function) continue;
+    if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
+    ByteSpan own = f.node.span();
+    for (Node ref : references_to(f.node.field(Field::Name).text(), ctx)) {
+      if (ref.span().begin >= own.begin && ref.span().end <= own.end) continue;  // its name, recursion
+      Node call = ref.parent();
+      if (!call || call.kind() != Kind::Call || call.field(Field::Function) != ref) continue;
+      if (inside_tf_compiled_function(call, ctx)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string tf_op_name(Node call, const PythonContext& ctx) {
+  if (call.kind() != Kind::Call || !ctx.imports().imports("tensorflow")) return {};
   auto q = ctx.qualified_name(call.field(Field::Function));
   constexpr std::string_view kTf = "tensorflow.";
   if (!q || !q->starts_with(kTf)) return {};
   std::string_view name = std::string_view(*q).substr(kTf.size());
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());
-  if (!pyapi::in_tf_model_code(ctx)) return {};
   return std::string(name);
+}
+
+bool in_tf_model_code(Node call, const PythonContext& ctx) {
+  return inside_tf_compiled_function(call, ctx) || called_from_tf_model_code(ctx);
 }
 
 }  // namespace tpulint::checks::dyn

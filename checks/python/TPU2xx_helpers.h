@@ -92,8 +92,10 @@ Node branch_condition(Node branch);
 std::string_view branch_statement(Node branch);
 
 // True when the node being checked is inside a torch training or forward function: a function
-// named `forward` or `__call__`, or whose name contains "train", "step" or "loss", or one
-// decorated with `torch.compile`, in a file that imports torch.
+// named `forward` or `__call__`, or whose name contains "train", "step" or "loss", one decorated
+// with `torch.compile`, or a method of a `torch.nn` module subclass other than set-up code
+// (`__init__`, `reset_*`, `init*`, `load_*`, `extra_repr`), in a file that imports torch; never
+// in a unit test (a function named `test*` other than `test_step`).
 bool in_torch_step(const PythonContext& ctx);
 
 // The JAX transform the node being checked is traced under, and the names that hold traced
@@ -114,10 +116,15 @@ bool uses_traced_value(Node expr, const TracedScope& scope, const PythonContext&
 // uses a traced value, or a traced name that is named like a mask or last assigned from a mask.
 bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ctx);
 
-// For a call of a TensorFlow function in TensorFlow model code (see pyapi::in_tf_model_code:
-// a `tf.function`, a Keras layer's or model's `call`, an Estimator `model_fn`), the function's
-// name under `tf` without a `compat.v1.`/`compat.v2.` prefix ("unique", "image.non_max_suppression");
-// "" when the call is not one or is outside model code (eager preprocessing, tf.data).
-std::string tf_model_op(Node call, const PythonContext& ctx);
+// For a call of a TensorFlow function, its name under `tf` without a `compat.v1.`/`compat.v2.`
+// prefix ("unique", "image.non_max_suppression"); "" when the call is not one.
+std::string tf_op_name(Node call, const PythonContext& ctx);
+
+// True when `call`, the node being checked, is in TensorFlow model code, which a TPU runs
+// compiled: a function decorated with `tf.function`, an Estimator `model_fn` (`*_model_fn`), the
+// `call`/`__call__`/`train_step`/`test_step`/`predict_step` of a Keras layer or model subclass,
+// functions nested in those, and functions of the same file that they call by name (one level).
+// Eager code and tf.data pipelines are not. Costly: ask once the op is known to matter.
+bool in_tf_model_code(Node call, const PythonContext& ctx);
 
 }  // namespace tpulint::checks::dyn
