@@ -65,12 +65,14 @@ extern const CheckDef TPU601_item_in_step{
                            "`total.item()` after it. To log, read every N steps (`if step % 100 == 0:`) or in "
                            "`xm.add_step_closure(lambda: log(loss.item()))`, which runs after the step's graph.",
             .effort = "Low: move the read out of the step or behind a logging interval.",
-            .heuristic = "A step is: a `for`/`while` loop whose body calls `.backward()`, "
+            .heuristic = "A step is: a `for`/`while` loop whose body calls `.backward()` (except in a "
+                         "function named `test*`), "
                          "`optimizer.step()`-like methods (a receiver named like `optim*`, `opt`, `*_opt`, "
                          "`*scaler*`, `*engine*`), `xm.optimizer_step`, `.apply_gradients`, "
                          "`optax.apply_updates`, or a step function or a JAX/TF compiled callable of the same file (a "
-                         "`torch.compile`d model is not one: calling it is a forward pass); a function that calls those outside its own loops, or is named `train_step`, "
-                         "`training_step`, `validation_step`, `eval_step`, `test_step` or `predict_step`; a "
+                         "`torch.compile`d model is not one: calling it is a forward pass); a function that updates parameters (those calls but `.backward()`) outside its own loops "
+                         "and is not named `test*` (a backward pass alone may be a unit test, run once), or is "
+                         "named `train_step`, `training_step`, `validation_step`, `eval_step`, `test_step` or `predict_step`; a "
                          "function decorated with or passed to a compiler (and functions nested in it); "
                          "`forward` of a class deriving, in this file, from `torch.nn` or Lightning. "
                          "Evaluation loops without a backward pass or a compiled call are not steps, so their "

@@ -74,19 +74,21 @@ std::optional<std::string> qualified_in(Node expr, std::span<const uint32_t> sco
   return *base + std::string(suffix);
 }
 
-// A call that runs a backward pass or an optimizer step: `loss.backward()`,
-// `accelerator.backward(loss)`, `optimizer.step()`, `scaler.step(opt)`, `xm.optimizer_step(opt)`,
-// `state.apply_gradients(grads=g)`, `optax.apply_updates(p, u)`, `opt.minimize(loss)`.
-bool is_step_marker(Node call, std::optional<std::string> qualified_callee) {
-  if (qualified_callee && *qualified_callee == "optax.apply_updates") return true;
+enum class Marker : uint8_t { None, Backward, Update };
+
+// A call that runs a backward pass (`loss.backward()`, `accelerator.backward(loss)`) or a parameter
+// update (`optimizer.step()`, `scaler.step(opt)`, `xm.optimizer_step(opt)`,
+// `state.apply_gradients(grads=g)`, `optax.apply_updates(p, u)`, `opt.minimize(loss)`).
+Marker step_marker(Node call, const std::optional<std::string>& qualified_callee) {
+  if (qualified_callee && *qualified_callee == "optax.apply_updates") return Marker::Update;
   Node callee = call.field(Field::Function);
-  if (callee.kind() != Kind::Attribute) return false;
+  if (callee.kind() != Kind::Attribute) return Marker::None;
   std::string_view method = callee.field(Field::Attribute).text();
-  if (method == "backward" || method == "manual_backward" || method == "optimizer_step" ||
-      method == "apply_gradients")
-    return true;
-  if (method == "step" || method == "minimize") return optimizer_like(last_name(callee.field(Field::Object)));
-  return false;
+  if (method == "backward" || method == "manual_backward") return Marker::Backward;
+  if (method == "optimizer_step" || method == "apply_gradients") return Marker::Update;
+  if ((method == "step" || method == "minimize") && optimizer_like(last_name(callee.field(Field::Object))))
+    return Marker::Update;
+  return Marker::None;
 }
 
 // What the file says about steps, gathered in one walk the first time a check asks.
@@ -97,7 +99,7 @@ struct FileIndex {
   // passed to one: calling one runs a whole step on the device. A `torch.compile`d module is not
   // one: calling it is a forward pass, as in any evaluation loop.
   std::unordered_set<std::string> step_callables;
-  std::unordered_set<std::string> step_functions;      // defs that run backward or an optimizer step outside loops
+  std::unordered_set<std::string> step_functions;      // defs that update parameters outside loops, or named so
   std::unordered_set<uint32_t> step_function_starts;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
@@ -229,7 +231,10 @@ FileIndex build_index(const PythonContext& ctx) {
         auto q = qualified_in(n.field(Field::Function), scopes_of(function), imports);
         if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None)
           index_compile_call(n, c, scopes_of(function), imports, idx);
-        if (function >= 0 && !in_loop && is_step_marker(n, q)) {
+        // A function that updates parameters once per call is a step; one that only runs a
+        // backward pass may be a test or a gradient check, run once.
+        if (function >= 0 && !in_loop && step_marker(n, q) == Marker::Update &&
+            !functions[size_t(function)].name.starts_with("test")) {
           idx.step_function_starts.insert(functions[size_t(function)].start);
           idx.step_functions.insert(functions[size_t(function)].name);
         }
@@ -283,6 +288,9 @@ bool calls_step(Node call, const FileIndex& idx) {
 bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
   auto [it, inserted] = idx.training_loops.emplace(loop.span().begin, false);
   if (!inserted) return it->second;
+  // In a unit test, a loop that only runs backward passes checks gradients over a list of cases.
+  const Frame* fn = ctx.enclosing_function();
+  bool in_test = fn && function_name(fn->node).starts_with("test");
   std::vector<Node> stack{loop.field(Field::Body)};
   bool found = false;
   while (!stack.empty() && !found) {
@@ -292,7 +300,8 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
     Kind k = n.kind();
     if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda) continue;
     if (k == Kind::Call) {
-      if (is_step_marker(n, ctx.qualified_name(n.field(Field::Function))) || calls_step(n, idx)) found = true;
+      Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
+      if (m == Marker::Update || (m == Marker::Backward && !in_test) || calls_step(n, idx)) found = true;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }

@@ -19,7 +19,7 @@ using python::PythonContext;
 enum class StepKind : uint8_t {
   None,
   TrainingLoop,      // a for/while loop whose body runs a backward pass, an optimizer step, or a step function
-  StepFunction,      // a function that runs a backward pass or an optimizer step, or is named like one
+  StepFunction,      // a function that runs an optimizer step (outside its loops), or is named like one
   CompiledFunction,  // a function decorated with or passed to jax.jit/pmap, tf.function or torch.compile
   ModelForward,      // `forward` of a torch.nn.Module subclass
 };
