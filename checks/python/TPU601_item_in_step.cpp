@@ -65,7 +65,8 @@ extern const CheckDef TPU601_item_in_step{
                            "`total.item()` after it. To log, read every N steps (`if step % 100 == 0:`) or in "
                            "`xm.add_step_closure(lambda: log(loss.item()))`, which runs after the step's graph.",
             .effort = "Low: move the read out of the step or behind a logging interval.",
-            .heuristic = "A step is: a `for`/`while` loop whose body calls `.backward()` (except in a "
+            .heuristic = "A step is: a `for`/`while` loop whose own body (not a nested loop's: an epoch loop "
+                         "around a batch loop runs its summary once per epoch) calls `.backward()` (except in a "
                          "function named `test*`), "
                          "`optimizer.step()`-like methods (a receiver named like `optim*`, `opt`, `*_opt`, "
                          "`*scaler*`, `*engine*`), `xm.optimizer_step`, `.apply_gradients`, "

@@ -298,7 +298,11 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
     stack.pop_back();
     if (!n) continue;
     Kind k = n.kind();
-    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda) continue;
+    // A nested loop's steps are its own: an epoch loop around a batch loop runs its own body (an
+    // epoch summary) once per epoch.
+    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda ||
+        k == Kind::ForStatement || k == Kind::WhileStatement)
+      continue;
     if (k == Kind::Call) {
       Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
       if (m == Marker::Update || (m == Marker::Backward && !in_test) || calls_step(n, idx)) found = true;
