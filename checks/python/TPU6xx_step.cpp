@@ -101,6 +101,8 @@ struct FileIndex {
   std::unordered_set<std::string> step_callables;
   std::unordered_set<std::string> step_functions;      // defs that update parameters outside loops, or named so
   std::unordered_set<uint32_t> step_function_starts;
+  // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
+  std::unordered_set<std::string> epoch_functions;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
@@ -180,6 +182,7 @@ FileIndex build_index(const PythonContext& ctx) {
     bool in_loop;  // inside a loop of that function
   };
   std::vector<Item> stack{{ctx.tree().root(), -1, false}};
+  std::vector<std::pair<int, std::string>> loop_calls;  // (function, callee name) of calls in loops
   std::vector<uint32_t> scopes;
   auto scopes_of = [&](int f) -> std::span<const uint32_t> {
     scopes.clear();
@@ -238,6 +241,13 @@ FileIndex build_index(const PythonContext& ctx) {
           idx.step_function_starts.insert(functions[size_t(function)].start);
           idx.step_functions.insert(functions[size_t(function)].name);
         }
+        // In a loop, a marker or a call of a would-be step makes the function run a training loop.
+        if (function >= 0 && in_loop) {
+          if (step_marker(n, q) != Marker::None)
+            idx.epoch_functions.insert(functions[size_t(function)].name);
+          else
+            loop_calls.emplace_back(function, std::string(last_name(n.field(Field::Function))));
+        }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
         if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
@@ -252,6 +262,9 @@ FileIndex build_index(const PythonContext& ctx) {
     }
     for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back({n.named_child(i), function, in_loop});
   }
+  for (const auto& [f, callee] : loop_calls)
+    if (idx.step_callables.count(callee) || idx.step_functions.count(callee))
+      idx.epoch_functions.insert(functions[size_t(f)].name);
   // Classes deriving from torch modules, through local bases, to a fixed point.
   for (bool grew = true; grew;) {
     grew = false;
@@ -293,7 +306,7 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
   bool in_test = fn && function_name(fn->node).starts_with("test");
   std::vector<Node> stack{loop.field(Field::Body)};
   bool found = false;
-  while (!stack.empty() && !found) {
+  while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
     if (!n) continue;
@@ -304,6 +317,11 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
         k == Kind::ForStatement || k == Kind::WhileStatement)
       continue;
     if (k == Kind::Call) {
+      // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
+      if (idx.epoch_functions.count(std::string(last_name(n.field(Field::Function))))) {
+        found = false;
+        break;
+      }
       Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
       if (m == Marker::Update || (m == Marker::Backward && !in_test) || calls_step(n, idx)) found = true;
     }
