@@ -298,6 +298,15 @@ bool calls_step(Node call, const FileIndex& idx) {
   return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
+// A call of a function of this file by its name, `run_epoch(...)` or `self.run_epoch(...)`; not a
+// method of another object (`model.train()` is not the file's `def train`).
+bool calls_own_function(Node call) {
+  Node callee = call.field(Field::Function);
+  if (callee.kind() == Kind::Identifier) return true;
+  Node object = callee.kind() == Kind::Attribute ? callee.field(Field::Object) : Node();
+  return object && object.kind() == Kind::Identifier && object.text() == "self";
+}
+
 bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
   auto [it, inserted] = idx.training_loops.emplace(loop.span().begin, false);
   if (!inserted) return it->second;
@@ -318,7 +327,7 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
       continue;
     if (k == Kind::Call) {
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
-      if (idx.epoch_functions.count(std::string(last_name(n.field(Field::Function))))) {
+      if (calls_own_function(n) && idx.epoch_functions.count(std::string(last_name(n.field(Field::Function))))) {
         found = false;
         break;
       }
