@@ -19,7 +19,7 @@ class ItemInStep final : public step::StepCallCheck {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "item") return;
     if (call.field(Field::Arguments).named_child_count() != 0) return;
-    if (!pyapi::method_receiver_may_be(callee, ctx, "torch") && !pyapi::method_receiver_may_be(callee, ctx, "jax"))
+    if (!step::receiver_may_be(callee, ctx, "torch") && !step::receiver_may_be(callee, ctx, "jax"))
       return;
     step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic) return;

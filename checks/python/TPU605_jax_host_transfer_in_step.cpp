@@ -40,7 +40,7 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
   void check_call(Node call, python::PythonContext& ctx) const override {
     if (!ctx.imports().imports("jax")) return;
     Node callee = call.field(Field::Function);
-    auto q = ctx.qualified_name(callee);
+    auto q = step::explicit_qualified_name(callee, ctx);
     std::string what;
     bool waits_only = false;  // block_until_ready: waits, copies nothing
     if (q && (*q == "jax.device_get" || *q == "numpy.asarray" || *q == "numpy.array")) {
@@ -49,7 +49,7 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
       what = "jax.block_until_ready";
       waits_only = true;
     } else if (!q && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "block_until_ready" &&
-               pyapi::method_receiver_may_be(callee, ctx, "jax")) {
+               step::receiver_may_be(callee, ctx, "jax")) {
       what = ".block_until_ready()";
       waits_only = true;
     } else {

@@ -395,6 +395,51 @@ bool names_dataloader(std::string_view name, const PythonContext& ctx) {
   return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
 }
 
+namespace {
+
+Node chain_root(Node n) {
+  for (;;) {
+    if (n.kind() == Kind::Attribute)
+      n = n.field(Field::Object);
+    else if (n.kind() == Kind::Call)
+      n = n.field(Field::Function);
+    else if (n.kind() == Kind::Subscript)
+      n = n.field(Field::Value);
+    else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1)
+      n = n.named_child(0);
+    else
+      return n;
+  }
+}
+
+bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
+  for (const python::ImportBinding& b : ctx.imports().bindings())
+    if (b.local == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
+  auto q = ctx.qualified_name(expr);
+  if (!q) return q;
+  Node root = expr;
+  while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
+  if (root.kind() == Kind::Identifier && !bound_explicitly(root.text(), ctx)) return std::nullopt;
+  return q;
+}
+
+bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {
+  if (callee.kind() != Kind::Attribute) return false;
+  Node root = chain_root(callee.field(Field::Object));
+  if (root.kind() == Kind::Identifier && ctx.qualified_name(root) && !bound_explicitly(root.text(), ctx)) {
+    Node receiver = callee.field(Field::Object);
+    bool own = receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls");
+    return !own && ctx.imports().imports(framework);
+  }
+  return pyapi::method_receiver_may_be(callee, ctx, framework);
+}
+
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
 
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {
@@ -604,13 +649,13 @@ enum class Value : uint8_t { Unknown, Host, Tensor };
 Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth);
 
 bool receiver_may_be_tensor(Node callee, const PythonContext& ctx) {
-  return pyapi::method_receiver_may_be(callee, ctx, "torch") || pyapi::method_receiver_may_be(callee, ctx, "jax") ||
-         pyapi::method_receiver_may_be(callee, ctx, "tensorflow");
+  return receiver_may_be(callee, ctx, "torch") || receiver_may_be(callee, ctx, "jax") ||
+         receiver_may_be(callee, ctx, "tensorflow");
 }
 
 Value classify_call(Node call, const PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  if (auto q = ctx.qualified_name(callee)) {
+  if (auto q = explicit_qualified_name(callee, ctx)) {
     if (tensor_function(*q)) return Value::Tensor;
     return *q == "jax.device_get" || q->starts_with("numpy.") || q->starts_with("math.") ? Value::Host : Value::Unknown;
   }
@@ -692,7 +737,7 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
       std::string_view a = e.field(Field::Attribute).text();
       if (host_attribute(a)) return Value::Host;
       if (a == "loss" || a == "logits") return Value::Tensor;
-      if (ctx.qualified_name(e)) return Value::Unknown;
+      if (explicit_qualified_name(e, ctx)) return Value::Unknown;
       Node object = e.field(Field::Object);
       if (object.kind() == Kind::Identifier && (object.text() == "self" || object.text() == "args")) return Value::Unknown;
       return classify(object, ctx, in, params_traced, depth + 1);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -109,6 +110,15 @@ bool chain_calls_method(Node expr, std::string_view method, const PythonContext&
 
 // True when a name or expression text says it is for training: it contains "train" (any case).
 bool says_train(std::string_view text);
+
+// ctx.qualified_name, except that a name resolved only through a star import (`from models
+// import *`) is unresolved: locals such as `loss` or builtins such as `print` would otherwise
+// resolve to `models.loss`, `models.print`.
+std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx);
+
+// pyapi::method_receiver_may_be, with a receiver resolved only through a star import taken as a
+// local name.
+bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework);
 
 // The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
 std::string_view last_name(Node n);
