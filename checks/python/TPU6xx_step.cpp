@@ -347,7 +347,15 @@ Compiler compiled(const Frame& f, const FileIndex& idx) {
   return it != idx.compiled_by.end() && idx.compiled_functions.count(it->first) ? it->second : Compiler::None;
 }
 
-bool has_modulo(Node e) {
+bool step_like_name(Node n) {
+  if (n.kind() != Kind::Identifier && n.kind() != Kind::Attribute) return false;
+  std::string name = lower(last_name(n));
+  return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
+}
+
+// A condition that holds once every N steps: it uses `%` (`step % 100 == 0`), or asks a helper
+// about the step counter (`if u.itstime(step, log_every):`, `if should_log(global_step):`).
+bool periodic_condition(Node e) {
   std::vector<Node> stack{e};
   while (!stack.empty()) {
     Node n = stack.back();
@@ -356,6 +364,11 @@ bool has_modulo(Node e) {
       Node left = n.field(Field::Left);
       for (uint32_t i = 0; i < n.child_count(); ++i)
         if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
+    }
+    if (n.kind() == Kind::Call) {
+      auto args = python::call_arguments(n);
+      for (Node a : args.positional)
+        if (step_like_name(a)) return true;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
@@ -571,7 +584,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
   Node child = n;
   for (Node p = ctx.parent(n); p && !(p == found.node); child = p, p = ctx.parent(p)) {
     if ((p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) && p.field(Field::Consequence) == child &&
-        has_modulo(p.field(Field::Condition)))
+        periodic_condition(p.field(Field::Condition)))
       found.periodic = true;
     if (p.kind() == Kind::ArgumentList) {
       Node call = ctx.parent(p);

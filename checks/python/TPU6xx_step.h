@@ -32,7 +32,9 @@ struct Step {
   StepKind kind = StepKind::None;
   Compiler compiler = Compiler::None;
   Node node;              // the loop or the function_definition
-  bool periodic = false;  // under an `if` testing `%` (`if step % 100 == 0:`): runs once every N steps
+  // Under an `if` that holds once every N steps: its condition uses `%` (`if step % 100 == 0:`) or
+  // passes a step counter to a call (`if u.itstime(step, log_every):`).
+  bool periodic = false;
   explicit operator bool() const { return kind != StepKind::None; }
 };
 
