@@ -104,7 +104,11 @@ struct FileIndex {
   // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
   std::unordered_set<std::string> epoch_functions;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
-  std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
+  struct LoopStep {
+    bool step = false;
+    std::string calls;  // the step function or compiled callable it calls, when no marker decided
+  };
+  std::unordered_map<uint32_t, LoopStep> training_loops;  // loop start byte -> what it is (memo)
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
@@ -307,14 +311,15 @@ bool calls_own_function(Node call) {
   return object && object.kind() == Kind::Identifier && object.text() == "self";
 }
 
-bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
-  auto [it, inserted] = idx.training_loops.emplace(loop.span().begin, false);
-  if (!inserted) return it->second;
+const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIndex& idx) {
+  auto [it, inserted] = idx.training_loops.try_emplace(loop.span().begin);
+  FileIndex::LoopStep& out = it->second;
+  if (!inserted) return out;
   // In a unit test, a loop that only runs backward passes checks gradients over a list of cases.
   const Frame* fn = ctx.enclosing_function();
   bool in_test = fn && function_name(fn->node).starts_with("test");
   std::vector<Node> stack{loop.field(Field::Body)};
-  bool found = false;
+  bool marker = false;
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
@@ -326,18 +331,18 @@ bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
         k == Kind::ForStatement || k == Kind::WhileStatement)
       continue;
     if (k == Kind::Call) {
+      std::string callee(last_name(n.field(Field::Function)));
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
-      if (calls_own_function(n) && idx.epoch_functions.count(std::string(last_name(n.field(Field::Function))))) {
-        found = false;
-        break;
-      }
+      if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
       Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
-      if (m == Marker::Update || (m == Marker::Backward && !in_test) || calls_step(n, idx)) found = true;
+      if (m == Marker::Update || (m == Marker::Backward && !in_test)) marker = true;
+      if (calls_step(n, idx) && out.calls.empty()) out.calls = callee;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
-  idx.training_loops[loop.span().begin] = found;
-  return found;
+  out.step = marker || !out.calls.empty();
+  if (marker) out.calls.clear();
+  return out;
 }
 
 Compiler compiled(const Frame& f, const FileIndex& idx) {
@@ -555,26 +560,29 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
     const Frame& f = frames[i];
     if (!contains(f.body, n.span())) continue;
     if (f.type == Frame::Type::Loop) {
-      if (!plain_function_seen && is_training_loop(f.node, ctx, idx)) {
-        found = {StepKind::TrainingLoop, Compiler::None, f.node};
-        break;
+      if (!plain_function_seen) {
+        if (const FileIndex::LoopStep& ls = loop_step(f.node, ctx, idx); ls.step) {
+          found = {StepKind::TrainingLoop, Compiler::None, f.node, false, {}};
+          found.loop_calls = ls.calls;
+          break;
+        }
       }
       continue;
     }
     if (f.type != Frame::Type::Function) continue;
     if (Compiler c = compiled(f, idx); c != Compiler::None) {
-      found = {StepKind::CompiledFunction, c, f.node};
+      found = {StepKind::CompiledFunction, c, f.node, false, {}};
       break;
     }
     if (plain_function_seen) continue;
     if (idx.step_function_starts.count(f.node.span().begin) || step_function_name(function_name(f.node))) {
-      found = {StepKind::StepFunction, Compiler::None, f.node};
+      found = {StepKind::StepFunction, Compiler::None, f.node, false, {}};
       break;
     }
     if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
         contains(frames[i - 1].body, f.node.span()) &&
         idx.torch_module_classes.count(std::string(frames[i - 1].node.field(Field::Name).text()))) {
-      found = {StepKind::ModelForward, Compiler::None, f.node};
+      found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }
     plain_function_seen = true;
@@ -597,7 +605,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
 std::string describe(const Step& s) {
   switch (s.kind) {
     case StepKind::TrainingLoop:
-      return "a training loop";
+      return s.loop_calls.empty() ? "a training loop" : fmt::format("a loop that calls the step '{}'", s.loop_calls);
     case StepKind::StepFunction:
       return fmt::format("the step function '{}'", function_name(s.node));
     case StepKind::CompiledFunction: {

@@ -35,6 +35,7 @@ struct Step {
   // Under an `if` that holds once every N steps: its condition uses `%` (`if step % 100 == 0:`) or
   // passes a step counter to a call (`if u.itstime(step, log_every):`).
   bool periodic = false;
+  std::string loop_calls;  // TrainingLoop found by its call of a step function or compiled callable
   explicit operator bool() const { return kind != StepKind::None; }
 };
 
@@ -50,8 +51,8 @@ bool on_module(Node n);
 // `xm.add_step_closure(...)` runs after the step and is not in it.
 Step enclosing_step(Node n, const PythonContext& ctx);
 
-// "a training loop", "the step function 'train_step'", "'f' (compiled by JAX)", "'forward' of a
-// torch module": for messages.
+// "a training loop", "a loop that calls the step 'p_step'", "the step function 'train_step'",
+// "'f' (compiled by JAX)", "'forward' of a torch module": for messages.
 std::string describe(const Step& s);
 
 // The tensor-value heuristic (TPU603/TPU604): true when `e` likely holds a device tensor:
