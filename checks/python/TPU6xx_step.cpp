@@ -458,6 +458,12 @@ bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view fra
   return pyapi::method_receiver_may_be(callee, ctx, framework);
 }
 
+bool in_unit_test(const PythonContext& ctx) {
+  for (const Frame& f : ctx.frames())
+    if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
+  return false;
+}
+
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
 
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {

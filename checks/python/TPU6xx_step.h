@@ -111,6 +111,9 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
+// True when the node being checked is in a unit test: a function named `test*` (or nested in one).
+bool in_unit_test(const PythonContext& ctx);
+
 // True when a name or expression text says it is for training: it contains "train" (any case).
 bool says_train(std::string_view text);
 
