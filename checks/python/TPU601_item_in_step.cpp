@@ -19,7 +19,7 @@ class ItemInStep final : public step::StepCallCheck {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "item") return;
     if (call.field(Field::Arguments).named_child_count() != 0) return;
-    if (!pyapi::method_receiver_may_be(callee, ctx, "torch") && !pyapi::method_receiver_may_be(callee, ctx, "jax"))
+    if (!step::receiver_may_be(callee, ctx, "torch") && !step::receiver_may_be(callee, ctx, "jax"))
       return;
     step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic) return;
@@ -65,17 +65,23 @@ extern const CheckDef TPU601_item_in_step{
                            "`total.item()` after it. To log, read every N steps (`if step % 100 == 0:`) or in "
                            "`xm.add_step_closure(lambda: log(loss.item()))`, which runs after the step's graph.",
             .effort = "Low: move the read out of the step or behind a logging interval.",
-            .heuristic = "A step is: a `for`/`while` loop whose body calls `.backward()`, "
+            .heuristic = "A step is: a `for`/`while` loop whose own body (not a nested loop's: an epoch loop "
+                         "around a batch loop runs its summary once per epoch) calls `.backward()` (except in a "
+                         "function named `test*`), "
                          "`optimizer.step()`-like methods (a receiver named like `optim*`, `opt`, `*_opt`, "
                          "`*scaler*`, `*engine*`), `xm.optimizer_step`, `.apply_gradients`, "
                          "`optax.apply_updates`, or a step function or a JAX/TF compiled callable of the same file (a "
-                         "`torch.compile`d model is not one: calling it is a forward pass); a function that calls those outside its own loops, or is named `train_step`, "
-                         "`training_step`, `validation_step`, `eval_step`, `test_step` or `predict_step`; a "
+                         "`torch.compile`d model is not one: calling it is a forward pass); a function that updates parameters (those calls but `.backward()`) outside its own loops "
+                         "and is not named `test*` (a backward pass alone may be a unit test, run once), or is "
+                         "named `train_step`, `training_step`, `validation_step`, `eval_step`, `test_step` or `predict_step`; a "
                          "function decorated with or passed to a compiler (and functions nested in it); "
-                         "`forward` of a class deriving, in this file, from `torch.nn` or Lightning. "
+                         "`forward` of a class deriving, in this file, from `torch.nn` or Lightning. A loop that calls "
+                         "a function of the file which itself runs a training loop (`train_one_epoch`) is an "
+                         "epoch loop, not a step, whatever else it calls. "
                          "Evaluation loops without a backward pass or a compiled call are not steps, so their "
                          "per-batch syncs are not reported. A call under an `if` whose condition uses `%` "
-                         "(`if step % 100 == 0:`) runs once every N steps, as the torch_xla guide recommends "
+                         "(`if step % 100 == 0:`) or passes a name containing `step` or `iter` to a helper "
+                         "(`if u.itstime(step, every):`) runs once every N steps, as the torch_xla guide recommends "
                          "for logging: it is not reported. The receiver's type is unknown: receivers rooted at "
                          "another import (`np.float32(1).item()`) and `self` are skipped.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",

@@ -60,9 +60,9 @@ class HostCopyInStep final : public step::StepCallCheck {
     std::string_view copy = host_copy(call, ctx);
     if (copy.empty() || copy == "item") return;  // '.item()' is TPU601's
     Node callee = call.field(Field::Function);
-    if (copy == "numpy" ? !pyapi::method_receiver_may_be(callee, ctx, "torch") &&
-                              !pyapi::method_receiver_may_be(callee, ctx, "tensorflow")
-                        : !pyapi::method_receiver_may_be(callee, ctx, "torch"))
+    if (copy == "numpy" ? !step::receiver_may_be(callee, ctx, "torch") &&
+                              !step::receiver_may_be(callee, ctx, "tensorflow")
+                        : !step::receiver_may_be(callee, ctx, "torch"))
       return;
     if (receiver_on_host(callee, ctx)) return;
     step::Step in = step::enclosing_step(call, ctx);

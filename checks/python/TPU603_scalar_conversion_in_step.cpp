@@ -19,7 +19,7 @@ class ScalarConversionInStep final : public step::StepCallCheck {
     if (callee.kind() != Kind::Identifier) return;
     std::string_view builtin = callee.text();
     if (builtin != "float" && builtin != "int" && builtin != "bool") return;
-    if (ctx.qualified_name(callee)) return;  // an imported name, not the builtin
+    if (step::explicit_qualified_name(callee, ctx)) return;  // an imported name, not the builtin
     const auto& imports = ctx.imports();
     if (!imports.imports("torch") && !imports.imports("jax") && !imports.imports("tensorflow")) return;
     auto args = python::call_arguments(call);

@@ -21,7 +21,7 @@ using python::Node;
 // wandb.log, mlflow.log_metric, writer.add_scalar, progress.set_postfix.
 std::string logging_call(Node call, const python::PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  auto q = ctx.qualified_name(callee);
+  auto q = step::explicit_qualified_name(callee, ctx);
   if (callee.kind() == Kind::Identifier) return !q && callee.text() == "print" ? "print" : "";
   if (callee.kind() != Kind::Attribute) return {};
   if (q) {

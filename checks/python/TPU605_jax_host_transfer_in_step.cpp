@@ -17,10 +17,12 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// True when the code around a loop reads a clock (`time.perf_counter()`): a benchmark, which waits
-// for the device to time steps (and to warm up before it does).
-bool times_itself(Node loop, const python::PythonContext& ctx) {
+// True when the code around a loop waits on purpose: a unit test (named `test*`), or a benchmark,
+// which reads a clock (`time.perf_counter()`) and waits for the device to time steps (and to warm
+// up before it does).
+bool waits_on_purpose(Node loop, const python::PythonContext& ctx) {
   const python::Frame* fn = ctx.enclosing_function();
+  if (fn && fn->node.field(Field::Name).text().starts_with("test")) return true;
   std::vector<Node> stack{fn ? fn->node.field(Field::Body) : loop.field(Field::Body)};
   while (!stack.empty()) {
     Node n = stack.back();
@@ -39,7 +41,7 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
   void check_call(Node call, python::PythonContext& ctx) const override {
     if (!ctx.imports().imports("jax")) return;
     Node callee = call.field(Field::Function);
-    auto q = ctx.qualified_name(callee);
+    auto q = step::explicit_qualified_name(callee, ctx);
     std::string what;
     bool waits_only = false;  // block_until_ready: waits, copies nothing
     if (q && (*q == "jax.device_get" || *q == "numpy.asarray" || *q == "numpy.array")) {
@@ -48,7 +50,7 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
       what = "jax.block_until_ready";
       waits_only = true;
     } else if (!q && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "block_until_ready" &&
-               pyapi::method_receiver_may_be(callee, ctx, "jax")) {
+               step::receiver_may_be(callee, ctx, "jax")) {
       what = ".block_until_ready()";
       waits_only = true;
     } else {
@@ -72,7 +74,7 @@ class JaxHostTransferInStep final : public step::StepCallCheck {
       std::string name(args.positional[0].text());
       if (scope && fn && step::is_function_parameter(fn->node, name) && !scope->traced.count(name)) return;
     }
-    if (!traced && waits_only && in.kind == step::StepKind::TrainingLoop && times_itself(in.node, ctx)) return;
+    if (!traced && waits_only && in.kind == step::StepKind::TrainingLoop && waits_on_purpose(in.node, ctx)) return;
     if (traced) {
       ctx.report(call, fmt::format("'{}' in {} fails on a traced value", what, step::describe(in)),
                  "compute with 'jnp' on traced values; fetch results after the compiled call returns", what);
@@ -125,7 +127,8 @@ extern const CheckDef TPU605_jax_host_transfer_in_step{
                          "TPU603: a `jnp`/`jax` result, a result of a compiled callable of the file, or inside "
                          "a compiled function any parameter), so host-side batch preparation is not reported. A "
                          "wait in a function that reads a clock (`time.perf_counter()`), or at top level in a "
-                         "loop that does, is a benchmark's (timing or warm-up) and is not reported.",
+                         "loop that does, is a benchmark's (timing or warm-up), and one in a function named "
+                         "`test*` a unit test's: neither is reported.",
             .references = {"https://docs.jax.dev/en/latest/async_dispatch.html",
                            "https://docs.jax.dev/en/latest/errors.html"},
         },

@@ -51,7 +51,8 @@ class TfDataNoPrefetch final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (!step::is_tf_data_batch(call, ctx) || peeked(call, ctx)) return;
+    // A unit test batches a few examples for one fit or predict: prefetching buys nothing there.
+    if (!step::is_tf_data_batch(call, ctx) || peeked(call, ctx) || step::in_unit_test(ctx)) return;
     const python::Frame* fn = ctx.enclosing_function();
     if (prefetches(fn ? fn->node.field(Field::Body) : ctx.tree().root())) return;
     ctx.report(pyapi::from_method_name(call),
@@ -86,7 +87,8 @@ extern const CheckDef TPU608_tf_data_no_prefetch{
                            ".shuffle(10_000).batch(1024, drop_remainder=True).prefetch(tf.data.AUTOTUNE)`",
             .effort = "Low: one call at the end of the pipeline.",
             .heuristic = "A `.prefetch(...)` anywhere in the same function counts, whatever it is called on. A "
-                         "chain only peeked at (`next(iter(ds.batch(2)))`, `.take(n)`) is not reported. A "
+                         "chain only peeked at (`next(iter(ds.batch(2)))`, `.take(n)`) or built in a unit "
+                         "test (a function named `test*`) is not reported. A "
                          "dataset returned unprefetched and prefetched by its caller, or handed to "
                          "`strategy.experimental_distribute_dataset` (which prefetches to the devices), is a "
                          "false positive; a dataset built from a function parameter (`def batched(ds): return "

@@ -12,6 +12,21 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
+// True when `call` sits in the evaluation branch of a test of a training flag: the `else` of
+// `if train:` / `if is_training:`, or the body of `if not training:`.
+bool in_eval_branch(Node call, const python::PythonContext& ctx) {
+  Node child = call;
+  for (Node p = ctx.parent(call); p && p.kind() != Kind::FunctionDefinition; child = p, p = ctx.parent(p)) {
+    if (p.kind() != Kind::IfStatement) continue;
+    Node cond = p.field(Field::Condition);
+    if (!cond || !step::says_train(cond.text())) continue;
+    bool negated = cond.type() == "not_operator";
+    if (child.kind() == Kind::ElseClause && !negated) return true;
+    if (child == p.field(Field::Consequence) && negated) return true;
+  }
+  return false;
+}
+
 class TfDataBatchNoDropRemainder final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -20,7 +35,7 @@ class TfDataBatchNoDropRemainder final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (!step::is_tf_data_batch(call, ctx)) return;
+    if (!step::is_tf_data_batch(call, ctx) || step::in_unit_test(ctx) || in_eval_branch(call, ctx)) return;
     auto args = python::call_arguments(call);
     bool padded = call.field(Field::Function).field(Field::Attribute).text() == "padded_batch";
     // batch(batch_size, drop_remainder), padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)
@@ -71,8 +86,10 @@ extern const CheckDef TPU610_tf_data_batch_no_drop_remainder{
             .use_instead = "`.batch(1024, drop_remainder=True)` for training. For evaluation, where every sample "
                            "counts, pad the last batch and mask it, or evaluate it on the host.",
             .effort = "Low: one argument.",
-            .heuristic = "Evaluation pipelines (no shuffle, no `train` in the names) are not reported, since "
-                         "dropping samples would change their metrics. A `drop_remainder` value other than the "
+            .heuristic = "Evaluation pipelines (no shuffle, no `train` in the names, the `else` of "
+                         "`if train:`) and unit tests (functions named `test*`) are not reported, since dropping "
+                         "samples would change their metrics. The shuffle is looked for in every assignment of "
+                         "the names the chain starts from, whatever branch it is in. A `drop_remainder` value other than the "
                          "literal `False` is trusted.",
             .references = {"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#batch",
                            "https://www.tensorflow.org/guide/tpu"},

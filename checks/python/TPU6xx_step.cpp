@@ -74,19 +74,21 @@ std::optional<std::string> qualified_in(Node expr, std::span<const uint32_t> sco
   return *base + std::string(suffix);
 }
 
-// A call that runs a backward pass or an optimizer step: `loss.backward()`,
-// `accelerator.backward(loss)`, `optimizer.step()`, `scaler.step(opt)`, `xm.optimizer_step(opt)`,
-// `state.apply_gradients(grads=g)`, `optax.apply_updates(p, u)`, `opt.minimize(loss)`.
-bool is_step_marker(Node call, std::optional<std::string> qualified_callee) {
-  if (qualified_callee && *qualified_callee == "optax.apply_updates") return true;
+enum class Marker : uint8_t { None, Backward, Update };
+
+// A call that runs a backward pass (`loss.backward()`, `accelerator.backward(loss)`) or a parameter
+// update (`optimizer.step()`, `scaler.step(opt)`, `xm.optimizer_step(opt)`,
+// `state.apply_gradients(grads=g)`, `optax.apply_updates(p, u)`, `opt.minimize(loss)`).
+Marker step_marker(Node call, const std::optional<std::string>& qualified_callee) {
+  if (qualified_callee && *qualified_callee == "optax.apply_updates") return Marker::Update;
   Node callee = call.field(Field::Function);
-  if (callee.kind() != Kind::Attribute) return false;
+  if (callee.kind() != Kind::Attribute) return Marker::None;
   std::string_view method = callee.field(Field::Attribute).text();
-  if (method == "backward" || method == "manual_backward" || method == "optimizer_step" ||
-      method == "apply_gradients")
-    return true;
-  if (method == "step" || method == "minimize") return optimizer_like(last_name(callee.field(Field::Object)));
-  return false;
+  if (method == "backward" || method == "manual_backward") return Marker::Backward;
+  if (method == "optimizer_step" || method == "apply_gradients") return Marker::Update;
+  if ((method == "step" || method == "minimize") && optimizer_like(last_name(callee.field(Field::Object))))
+    return Marker::Update;
+  return Marker::None;
 }
 
 // What the file says about steps, gathered in one walk the first time a check asks.
@@ -97,10 +99,16 @@ struct FileIndex {
   // passed to one: calling one runs a whole step on the device. A `torch.compile`d module is not
   // one: calling it is a forward pass, as in any evaluation loop.
   std::unordered_set<std::string> step_callables;
-  std::unordered_set<std::string> step_functions;      // defs that run backward or an optimizer step outside loops
+  std::unordered_set<std::string> step_functions;      // defs that update parameters outside loops, or named so
   std::unordered_set<uint32_t> step_function_starts;
+  // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
+  std::unordered_set<std::string> epoch_functions;
   std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
-  std::unordered_map<uint32_t, bool> training_loops;     // loop start byte -> is a training loop (memo)
+  struct LoopStep {
+    bool step = false;
+    std::string calls;  // the step function or compiled callable it calls, when no marker decided
+  };
+  std::unordered_map<uint32_t, LoopStep> training_loops;  // loop start byte -> what it is (memo)
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
@@ -178,6 +186,7 @@ FileIndex build_index(const PythonContext& ctx) {
     bool in_loop;  // inside a loop of that function
   };
   std::vector<Item> stack{{ctx.tree().root(), -1, false}};
+  std::vector<std::pair<int, std::string>> loop_calls;  // (function, callee name) of calls in loops
   std::vector<uint32_t> scopes;
   auto scopes_of = [&](int f) -> std::span<const uint32_t> {
     scopes.clear();
@@ -229,9 +238,19 @@ FileIndex build_index(const PythonContext& ctx) {
         auto q = qualified_in(n.field(Field::Function), scopes_of(function), imports);
         if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None)
           index_compile_call(n, c, scopes_of(function), imports, idx);
-        if (function >= 0 && !in_loop && is_step_marker(n, q)) {
+        // A function that updates parameters once per call is a step; one that only runs a
+        // backward pass may be a test or a gradient check, run once.
+        if (function >= 0 && !in_loop && step_marker(n, q) == Marker::Update &&
+            !functions[size_t(function)].name.starts_with("test")) {
           idx.step_function_starts.insert(functions[size_t(function)].start);
           idx.step_functions.insert(functions[size_t(function)].name);
+        }
+        // In a loop, a marker or a call of a would-be step makes the function run a training loop.
+        if (function >= 0 && in_loop) {
+          if (step_marker(n, q) != Marker::None)
+            idx.epoch_functions.insert(functions[size_t(function)].name);
+          else
+            loop_calls.emplace_back(function, std::string(last_name(n.field(Field::Function))));
         }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
@@ -247,6 +266,9 @@ FileIndex build_index(const PythonContext& ctx) {
     }
     for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back({n.named_child(i), function, in_loop});
   }
+  for (const auto& [f, callee] : loop_calls)
+    if (idx.step_callables.count(callee) || idx.step_functions.count(callee))
+      idx.epoch_functions.insert(functions[size_t(f)].name);
   // Classes deriving from torch modules, through local bases, to a fixed point.
   for (bool grew = true; grew;) {
     grew = false;
@@ -280,24 +302,47 @@ bool calls_step(Node call, const FileIndex& idx) {
   return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
-bool is_training_loop(Node loop, const PythonContext& ctx, FileIndex& idx) {
-  auto [it, inserted] = idx.training_loops.emplace(loop.span().begin, false);
-  if (!inserted) return it->second;
+// A call of a function of this file by its name, `run_epoch(...)` or `self.run_epoch(...)`; not a
+// method of another object (`model.train()` is not the file's `def train`).
+bool calls_own_function(Node call) {
+  Node callee = call.field(Field::Function);
+  if (callee.kind() == Kind::Identifier) return true;
+  Node object = callee.kind() == Kind::Attribute ? callee.field(Field::Object) : Node();
+  return object && object.kind() == Kind::Identifier && object.text() == "self";
+}
+
+const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIndex& idx) {
+  auto [it, inserted] = idx.training_loops.try_emplace(loop.span().begin);
+  FileIndex::LoopStep& out = it->second;
+  if (!inserted) return out;
+  // In a unit test, a loop that only runs backward passes checks gradients over a list of cases.
+  const Frame* fn = ctx.enclosing_function();
+  bool in_test = fn && function_name(fn->node).starts_with("test");
   std::vector<Node> stack{loop.field(Field::Body)};
-  bool found = false;
-  while (!stack.empty() && !found) {
+  bool marker = false;
+  while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
     if (!n) continue;
     Kind k = n.kind();
-    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda) continue;
+    // A nested loop's steps are its own: an epoch loop around a batch loop runs its own body (an
+    // epoch summary) once per epoch.
+    if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda ||
+        k == Kind::ForStatement || k == Kind::WhileStatement)
+      continue;
     if (k == Kind::Call) {
-      if (is_step_marker(n, ctx.qualified_name(n.field(Field::Function))) || calls_step(n, idx)) found = true;
+      std::string callee(last_name(n.field(Field::Function)));
+      // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
+      if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
+      Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
+      if (m == Marker::Update || (m == Marker::Backward && !in_test)) marker = true;
+      if (calls_step(n, idx) && out.calls.empty()) out.calls = callee;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
-  idx.training_loops[loop.span().begin] = found;
-  return found;
+  out.step = marker || !out.calls.empty();
+  if (marker) out.calls.clear();
+  return out;
 }
 
 Compiler compiled(const Frame& f, const FileIndex& idx) {
@@ -307,7 +352,15 @@ Compiler compiled(const Frame& f, const FileIndex& idx) {
   return it != idx.compiled_by.end() && idx.compiled_functions.count(it->first) ? it->second : Compiler::None;
 }
 
-bool has_modulo(Node e) {
+bool step_like_name(Node n) {
+  if (n.kind() != Kind::Identifier && n.kind() != Kind::Attribute) return false;
+  std::string name = lower(last_name(n));
+  return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
+}
+
+// A condition that holds once every N steps: it uses `%` (`step % 100 == 0`), or asks a helper
+// about the step counter (`if u.itstime(step, log_every):`, `if should_log(global_step):`).
+bool periodic_condition(Node e) {
   std::vector<Node> stack{e};
   while (!stack.empty()) {
     Node n = stack.back();
@@ -316,6 +369,11 @@ bool has_modulo(Node e) {
       Node left = n.field(Field::Left);
       for (uint32_t i = 0; i < n.child_count(); ++i)
         if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
+    }
+    if (n.kind() == Kind::Call) {
+      auto args = python::call_arguments(n);
+      for (Node a : args.positional)
+        if (step_like_name(a)) return true;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
@@ -353,6 +411,57 @@ bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).devic
 
 bool names_dataloader(std::string_view name, const PythonContext& ctx) {
   return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
+}
+
+namespace {
+
+Node chain_root(Node n) {
+  for (;;) {
+    if (n.kind() == Kind::Attribute)
+      n = n.field(Field::Object);
+    else if (n.kind() == Kind::Call)
+      n = n.field(Field::Function);
+    else if (n.kind() == Kind::Subscript)
+      n = n.field(Field::Value);
+    else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1)
+      n = n.named_child(0);
+    else
+      return n;
+  }
+}
+
+bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
+  for (const python::ImportBinding& b : ctx.imports().bindings())
+    if (b.local == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
+  auto q = ctx.qualified_name(expr);
+  if (!q) return q;
+  Node root = expr;
+  while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
+  if (root.kind() == Kind::Identifier && !bound_explicitly(root.text(), ctx)) return std::nullopt;
+  return q;
+}
+
+bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {
+  if (callee.kind() != Kind::Attribute) return false;
+  Node root = chain_root(callee.field(Field::Object));
+  if (root.kind() == Kind::Identifier && ctx.qualified_name(root) && !bound_explicitly(root.text(), ctx)) {
+    Node receiver = callee.field(Field::Object);
+    bool own = receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls");
+    return !own && ctx.imports().imports(framework);
+  }
+  return pyapi::method_receiver_may_be(callee, ctx, framework);
+}
+
+bool in_unit_test(const PythonContext& ctx) {
+  for (const Frame& f : ctx.frames())
+    if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
+  return false;
 }
 
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
@@ -457,26 +566,29 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
     const Frame& f = frames[i];
     if (!contains(f.body, n.span())) continue;
     if (f.type == Frame::Type::Loop) {
-      if (!plain_function_seen && is_training_loop(f.node, ctx, idx)) {
-        found = {StepKind::TrainingLoop, Compiler::None, f.node};
-        break;
+      if (!plain_function_seen) {
+        if (const FileIndex::LoopStep& ls = loop_step(f.node, ctx, idx); ls.step) {
+          found = {StepKind::TrainingLoop, Compiler::None, f.node, false, {}};
+          found.loop_calls = ls.calls;
+          break;
+        }
       }
       continue;
     }
     if (f.type != Frame::Type::Function) continue;
     if (Compiler c = compiled(f, idx); c != Compiler::None) {
-      found = {StepKind::CompiledFunction, c, f.node};
+      found = {StepKind::CompiledFunction, c, f.node, false, {}};
       break;
     }
     if (plain_function_seen) continue;
     if (idx.step_function_starts.count(f.node.span().begin) || step_function_name(function_name(f.node))) {
-      found = {StepKind::StepFunction, Compiler::None, f.node};
+      found = {StepKind::StepFunction, Compiler::None, f.node, false, {}};
       break;
     }
     if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
         contains(frames[i - 1].body, f.node.span()) &&
         idx.torch_module_classes.count(std::string(frames[i - 1].node.field(Field::Name).text()))) {
-      found = {StepKind::ModelForward, Compiler::None, f.node};
+      found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }
     plain_function_seen = true;
@@ -486,7 +598,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
   Node child = n;
   for (Node p = ctx.parent(n); p && !(p == found.node); child = p, p = ctx.parent(p)) {
     if ((p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) && p.field(Field::Consequence) == child &&
-        has_modulo(p.field(Field::Condition)))
+        periodic_condition(p.field(Field::Condition)))
       found.periodic = true;
     if (p.kind() == Kind::ArgumentList) {
       Node call = ctx.parent(p);
@@ -499,7 +611,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
 std::string describe(const Step& s) {
   switch (s.kind) {
     case StepKind::TrainingLoop:
-      return "a training loop";
+      return s.loop_calls.empty() ? "a training loop" : fmt::format("a loop that calls the step '{}'", s.loop_calls);
     case StepKind::StepFunction:
       return fmt::format("the step function '{}'", function_name(s.node));
     case StepKind::CompiledFunction: {
@@ -564,13 +676,13 @@ enum class Value : uint8_t { Unknown, Host, Tensor };
 Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth);
 
 bool receiver_may_be_tensor(Node callee, const PythonContext& ctx) {
-  return pyapi::method_receiver_may_be(callee, ctx, "torch") || pyapi::method_receiver_may_be(callee, ctx, "jax") ||
-         pyapi::method_receiver_may_be(callee, ctx, "tensorflow");
+  return receiver_may_be(callee, ctx, "torch") || receiver_may_be(callee, ctx, "jax") ||
+         receiver_may_be(callee, ctx, "tensorflow");
 }
 
 Value classify_call(Node call, const PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  if (auto q = ctx.qualified_name(callee)) {
+  if (auto q = explicit_qualified_name(callee, ctx)) {
     if (tensor_function(*q)) return Value::Tensor;
     return *q == "jax.device_get" || q->starts_with("numpy.") || q->starts_with("math.") ? Value::Host : Value::Unknown;
   }
@@ -652,7 +764,7 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
       std::string_view a = e.field(Field::Attribute).text();
       if (host_attribute(a)) return Value::Host;
       if (a == "loss" || a == "logits") return Value::Tensor;
-      if (ctx.qualified_name(e)) return Value::Unknown;
+      if (explicit_qualified_name(e, ctx)) return Value::Unknown;
       Node object = e.field(Field::Object);
       if (object.kind() == Kind::Identifier && (object.text() == "self" || object.text() == "args")) return Value::Unknown;
       return classify(object, ctx, in, params_traced, depth + 1);

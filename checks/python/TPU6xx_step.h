@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,7 @@ using python::PythonContext;
 enum class StepKind : uint8_t {
   None,
   TrainingLoop,      // a for/while loop whose body runs a backward pass, an optimizer step, or a step function
-  StepFunction,      // a function that runs a backward pass or an optimizer step, or is named like one
+  StepFunction,      // a function that runs an optimizer step (outside its loops), or is named like one
   CompiledFunction,  // a function decorated with or passed to jax.jit/pmap, tf.function or torch.compile
   ModelForward,      // `forward` of a torch.nn.Module subclass
 };
@@ -31,7 +32,10 @@ struct Step {
   StepKind kind = StepKind::None;
   Compiler compiler = Compiler::None;
   Node node;              // the loop or the function_definition
-  bool periodic = false;  // under an `if` testing `%` (`if step % 100 == 0:`): runs once every N steps
+  // Under an `if` that holds once every N steps: its condition uses `%` (`if step % 100 == 0:`) or
+  // passes a step counter to a call (`if u.itstime(step, log_every):`).
+  bool periodic = false;
+  std::string loop_calls;  // TrainingLoop found by its call of a step function or compiled callable
   explicit operator bool() const { return kind != StepKind::None; }
 };
 
@@ -47,8 +51,8 @@ bool on_module(Node n);
 // `xm.add_step_closure(...)` runs after the step and is not in it.
 Step enclosing_step(Node n, const PythonContext& ctx);
 
-// "a training loop", "the step function 'train_step'", "'f' (compiled by JAX)", "'forward' of a
-// torch module": for messages.
+// "a training loop", "a loop that calls the step 'p_step'", "the step function 'train_step'",
+// "'f' (compiled by JAX)", "'forward' of a torch module": for messages.
 std::string describe(const Step& s);
 
 // Is `name` a parameter of the function definition `def`?
@@ -110,8 +114,20 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
+// True when the node being checked is in a unit test: a function named `test*` (or nested in one).
+bool in_unit_test(const PythonContext& ctx);
+
 // True when a name or expression text says it is for training: it contains "train" (any case).
 bool says_train(std::string_view text);
+
+// ctx.qualified_name, except that a name resolved only through a star import (`from models
+// import *`) is unresolved: locals such as `loss` or builtins such as `print` would otherwise
+// resolve to `models.loss`, `models.print`.
+std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx);
+
+// pyapi::method_receiver_may_be, with a receiver resolved only through a star import taken as a
+// local name.
+bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework);
 
 // The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
 std::string_view last_name(Node n);
