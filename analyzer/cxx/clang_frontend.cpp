@@ -2,6 +2,7 @@
 // It turns a Clang AST into the plain facts of native_facts.h.
 #include "cxx/clang_frontend.h"
 #include "cxx/lexical_scan.h"
+#include "cxx/project_headers.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -62,14 +63,14 @@ class MainFileSpans {
  public:
   MainFileSpans(const SourceManager& sm, const LangOptions& lang) : sm_(sm), lang_(lang) {}
 
-  // Whether `loc` is written in the file being analyzed (macro uses count where they expand).
-  bool in_main_file(SourceLocation loc) const {
-    return loc.isValid() && sm_.isWrittenInMainFile(sm_.getExpansionLoc(loc));
-  }
+  // Whether `loc` is written in the file being analyzed. Code in a macro's arguments counts
+  // where it is written (the launch inside `AT_DISPATCH_*(..., [&] {...})`), code of a macro's
+  // body where the macro is used.
+  bool in_main_file(SourceLocation loc) const { return loc.isValid() && sm_.isWrittenInMainFile(sm_.getFileLoc(loc)); }
 
   ByteSpan span(SourceRange range) const {
-    SourceLocation b = sm_.getExpansionLoc(range.getBegin());
-    SourceLocation e = sm_.getExpansionLoc(range.getEnd());
+    SourceLocation b = sm_.getFileLoc(range.getBegin());
+    SourceLocation e = sm_.getFileLoc(range.getEnd());
     uint32_t begin = sm_.getFileOffset(b);
     SourceLocation after = Lexer::getLocForEndOfToken(e, 0, sm_, lang_);
     uint32_t end = after.isValid() && sm_.isWrittenInMainFile(after) ? sm_.getFileOffset(after) : sm_.getFileOffset(e);
@@ -77,8 +78,8 @@ class MainFileSpans {
   }
 
   uint32_t lines(SourceRange range) const {
-    unsigned b = sm_.getExpansionLineNumber(range.getBegin());
-    unsigned e = sm_.getExpansionLineNumber(range.getEnd());
+    unsigned b = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getBegin()));
+    unsigned e = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getEnd()));
     return e >= b ? e - b + 1 : 1;
   }
 
@@ -430,8 +431,12 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
     }
   }
   if (!db) {
-    fixed = std::make_unique<tooling::FixedCompilationDatabase>(file.absolute_path().parent_path().string(),
-                                                                header_free_flags(file));
+    std::vector<std::string> flags = header_free_flags(file);
+    HeaderResolution headers = resolve_project_headers(file);
+    for (const std::string& dir : headers.include_dirs) flags.insert(flags.end(), {"-I", dir});
+    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
+      flags.insert(flags.end(), {"-include", kTorchShimPath});
+    fixed = std::make_unique<tooling::FixedCompilationDatabase>(file.absolute_path().parent_path().string(), flags);
     db = fixed.get();
   }
 
@@ -444,6 +449,7 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
     tooling::ClangTool tool(*db, {abs});
     tool.mapVirtualFile(abs, file.text());
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
+    tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
     tool.setPrintErrorMessage(false);
     tool.setDiagnosticConsumer(&diagnostics);

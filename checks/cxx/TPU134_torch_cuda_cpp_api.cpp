@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <set>
 
 #include "checks/check_def.h"
 
@@ -24,6 +25,8 @@ bool in(const std::array<std::string_view, N>& names, std::string_view s) {
   return std::find(names.begin(), names.end(), s) != names.end();
 }
 
+bool torch_cuda(std::string_view name) { return name.starts_with("at::cuda::") || name.starts_with("c10::cuda::"); }
+
 constexpr const char* kHint =
     "drop it with the kernel it serves: torch_xla and JAX have no user-visible CUDA streams, guards or launch checks "
     "(use torch_xla.device() for placement)";
@@ -31,11 +34,14 @@ constexpr const char* kHint =
 class TorchCudaCppApi final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
+    std::set<uint32_t> reported;
     for (const cxx::QualifiedNameFact& q : facts.qualified_names)
-      if (q.name.starts_with("at::cuda::") || q.name.starts_with("c10::cuda::"))
+      if (torch_cuda(q.name) && reported.insert(q.span.begin).second)
         ctx.report(q.span, fmt::format("PyTorch CUDA C++ API '{}' has no TPU equivalent", q.name), kHint, q.name);
+    // Calls written unqualified after `using namespace at::cuda;`: resolved by Clang when the
+    // built-in torch declarations are in, by name otherwise.
     for (const cxx::CallFact& c : facts.calls)
-      if (in(kUnqualified, c.callee))
+      if ((torch_cuda(c.callee) || in(kUnqualified, c.callee)) && reported.insert(c.span.begin).second)
         ctx.report(c.span, fmt::format("PyTorch CUDA C++ API '{}' has no TPU equivalent", c.callee), kHint, c.callee);
     for (const cxx::MacroUseFact& m : facts.macro_uses)
       if (in(kCudaMacros, m.name))
