@@ -373,23 +373,22 @@ class CountingDiagnostics : public DiagnosticConsumer {
   uint32_t fatal_at = 0;
 };
 
+// A C++ file with CUDA in it: headers (.h, .hpp) of CUDA code, or .cpp files compiled by nvcc.
+bool written_in_cuda(const SourceFile& file) {
+  if (file.language() == Language::Cuda) return true;
+  if (fs::path(file.path()).extension() == ".c") return false;
+  const std::string& text = file.text();
+  return text.find("__global__") != std::string::npos || text.find("__device__") != std::string::npos ||
+         text.find("<<<") != std::string::npos;
+}
+
 std::vector<std::string> header_free_flags(const SourceFile& file) {
-  std::vector<std::string> flags;
-  switch (file.language()) {
-    case Language::Cuda:
-      flags = {"-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib", "--cuda-host-only",
-               // A fixed, empty CUDA path: the same result on machines with and without CUDA.
-               "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
-      break;
-    default: {
-      std::string ext = fs::path(file.path()).extension().string();
-      if (ext == ".c")
-        flags = {"-x", "c", "-std=gnu11"};
-      else
-        flags = {"-x", "c++", "-std=c++17"};
-    }
-  }
-  return flags;
+  if (written_in_cuda(file))
+    return {"-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib", "--cuda-host-only",
+            // A fixed, empty CUDA path: the same result on machines with and without CUDA.
+            "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
+  if (fs::path(file.path()).extension() == ".c") return {"-x", "c", "-std=gnu11"};
+  return {"-x", "c++", "-std=c++17"};
 }
 
 // Flags added in both modes: never stop at 20 errors (the 20th turns fatal and degrades the
@@ -442,7 +441,8 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
 
   // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
   // device pass first, then the host pass.
-  bool device_pass = file.language() == Language::Cuda && file.text().find("__CUDA_ARCH__") != std::string::npos;
+  bool device_pass = !out.used_compile_database && written_in_cuda(file) &&
+                     file.text().find("__CUDA_ARCH__") != std::string::npos;
   ParseState state{.out = out, .last_pass = true, .skipped = {}, .skipped_in_earlier_pass = {}, .had_earlier_pass = false};
   CountingDiagnostics diagnostics;
   auto run_pass = [&](bool device) {

@@ -15,9 +15,6 @@ const char kTorchShim[] = R"shim(// tpulint built-in torch declarations (header-
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <tuple>
-#include <vector>
-#include <string>
 
 typedef struct CUstream_st *cudaStream_t;
 struct cudaDeviceProp;
@@ -38,9 +35,9 @@ struct Half { TPULINT_HD Half() = default; TPULINT_HD Half(float); TPULINT_HD op
 struct BFloat16 { TPULINT_HD BFloat16() = default; TPULINT_HD BFloat16(float); TPULINT_HD operator float() const; };
 struct Device { template <class... A> Device(A&&...); int index() const; bool is_cuda() const; DeviceType type() const; };
 template <class T> struct ArrayRef {
-  ArrayRef(); ArrayRef(std::initializer_list<T>); ArrayRef(const std::vector<T>&); template <class U> ArrayRef(const U&);
+  ArrayRef(); ArrayRef(std::initializer_list<T>); template <class U> ArrayRef(const U&);
   const T* begin() const; const T* end() const; size_t size() const; const T& operator[](size_t) const;
-  const T* data() const; std::vector<T> vec() const;
+  const T* data() const;
 };
 using IntArrayRef = ArrayRef<int64_t>;
 struct Scalar { template <class T> Scalar(T); template <class T> T to() const; };
