@@ -2,6 +2,7 @@
 // It turns a Clang AST into the plain facts of native_facts.h.
 #include "cxx/clang_frontend.h"
 #include "cxx/lexical_scan.h"
+#include "cxx/project_headers.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -62,14 +63,14 @@ class MainFileSpans {
  public:
   MainFileSpans(const SourceManager& sm, const LangOptions& lang) : sm_(sm), lang_(lang) {}
 
-  // Whether `loc` is written in the file being analyzed (macro uses count where they expand).
-  bool in_main_file(SourceLocation loc) const {
-    return loc.isValid() && sm_.isWrittenInMainFile(sm_.getExpansionLoc(loc));
-  }
+  // Whether `loc` is written in the file being analyzed. Code in a macro's arguments counts
+  // where it is written (the launch inside `AT_DISPATCH_*(..., [&] {...})`), code of a macro's
+  // body where the macro is used.
+  bool in_main_file(SourceLocation loc) const { return loc.isValid() && sm_.isWrittenInMainFile(sm_.getFileLoc(loc)); }
 
   ByteSpan span(SourceRange range) const {
-    SourceLocation b = sm_.getExpansionLoc(range.getBegin());
-    SourceLocation e = sm_.getExpansionLoc(range.getEnd());
+    SourceLocation b = sm_.getFileLoc(range.getBegin());
+    SourceLocation e = sm_.getFileLoc(range.getEnd());
     uint32_t begin = sm_.getFileOffset(b);
     SourceLocation after = Lexer::getLocForEndOfToken(e, 0, sm_, lang_);
     uint32_t end = after.isValid() && sm_.isWrittenInMainFile(after) ? sm_.getFileOffset(after) : sm_.getFileOffset(e);
@@ -77,8 +78,8 @@ class MainFileSpans {
   }
 
   uint32_t lines(SourceRange range) const {
-    unsigned b = sm_.getExpansionLineNumber(range.getBegin());
-    unsigned e = sm_.getExpansionLineNumber(range.getEnd());
+    unsigned b = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getBegin()));
+    unsigned e = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getEnd()));
     return e >= b ? e - b + 1 : 1;
   }
 
@@ -372,23 +373,22 @@ class CountingDiagnostics : public DiagnosticConsumer {
   uint32_t fatal_at = 0;
 };
 
+// A C++ file with CUDA in it: headers (.h, .hpp) of CUDA code, or .cpp files compiled by nvcc.
+bool written_in_cuda(const SourceFile& file) {
+  if (file.language() == Language::Cuda) return true;
+  if (fs::path(file.path()).extension() == ".c") return false;
+  const std::string& text = file.text();
+  return text.find("__global__") != std::string::npos || text.find("__device__") != std::string::npos ||
+         text.find("<<<") != std::string::npos;
+}
+
 std::vector<std::string> header_free_flags(const SourceFile& file) {
-  std::vector<std::string> flags;
-  switch (file.language()) {
-    case Language::Cuda:
-      flags = {"-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib", "--cuda-host-only",
-               // A fixed, empty CUDA path: the same result on machines with and without CUDA.
-               "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
-      break;
-    default: {
-      std::string ext = fs::path(file.path()).extension().string();
-      if (ext == ".c")
-        flags = {"-x", "c", "-std=gnu11"};
-      else
-        flags = {"-x", "c++", "-std=c++17"};
-    }
-  }
-  return flags;
+  if (written_in_cuda(file))
+    return {"-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib", "--cuda-host-only",
+            // A fixed, empty CUDA path: the same result on machines with and without CUDA.
+            "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
+  if (fs::path(file.path()).extension() == ".c") return {"-x", "c", "-std=gnu11"};
+  return {"-x", "c++", "-std=c++17"};
 }
 
 // Flags added in both modes: never stop at 20 errors (the 20th turns fatal and degrades the
@@ -430,20 +430,26 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
     }
   }
   if (!db) {
-    fixed = std::make_unique<tooling::FixedCompilationDatabase>(file.absolute_path().parent_path().string(),
-                                                                header_free_flags(file));
+    std::vector<std::string> flags = header_free_flags(file);
+    HeaderResolution headers = resolve_project_headers(file);
+    for (const std::string& dir : headers.include_dirs) flags.insert(flags.end(), {"-I", dir});
+    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
+      flags.insert(flags.end(), {"-include", kTorchShimPath});
+    fixed = std::make_unique<tooling::FixedCompilationDatabase>(file.absolute_path().parent_path().string(), flags);
     db = fixed.get();
   }
 
   // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
   // device pass first, then the host pass.
-  bool device_pass = file.language() == Language::Cuda && file.text().find("__CUDA_ARCH__") != std::string::npos;
+  bool device_pass = !out.used_compile_database && written_in_cuda(file) &&
+                     file.text().find("__CUDA_ARCH__") != std::string::npos;
   ParseState state{.out = out, .last_pass = true, .skipped = {}, .skipped_in_earlier_pass = {}, .had_earlier_pass = false};
   CountingDiagnostics diagnostics;
   auto run_pass = [&](bool device) {
     tooling::ClangTool tool(*db, {abs});
     tool.mapVirtualFile(abs, file.text());
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
+    tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
     tool.setPrintErrorMessage(false);
     tool.setDiagnosticConsumer(&diagnostics);

@@ -5,7 +5,8 @@
 // - header-free (the default): each file is parsed on its own with synthesized flags (CUDA as
 //   `-x cuda -nocudainc -nocudalib` with a built-in shim declaring the CUDA builtins), no
 //   CUDA SDK, torch or third-party headers needed; a missing #include is recorded and skipped
-//   so the rest of the file is still analyzed.
+//   so the rest of the file is still analyzed. Headers of the scanned tree are found by name
+//   (project_headers.h), and missing torch headers are replaced by built-in declarations.
 // - with a compile database (`-p DIR`, or compile_commands.json at the root or under build/):
 //   the file's real flags are used.
 #pragma once
@@ -59,5 +60,9 @@ class ClangFrontend {
 // The built-in header force-included in header-free CUDA parses (cuda_shim.cpp).
 extern const char kCudaShimPath[];
 extern const char kCudaShim[];
+// The built-in torch/ATen/c10/pybind11 declarations, force-included in header-free C++/CUDA
+// parses of files that include those headers when they are missing (torch_shim.cpp).
+extern const char kTorchShimPath[];
+extern const char kTorchShim[];
 
 }  // namespace tpulint::cxx

@@ -1,0 +1,157 @@
+#include "cxx/project_headers.h"
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace tpulint::cxx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kMaxFilesFollowed = 64;  // per analyzed file: the file and the project headers it reaches
+
+bool header_extension(const fs::path& p) {
+  static const std::set<std::string> kExtensions = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc",
+                                                    ".ipp", ".tcc", ".cu", ".h++"};
+  return kExtensions.count(p.extension().string()) > 0;
+}
+
+// The scanned tree's headers by file name, built once per root and shared by all workers.
+struct HeaderIndex {
+  std::unordered_map<std::string, std::vector<std::string>> by_name;  // file name -> absolute paths, sorted
+};
+
+std::shared_ptr<const HeaderIndex> index_for(const fs::path& root) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const HeaderIndex>> indexes;
+  std::lock_guard lock(mutex);
+  auto& slot = indexes[root.string()];
+  if (slot) return slot;
+  auto index = std::make_shared<HeaderIndex>();
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& e = *it;
+    std::string name = e.path().filename().string();
+    if (e.is_directory(ec) && !e.is_symlink(ec) && (name.starts_with('.') || name == "node_modules")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!e.is_symlink(ec) && e.is_regular_file(ec) && header_extension(e.path()))
+      index->by_name[name].push_back(e.path().generic_string());
+  }
+  for (auto& [name, paths] : index->by_name) std::sort(paths.begin(), paths.end());
+  slot = index;
+  return slot;
+}
+
+// The scan root: the absolute path with the relative one taken off its end.
+fs::path scan_root(const SourceFile& file) {
+  fs::path root = file.absolute_path();
+  fs::path rel(file.path());
+  for (auto it = rel.begin(); it != rel.end(); ++it) root = root.parent_path();
+  return root.empty() ? file.absolute_path().parent_path() : root;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+bool torch_family(std::string_view spelled) {
+  for (std::string_view p : {"torch/", "ATen/", "c10/", "pybind11/", "caffe2/"})
+    if (spelled.starts_with(p)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<SpelledInclude> spelled_includes(std::string_view text) {
+  std::vector<SpelledInclude> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    pos = eol == std::string_view::npos ? text.size() : eol + 1;
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string_view::npos || line[i] != '#') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string_view::npos || line.substr(i, 7) != "include") continue;
+    i = line.find_first_of("\"<", i + 7);
+    if (i == std::string_view::npos) continue;
+    char close = line[i] == '"' ? '"' : '>';
+    size_t j = line.find(close, i + 1);
+    if (j == std::string_view::npos || j == i + 1) continue;
+    out.push_back({std::string(line.substr(i + 1, j - i - 1)), close == '"'});
+  }
+  return out;
+}
+
+HeaderResolution resolve_project_headers(const SourceFile& file) {
+  HeaderResolution out;
+  std::shared_ptr<const HeaderIndex> index = index_for(scan_root(file));
+  std::deque<std::pair<std::string, std::string>> queue;  // (path, text) of files to follow
+  std::set<std::string> followed;
+  std::string main_path = file.absolute_path().generic_string();
+  queue.emplace_back(main_path, file.text());
+  followed.insert(main_path);
+  auto exists = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+  };
+  auto follow = [&](const std::string& path) {
+    if (followed.size() < kMaxFilesFollowed && followed.insert(path).second) queue.emplace_back(path, read_text(path));
+  };
+  while (!queue.empty()) {
+    auto [path, text] = std::move(queue.front());
+    queue.pop_front();
+    fs::path dir = fs::path(path).parent_path();
+    for (const SpelledInclude& inc : spelled_includes(text)) {
+      if (inc.path.starts_with('/')) continue;
+      if (inc.quoted && exists(dir / inc.path)) {
+        follow((dir / inc.path).lexically_normal().generic_string());
+        continue;
+      }
+      auto known = std::find_if(out.include_dirs.begin(), out.include_dirs.end(),
+                                [&](const std::string& d) { return exists(fs::path(d) / inc.path); });
+      if (known != out.include_dirs.end()) {
+        follow((fs::path(*known) / inc.path).lexically_normal().generic_string());
+        continue;
+      }
+      // A header of the tree whose path ends with the spelled one; the nearest to the includer.
+      std::string name = fs::path(inc.path).filename().string();
+      std::string suffix = "/" + fs::path(inc.path).lexically_normal().generic_string();
+      const std::string* best = nullptr;
+      if (auto it = index->by_name.find(name); it != index->by_name.end())
+        for (const std::string& candidate : it->second)
+          if (candidate.ends_with(suffix) &&
+              (!best || common_prefix(candidate, path) > common_prefix(*best, path)))
+            best = &candidate;
+      if (best) {
+        out.include_dirs.push_back(best->substr(0, best->size() - suffix.size()));
+        follow(*best);
+      } else if (torch_family(inc.path)) {
+        out.torch_missing = true;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tpulint::cxx

@@ -1,0 +1,32 @@
+// Header-free mode, part 1: headers of the scanned project found by name. An
+// `#include "pytorch_cuda_helper.hpp"` or `<mylib/kernels.cuh>` that names a file somewhere in
+// the scanned tree resolves to it (the include directory that makes it resolve is added), so a
+// kernel declared in a project header is known where it is launched. Clang-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/source_file.h"
+
+namespace tpulint::cxx {
+
+struct HeaderResolution {
+  std::vector<std::string> include_dirs;  // to add with -I, in the order found
+  // A torch/ATen/c10/pybind11 header is included (directly or by a project header) and is not
+  // in the tree: the built-in torch declarations (torch_shim.cpp) stand in for it.
+  bool torch_missing = false;
+};
+
+// Follows the file's #includes, and those of the project headers they resolve to (a bounded
+// number), through an index of the tree's headers built once per scan root.
+HeaderResolution resolve_project_headers(const SourceFile& file);
+
+// The #include targets of a C/C++ text, as spelled, with whether they are quoted.
+struct SpelledInclude {
+  std::string path;
+  bool quoted = false;
+};
+std::vector<SpelledInclude> spelled_includes(std::string_view text);
+
+}  // namespace tpulint::cxx
