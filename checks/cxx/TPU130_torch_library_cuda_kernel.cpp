@@ -36,6 +36,7 @@ extern const CheckDef TPU130_torch_library_cuda_kernel{
         .name = "torch-library-cuda-kernel",
         .summary = "PyTorch custom op kernels registered for CUDA (`TORCH_LIBRARY_IMPL(ns, CUDA, m)`)",
         .languages = Language::Cuda | Language::Cxx,
+        .framework = Framework::Torch,
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},

@@ -46,6 +46,7 @@ extern const CheckDef TPU131_torch_library_cpu_op{
         .name = "torch-library-cpu-op",
         .summary = "PyTorch custom op defined in C++ or with a CPU kernel: CPU fallback on a TPU",
         .languages = Language::Cuda | Language::Cxx,
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},

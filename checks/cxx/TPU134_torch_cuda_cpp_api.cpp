@@ -59,6 +59,7 @@ extern const CheckDef TPU134_torch_cuda_cpp_api{
         .name = "torch-cuda-cpp-api",
         .summary = "PyTorch's C++ CUDA API (`at::cuda::getCurrentCUDAStream`, `c10::cuda::*`, `C10_CUDA_KERNEL_LAUNCH_CHECK`)",
         .languages = Language::Cuda | Language::Cxx,
+        .framework = Framework::Torch,
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 0.5},
