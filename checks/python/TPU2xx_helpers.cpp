@@ -53,7 +53,7 @@ Node last_assignment(std::string_view name, uint32_t before, const PythonContext
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
-    if (n.span().begin >= before || is_scope_boundary(n)) continue;
+    if (!n || n.span().begin >= before || is_scope_boundary(n)) continue;
     if (n.kind() == Kind::Assignment) {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (left && right && left.kind() == Kind::Identifier && left.text() == name && n.span().end <= before &&
@@ -280,7 +280,8 @@ namespace {
 // read on the host is data dependent.
 constexpr std::array<std::string_view, 6> kDynamicShapeOps = {"argwhere", "masked_select", "nonzero",
                                                              "unique", "unique_consecutive", "where"};
-// Reductions whose 0-d result, used as a Python number, is a value read from the device.
+// Reductions (and `.long()` of one) whose 0-d result, used as a Python number, is a value read
+// from the device.
 constexpr std::array<std::string_view, 9> kValueReductions = {"amax", "amin",  "argmax", "count_nonzero", "max",
                                                               "min",  "prod", "sum",    "long"};
 
