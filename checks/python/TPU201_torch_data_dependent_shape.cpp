@@ -51,6 +51,7 @@ class TorchDataDependentShape final : public python::PythonCheck {
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
+    if (dyn::in_data_loading(ctx)) return;  // a Dataset's __getitem__ runs on the host
 
     // Function form, through any alias: torch.nonzero(x), T.unique(x), nz(x).
     if (auto q = ctx.qualified_name(callee)) {
@@ -124,7 +125,9 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
                          "another import (`np.unique(...)` and `np.arange(3).nonzero()` are NumPy's), nor on a local "
                          "name last assigned from NumPy or another non-torch library (`lab = cv2.connectedComponents"
                          "(...)[1]; (lab == i).nonzero()`), nor on an argument of a NumPy function "
-                         "(`np.median(m.nonzero(), axis=1)`). A NumPy array passed in as a parameter is still reported.",
+                         "(`np.median(m.nonzero(), axis=1)`). A NumPy array passed in as a parameter is still reported. "
+                         "Code in a Dataset `__getitem__` or a collate function runs on the host and is not "
+                         "reported (in any form).",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},
         },

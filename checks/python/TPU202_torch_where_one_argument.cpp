@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU2xx_helpers.h"
 
 namespace tpulint::checks {
 
@@ -21,7 +22,7 @@ class TorchWhereOneArgument final : public python::PythonCheck {
 
   void check(Node call, python::PythonContext& ctx) const override {
     auto q = ctx.qualified_name(call.field(Field::Function));
-    if (!q || *q != "torch.where") return;
+    if (!q || *q != "torch.where" || dyn::in_data_loading(ctx)) return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.positional.size() + args.keywords.size() != 1) return;
     ctx.report(call, fmt::format("one-argument '{}' returns the indices of the true elements, a data-dependent shape", *q),
@@ -58,7 +59,8 @@ extern const CheckDef TPU202_torch_where_one_argument{
                            "really needed, pad to a known count with `torch.topk` on the mask.",
             .effort = "Medium: 1-4 h, since the code reading the indices usually has to carry a mask instead.",
             .heuristic = "None: the call resolves to `torch.where` through the imports. "
-                         "`nonzero(as_tuple=True)` is reported by TPU201, with the other nonzero forms.",
+                         "`nonzero(as_tuple=True)` is reported by TPU201, with the other nonzero forms. Code in "
+                         "a Dataset `__getitem__` or a collate function runs on the host and is not reported.",
             .references = {"https://docs.pytorch.org/docs/stable/generated/torch.where.html",
                            "https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.pytorch.org/xla/master/perf/recompilation.html"},

@@ -56,7 +56,7 @@ class TorchRepeatInterleaveTensor final : public python::PythonCheck {
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     auto args = python::call_arguments(call);
-    if (args.has_splat || args.keyword("output_size")) return;
+    if (args.has_splat || args.keyword("output_size") || dyn::in_data_loading(ctx)) return;
     auto q = ctx.qualified_name(callee);
     if (q) {
       if (*q != "torch.repeat_interleave") return;
@@ -112,7 +112,8 @@ extern const CheckDef TPU203_torch_repeat_interleave_tensor{
                          "(other than `.item()`, `.size()`, `.numel()`, `.tolist()`), a local name last "
                          "assigned from one, or a name of per-element counts (containing `lengths`, `lens`, "
                          "`counts`, `sizes`, `repeats` or `durations`). A tensor held in another name "
-                         "(`r = batch[\"r\"]`) is missed; a Python list named `lengths` is reported.",
+                         "(`r = batch[\"r\"]`) is missed; a Python list named `lengths` is reported. Code in a "
+                         "Dataset `__getitem__` or a collate function runs on the host and is not reported.",
             .references = {"https://docs.pytorch.org/docs/stable/generated/torch.repeat_interleave.html",
                            "https://docs.pytorch.org/xla/master/learn/troubleshoot.html"},
         },

@@ -40,7 +40,7 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
   }
 
   void check(Node subscript, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch") || dyn::in_numpy_only_function(ctx)) return;
+    if (!ctx.imports().imports("torch") || dyn::in_data_loading(ctx) || dyn::in_numpy_only_function(ctx)) return;
     Node value = subscript.field(Field::Value);
     if (!value || dyn::indexes_other_library(value, ctx, "torch")) return;
     Node mask;
@@ -101,7 +101,8 @@ extern const CheckDef TPU204_torch_boolean_mask_indexing{
                          "such assignment counts when its last word is \"mask\" or \"masks\" (`valid_mask`, "
                          "`mask_i`; not `mask_idx`, `mask_label_symmetries`). Repeated uses of one mask in one "
                          "statement are one finding. Functions that call NumPy and never torch, and arguments "
-                         "of NumPy functions or `torch.from_numpy`, are NumPy code and not reported. The subscripted value's type is followed through local assignments: an "
+                         "of NumPy functions or `torch.from_numpy`, are NumPy code and not reported, and so is "
+                         "host-side data preparation (a Dataset `__getitem__`, a collate function). The subscripted value's type is followed through local assignments: an "
                          "array made by NumPy or another non-torch library (`a = np.zeros(n)`, `m.numpy()`, "
                          "`.astype()`), or of unknown origin and indexed by such a mask, is not reported, nor "
                          "are values rooted at another import or `.loc`/`.iloc`/`.at` accessors. A NumPy array "

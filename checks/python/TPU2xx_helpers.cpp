@@ -53,7 +53,7 @@ Node last_assignment(std::string_view name, uint32_t before, const PythonContext
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
-    if (n.span().begin >= before || is_scope_boundary(n)) continue;
+    if (!n || n.span().begin >= before || is_scope_boundary(n)) continue;
     if (n.kind() == Kind::Assignment) {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (left && right && left.kind() == Kind::Identifier && left.text() == name && n.span().end <= before &&
@@ -280,7 +280,8 @@ namespace {
 // read on the host is data dependent.
 constexpr std::array<std::string_view, 6> kDynamicShapeOps = {"argwhere", "masked_select", "nonzero",
                                                              "unique", "unique_consecutive", "where"};
-// Reductions whose 0-d result, used as a Python number, is a value read from the device.
+// Reductions (and `.long()` of one) whose 0-d result, used as a Python number, is a value read
+// from the device.
 constexpr std::array<std::string_view, 9> kValueReductions = {"amax", "amin",  "argmax", "count_nonzero", "max",
                                                               "min",  "prod", "sum",    "long"};
 
@@ -301,6 +302,18 @@ std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string&
 
 // True for an expression whose result has a data-dependent length: `torch.nonzero(m)`,
 // `x.unique()`, `x[mask]`.
+// True for `torch.where(m)` and `nonzero(m, as_tuple=True)`: a tuple of data-dependent-length
+// index tensors.
+bool returns_index_tuple(Node expr, const PythonContext& ctx) {
+  expr = unparenthesized(expr);
+  std::string storage;
+  std::string_view op = torch_op_name(expr, ctx, storage);
+  if (op.empty()) return false;
+  auto args = python::call_arguments(expr);
+  if (op == "where") return args.positional.size() == 1 && args.keywords.empty();
+  return op == "nonzero" && pyapi::bool_literal(args.keyword("as_tuple")) == true;
+}
+
 bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
   expr = unparenthesized(expr);
   if (expr.kind() == Kind::Identifier && hops < kMaxAssignmentHops) {
@@ -308,12 +321,23 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
     return value && has_dynamic_length(value, ctx, hops + 1);
   }
   if (expr.kind() == Kind::Subscript) {
-    for (Node index : subscript_indices(expr))
+    std::vector<Node> indices = subscript_indices(expr);
+    for (Node index : indices)
       if (is_torch_mask(index, ctx)) return true;
+    // `nonzero(m)[:, 0]` keeps the dynamic first dimension; `torch.where(m)[0]` is one of the
+    // index tensors of a tuple result.
+    Node value = expr.field(Field::Value);
+    if (indices.empty()) return false;
+    Node first = indices[0].type() == "tuple" ? indices[0].named_child(0) : indices[0];
+    if (first && first.type() == "slice") return has_dynamic_length(value, ctx, hops);
+    if (first && pyapi::int_literal(first)) return returns_index_tuple(value, ctx);
     return false;
   }
   std::string storage;
-  return contains(kDynamicShapeOps, torch_op_name(expr, ctx, storage));
+  std::string_view op = torch_op_name(expr, ctx, storage);
+  // `torch.where(c, a, b)` selects elementwise; only the one-argument form returns indices.
+  if (op == "where") return python::call_arguments(expr).positional.size() == 1;
+  return contains(kDynamicShapeOps, op);
 }
 
 std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, int hops) {
