@@ -459,6 +459,11 @@ bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view fra
 }
 
 bool in_unit_test(const PythonContext& ctx) {
+  std::string_view path = ctx.file().path();
+  std::string_view file = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  if (file.starts_with("test_") || file.ends_with("_test.py") || path.starts_with("tests/") ||
+      path.find("/tests/") != std::string_view::npos)
+    return true;
   for (const Frame& f : ctx.frames())
     if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
   return false;

@@ -111,7 +111,8 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
-// True when the node being checked is in a unit test: a function named `test*` (or nested in one).
+// True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
+// under a `tests/` directory, or in a function named `test*` (or nested in one).
 bool in_unit_test(const PythonContext& ctx);
 
 // True when a name or expression text says it is for training: it contains "train" (any case).
