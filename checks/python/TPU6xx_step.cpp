@@ -358,8 +358,9 @@ bool step_like_name(Node n) {
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
-// A condition that holds once every N steps: it uses `%` (`step % 100 == 0`), or asks a helper
-// about the step counter (`if u.itstime(step, log_every):`, `if should_log(global_step):`).
+// A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
+// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
+// equality (`if iteration == 0:`).
 bool periodic_condition(Node e) {
   std::vector<Node> stack{e};
   while (!stack.empty()) {
@@ -374,6 +375,16 @@ bool periodic_condition(Node e) {
       auto args = python::call_arguments(n);
       for (Node a : args.positional)
         if (step_like_name(a)) return true;
+    }
+    // `if iteration == 0:`, `if step == last_step:`: one step of many.
+    if (n.type() == "comparison_operator") {
+      bool equals = false, counter = false;
+      for (uint32_t i = 0; i < n.child_count(); ++i) {
+        Node c = n.child(i);
+        if (!c.is_named() && c.type() == "==") equals = true;
+        if (c.is_named() && step_like_name(c)) counter = true;
+      }
+      if (equals && counter) return true;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }

@@ -32,8 +32,9 @@ struct Step {
   StepKind kind = StepKind::None;
   Compiler compiler = Compiler::None;
   Node node;              // the loop or the function_definition
-  // Under an `if` that holds once every N steps: its condition uses `%` (`if step % 100 == 0:`) or
-  // passes a step counter to a call (`if u.itstime(step, log_every):`).
+  // Under an `if` that holds once every N steps or at one step: its condition uses `%`
+  // (`if step % 100 == 0:`), passes a step counter to a call (`if u.itstime(step, log_every):`) or
+  // compares one for equality (`if iteration == 0:`).
   bool periodic = false;
   std::string loop_calls;  // TrainingLoop found by its call of a step function or compiled callable
   explicit operator bool() const { return kind != StepKind::None; }
