@@ -109,6 +109,14 @@ struct FileIndex {
     std::string calls;  // the step function or compiled callable it calls, when no marker decided
   };
   std::unordered_map<uint32_t, LoopStep> training_loops;  // loop start byte -> what it is (memo)
+  // Per function body (or module), the assignments of each name: `name = right` (whole) or a
+  // tuple target `a, name = right`. Built on the first question about a name there.
+  struct Binding {
+    Node right;
+    bool whole;
+  };
+  using Bindings = std::unordered_map<std::string, std::vector<Binding>>;
+  std::unordered_map<uint32_t, Bindings> bindings;
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
@@ -358,8 +366,9 @@ bool step_like_name(Node n) {
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
-// A condition that holds once every N steps: it uses `%` (`step % 100 == 0`), or asks a helper
-// about the step counter (`if u.itstime(step, log_every):`, `if should_log(global_step):`).
+// A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
+// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
+// equality (`if iteration == 0:`).
 bool periodic_condition(Node e) {
   std::vector<Node> stack{e};
   while (!stack.empty()) {
@@ -374,6 +383,16 @@ bool periodic_condition(Node e) {
       auto args = python::call_arguments(n);
       for (Node a : args.positional)
         if (step_like_name(a)) return true;
+    }
+    // `if iteration == 0:`, `if step == last_step:`: one step of many.
+    if (n.type() == "comparison_operator") {
+      bool equals = false, counter = false;
+      for (uint32_t i = 0; i < n.child_count(); ++i) {
+        Node c = n.child(i);
+        if (!c.is_named() && c.type() == "==") equals = true;
+        if (c.is_named() && step_like_name(c)) counter = true;
+      }
+      if (equals && counter) return true;
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
@@ -459,6 +478,11 @@ bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view fra
 }
 
 bool in_unit_test(const PythonContext& ctx) {
+  std::string_view path = ctx.file().path();
+  std::string_view file = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  if (file.starts_with("test_") || file.ends_with("_test.py") || path.starts_with("tests/") ||
+      path.find("/tests/") != std::string_view::npos)
+    return true;
   for (const Frame& f : ctx.frames())
     if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
   return false;
@@ -716,35 +740,46 @@ bool is_parameter(Node def, std::string_view name) {
   return false;
 }
 
-Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
-  std::string_view name = id.text();
-  const Frame* fn = ctx.enclosing_function();
-  Node scope = fn ? fn->node.field(Field::Body) : ctx.tree().root();
-  bool host = false, tensor = false;
+const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx) {
+  FileIndex& idx = file_index(ctx);
+  auto [it, inserted] = idx.bindings.try_emplace(scope.span().begin);
+  if (!inserted) return it->second;
   std::vector<Node> stack{scope};
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
     Kind k = n.kind();
     if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition) continue;
-    std::string_view t = n.type();
-    if (k == Kind::Assignment || t == "augmented_assignment") {
+    if (k == Kind::Assignment || n.type() == "augmented_assignment") {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
-      bool binds = left.kind() == Kind::Identifier && left.text() == name;
-      bool in_tuple = false;
-      if (!binds && (left.type() == "pattern_list" || left.type() == "tuple_pattern")) {
+      if (right && left.kind() == Kind::Identifier) {
+        it->second[std::string(left.text())].push_back({right, true});
+      } else if (right && (left.type() == "pattern_list" || left.type() == "tuple_pattern")) {
         for (uint32_t i = 0; i < left.named_child_count(); ++i)
-          if (left.named_child(i).kind() == Kind::Identifier && left.named_child(i).text() == name) in_tuple = true;
-      }
-      if ((binds || in_tuple) && right && !(right.span().begin <= id.span().begin && id.span().end <= right.span().end)) {
-        // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
-        Value v = binds ? classify(right, ctx, in, params_traced, depth + 1)
-                        : (right.kind() == Kind::Call ? classify_call(right, ctx) : Value::Unknown);
-        if (v == Value::Host) host = true;
-        if (v == Value::Tensor) tensor = true;
+          if (left.named_child(i).kind() == Kind::Identifier)
+            it->second[std::string(left.named_child(i).text())].push_back({right, false});
       }
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return it->second;
+}
+
+Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
+  std::string_view name = id.text();
+  const Frame* fn = ctx.enclosing_function();
+  Node scope = fn ? fn->node.field(Field::Body) : ctx.tree().root();
+  bool host = false, tensor = false;
+  const FileIndex::Bindings& all = scope_bindings(scope, ctx);
+  if (auto found = all.find(std::string(name)); found != all.end()) {
+    for (const FileIndex::Binding& b : found->second) {
+      if (contains(b.right.span(), id.span())) continue;  // `x = x + 1` does not define x by itself
+      // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
+      Value v = b.whole ? classify(b.right, ctx, in, params_traced, depth + 1)
+                        : (b.right.kind() == Kind::Call ? classify_call(b.right, ctx) : Value::Unknown);
+      if (v == Value::Host) host = true;
+      if (v == Value::Tensor) tensor = true;
+    }
   }
   if (host) return Value::Host;
   if (tensor || loss_like(name)) return Value::Tensor;

@@ -32,8 +32,9 @@ struct Step {
   StepKind kind = StepKind::None;
   Compiler compiler = Compiler::None;
   Node node;              // the loop or the function_definition
-  // Under an `if` that holds once every N steps: its condition uses `%` (`if step % 100 == 0:`) or
-  // passes a step counter to a call (`if u.itstime(step, log_every):`).
+  // Under an `if` that holds once every N steps or at one step: its condition uses `%`
+  // (`if step % 100 == 0:`), passes a step counter to a call (`if u.itstime(step, log_every):`) or
+  // compares one for equality (`if iteration == 0:`).
   bool periodic = false;
   std::string loop_calls;  // TrainingLoop found by its call of a step function or compiled callable
   explicit operator bool() const { return kind != StepKind::None; }
@@ -114,7 +115,8 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
-// True when the node being checked is in a unit test: a function named `test*` (or nested in one).
+// True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
+// under a `tests/` directory, or in a function named `test*` (or nested in one).
 bool in_unit_test(const PythonContext& ctx);
 
 // True when a name or expression text says it is for training: it contains "train" (any case).
