@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs install bench sanitize clean
+.PHONY: all deps test-deps configure build test demo docs install bench sanitize sanitize-build fuzz clean
 
 all: build
 
@@ -27,10 +27,22 @@ test: test-deps build
 demo: build
 	@$(BUILD_DIR)/tpulint scan fixtures/projects/torch_cuda_extension
 
-# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/.
-sanitize: test-deps
-	@test -f build-asan/build.ninja || cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPULINT_SANITIZE=ON
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/,
+# compiled by clang-19 so that the same build holds the libFuzzer targets (`make fuzz`).
+sanitize: sanitize-build
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+sanitize-build:
+	@scripts/install-deps.sh --test --sanitize
+	@test -f build-asan/build.ninja || CC=clang-19 CXX=clang++-19 cmake -G Ninja -S . -B build-asan \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPULINT_SANITIZE=ON -DTPULINT_FUZZ=ON
 	@cmake --build build-asan -j $(JOBS)
+
+# A bounded fuzz run of each libFuzzer target, seeded from fixtures/ (FUZZ_SECONDS each).
+FUZZ_SECONDS ?= 30
+fuzz: sanitize-build
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 

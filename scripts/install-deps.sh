@@ -14,13 +14,16 @@ command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 # --test: what the test suite needs on top: a JSON Schema validator (the JSON and SARIF
 # reports are validated against their schemas), a headless browser (the HTML report is
 # loaded and checked in Chromium) and pre-commit (the hooks are tested in a real commit).
-if [[ "${1:-}" == "--test" ]]; then
-  debian_packages+=(python3 python3-jsonschema chromium pre-commit)
-fi
+# --sanitize: libFuzzer and the sanitizer runtimes of clang-19 (make sanitize, make fuzz).
 # --bench: the tools bench/run.py compares tpulint with.
-if [[ "${1:-}" == "--bench" ]]; then
-  debian_packages+=(python3 ripgrep flake8)
-fi
+for option in "$@"; do
+  case "$option" in
+    --test) debian_packages+=(python3 python3-jsonschema chromium pre-commit) ;;
+    --sanitize) debian_packages+=(libclang-rt-19-dev) ;;
+    --bench) debian_packages+=(python3 ripgrep flake8) ;;
+    *) echo "install-deps: unknown option '$option' (known: --test --sanitize --bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${debian_packages[@]}"; do
