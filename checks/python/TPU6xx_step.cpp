@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <cctype>
 #include <optional>
 #include <unordered_map>
@@ -117,6 +118,7 @@ struct FileIndex {
   };
   using Bindings = std::unordered_map<std::string, std::vector<Binding>>;
   std::unordered_map<uint32_t, Bindings> bindings;
+  std::map<std::pair<uint32_t, std::string>, bool> scope_calls;  // (scope start, method or "time.") -> calls it
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
@@ -475,6 +477,40 @@ bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view fra
     return !own && ctx.imports().imports(framework);
   }
   return pyapi::method_receiver_may_be(callee, ctx, framework);
+}
+
+namespace {
+
+// Whether `scope` (outside nested definitions) has a call that `matches`, memoized under `key`.
+template <class Match>
+bool scope_has_call(Node scope, const std::string& key, const PythonContext& ctx, const Match& matches) {
+  auto [it, inserted] = file_index(ctx).scope_calls.try_emplace({scope.span().begin, key}, false);
+  if (!inserted) return it->second;
+  std::vector<Node> stack{scope};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition) continue;
+    if (n.kind() == Kind::Call && matches(n)) return it->second = true;
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return false;
+}
+
+}  // namespace
+
+bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx) {
+  return scope_has_call(scope, std::string(method), ctx, [&](Node call) {
+    Node f = call.field(Field::Function);
+    return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
+  });
+}
+
+bool scope_reads_clock(Node scope, const PythonContext& ctx) {
+  return scope_has_call(scope, "time.", ctx, [&](Node call) {
+    auto q = ctx.qualified_name(call.field(Field::Function));
+    return q && (q->starts_with("time.") || q->starts_with("timeit."));
+  });
 }
 
 bool in_unit_test(const PythonContext& ctx) {

@@ -112,6 +112,12 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
+// Memoized per file index (callers must handle on_module): whether the function body or module
+// `scope` calls, outside nested definitions, a method named `method` (`.prefetch(...)`), or a
+// clock (`time.*`, `timeit.*`).
+bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx);
+bool scope_reads_clock(Node scope, const PythonContext& ctx);
+
 // True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
 // under a `tests/` directory, or in a function named `test*` (or nested in one).
 bool in_unit_test(const PythonContext& ctx);
