@@ -533,10 +533,13 @@ bool is_torch_dataloader(Node call, const PythonContext& ctx) {
 
 namespace {
 
+const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx);
+
 // Walks the method chain `expr` down to its root, and from a root name into the values assigned
-// to it in the enclosing function (or module), asking `pred` of every call met.
+// to it in the enclosing function (or module), asking `pred` of every call met. Each name is
+// followed once (`ds = ds.map(f)` repeated N times costs N, not N to the power of the depth).
 template <class Pred>
-bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth) {
+bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, std::unordered_set<std::string>& followed) {
   for (Node n = expr; n;) {
     switch (n.kind()) {
       case Kind::Call:
@@ -550,20 +553,15 @@ bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth)
         n = n.field(Field::Value);
         break;
       case Kind::Identifier: {
-        if (depth >= 3) return false;
+        std::string name(n.text());
+        if (!followed.insert(name).second) return false;
         const Frame* fn = ctx.enclosing_function();
-        std::vector<Node> stack{fn ? fn->node.field(Field::Body) : ctx.tree().root()};
-        while (!stack.empty()) {
-          Node s = stack.back();
-          stack.pop_back();
-          if (s.kind() == Kind::FunctionDefinition || s.kind() == Kind::ClassDefinition) continue;
-          if (s.kind() == Kind::Assignment && s.field(Field::Left).kind() == Kind::Identifier &&
-              s.field(Field::Left).text() == n.text()) {
-            Node right = s.field(Field::Right);
-            if (right && !contains(right.span(), expr.span()) && chain_any(right, ctx, pred, depth + 1)) return true;
-          }
-          for (uint32_t i = 0; i < s.named_child_count(); ++i) stack.push_back(s.named_child(i));
-        }
+        const FileIndex::Bindings& all = scope_bindings(fn ? fn->node.field(Field::Body) : ctx.tree().root(), ctx);
+        auto found = all.find(name);
+        if (found == all.end()) return false;
+        for (const FileIndex::Binding& b : found->second)
+          if (b.whole && !contains(b.right.span(), expr.span()) && chain_any(b.right, ctx, pred, followed))
+            return true;
         return false;
       }
       default:
@@ -580,17 +578,19 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx) {
   if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
   std::string_view m = callee.field(Field::Attribute).text();
   if (m != "batch" && m != "padded_batch") return false;
+  std::unordered_set<std::string> followed;
   return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
     auto q = ctx.qualified_name(c.field(Field::Function));
     return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
-  }, 0);
+  }, followed);
 }
 
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx) {
+  std::unordered_set<std::string> followed;
   return chain_any(expr, ctx, [&](Node c) {
     Node f = c.field(Field::Function);
     return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
-  }, 0);
+  }, followed);
 }
 
 std::span<const Kind> DataLoaderCheck::kinds() const {

@@ -103,6 +103,7 @@ class DataLoaderCheck : public python::PythonCheck {
 inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
                         kLoaderDropLast = 8;
 
+// Both use the file index: callers must handle on_module.
 // True when `call` is `.batch(...)` or `.padded_batch(...)` on a tf.data dataset: a method chain
 // rooted at a `tf.data`/`tfds` call, directly or through names assigned in the same function
 // (`ds = tf.data.TFRecordDataset(f); ds = ds.map(parse); ds = ds.batch(32)`).
