@@ -118,6 +118,7 @@ struct FileIndex {
   };
   using Bindings = std::unordered_map<std::string, std::vector<Binding>>;
   std::unordered_map<uint32_t, Bindings> bindings;
+  std::vector<std::string> classifying;  // names whose values are being classified (cycle guard)
   std::map<std::pair<uint32_t, std::string>, bool> scope_calls;  // (scope start, method or "time.") -> calls it
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
@@ -807,7 +808,12 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
   Node scope = fn ? fn->node.field(Field::Body) : ctx.tree().root();
   bool host = false, tensor = false;
   const FileIndex::Bindings& all = scope_bindings(scope, ctx);
+  // `total = total * 2`: a name's value in terms of itself adds nothing, and following it again
+  // for every assignment would cost the square of their number.
+  std::vector<std::string>& classifying = file_index(ctx).classifying;
+  if (std::find(classifying.begin(), classifying.end(), name) != classifying.end()) return Value::Unknown;
   if (auto found = all.find(std::string(name)); found != all.end()) {
+    classifying.emplace_back(name);
     for (const FileIndex::Binding& b : found->second) {
       if (contains(b.right.span(), id.span())) continue;  // `x = x + 1` does not define x by itself
       // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
@@ -816,6 +822,7 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
       if (v == Value::Host) host = true;
       if (v == Value::Tensor) tensor = true;
     }
+    classifying.pop_back();
   }
   if (host) return Value::Host;
   if (tensor || loss_like(name)) return Value::Tensor;
@@ -851,13 +858,14 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
   if (t == "parenthesized_expression" && e.named_child_count() == 1)
     return classify(e.named_child(0), ctx, in, params_traced, depth);
   if (t == "binary_operator" || t == "unary_operator") {
-    Value out = Value::Unknown;
+    // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
+    bool all_host = true;
     for (uint32_t i = 0; i < e.named_child_count(); ++i) {
       Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
       if (v == Value::Tensor) return Value::Tensor;
-      if (v == Value::Host) out = Value::Host;
+      if (v != Value::Host) all_host = false;
     }
-    return out;
+    return all_host ? Value::Host : Value::Unknown;
   }
   return Value::Unknown;
 }
