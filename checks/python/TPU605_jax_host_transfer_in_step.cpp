@@ -2,7 +2,6 @@
 // a JAX training loop. User docs: docs/checks/TPU605.md (generated from the CheckInfo below).
 #include <fmt/format.h>
 
-#include <vector>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU2xx_helpers.h"
@@ -23,18 +22,7 @@ using python::Node;
 bool waits_on_purpose(Node loop, const python::PythonContext& ctx) {
   const python::Frame* fn = ctx.enclosing_function();
   if (fn && fn->node.field(Field::Name).text().starts_with("test")) return true;
-  std::vector<Node> stack{fn ? fn->node.field(Field::Body) : loop.field(Field::Body)};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!n) continue;
-    if (n.kind() == Kind::Call) {
-      auto q = ctx.qualified_name(n.field(Field::Function));
-      if (q && (q->starts_with("time.") || q->starts_with("timeit."))) return true;
-    }
-    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
-  }
-  return false;
+  return step::scope_reads_clock(fn ? fn->node.field(Field::Body) : loop.field(Field::Body), ctx);
 }
 
 class JaxHostTransferInStep final : public step::StepCallCheck {

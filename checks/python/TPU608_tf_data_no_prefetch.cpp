@@ -1,7 +1,5 @@
 // TPU608: a tf.data pipeline batched without `.prefetch(...)` in the same function.
 // User docs: docs/checks/TPU608.md (generated from the CheckInfo below).
-#include <vector>
-
 #include "checks/check_def.h"
 #include "checks/python/TPU3xx_4xx_common.h"
 #include "checks/python/TPU6xx_step.h"
@@ -13,22 +11,6 @@ namespace {
 using python::Field;
 using python::Kind;
 using python::Node;
-
-// True when the function (or module) `scope` calls `.prefetch(...)` anywhere outside nested definitions.
-bool prefetches(Node scope) {
-  std::vector<Node> stack{scope};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition) continue;
-    if (n.kind() == Kind::Call) {
-      Node f = n.field(Field::Function);
-      if (f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == "prefetch") return true;
-    }
-    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
-  }
-  return false;
-}
 
 // True when the batched chain is only peeked at: `next(iter(ds.batch(2)))`, `ds.batch(8).take(1)`
 // (tests and data inspection, which feed no device).
@@ -46,15 +28,16 @@ bool peeked(Node call, const python::PythonContext& ctx) {
 class TfDataNoPrefetch final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Call};
     return k;
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
+    if (step::on_module(call)) return;
     // A unit test batches a few examples for one fit or predict: prefetching buys nothing there.
     if (!step::is_tf_data_batch(call, ctx) || peeked(call, ctx) || step::in_unit_test(ctx)) return;
     const python::Frame* fn = ctx.enclosing_function();
-    if (prefetches(fn ? fn->node.field(Field::Body) : ctx.tree().root())) return;
+    if (step::scope_calls_method(fn ? fn->node.field(Field::Body) : ctx.tree().root(), "prefetch", ctx)) return;
     ctx.report(pyapi::from_method_name(call),
                "tf.data pipeline batched without '.prefetch()': the TPU waits while the host prepares each batch",
                "end the pipeline with '.prefetch(tf.data.AUTOTUNE)'", "tf.data.Dataset.prefetch");

@@ -30,11 +30,12 @@ bool in_eval_branch(Node call, const python::PythonContext& ctx) {
 class TfDataBatchNoDropRemainder final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Call};
     return k;
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
+    if (step::on_module(call)) return;
     if (!step::is_tf_data_batch(call, ctx) || step::in_unit_test(ctx) || in_eval_branch(call, ctx)) return;
     auto args = python::call_arguments(call);
     bool padded = call.field(Field::Function).field(Field::Attribute).text() == "padded_batch";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <cctype>
 #include <optional>
 #include <unordered_map>
@@ -117,6 +118,8 @@ struct FileIndex {
   };
   using Bindings = std::unordered_map<std::string, std::vector<Binding>>;
   std::unordered_map<uint32_t, Bindings> bindings;
+  std::vector<std::string> classifying;  // names whose values are being classified (cycle guard)
+  std::map<std::pair<uint32_t, std::string>, bool> scope_calls;  // (scope start, method or "time.") -> calls it
   std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
@@ -477,6 +480,40 @@ bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view fra
   return pyapi::method_receiver_may_be(callee, ctx, framework);
 }
 
+namespace {
+
+// Whether `scope` (outside nested definitions) has a call that `matches`, memoized under `key`.
+template <class Match>
+bool scope_has_call(Node scope, const std::string& key, const PythonContext& ctx, const Match& matches) {
+  auto [it, inserted] = file_index(ctx).scope_calls.try_emplace({scope.span().begin, key}, false);
+  if (!inserted) return it->second;
+  std::vector<Node> stack{scope};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition) continue;
+    if (n.kind() == Kind::Call && matches(n)) return it->second = true;
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return false;
+}
+
+}  // namespace
+
+bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx) {
+  return scope_has_call(scope, std::string(method), ctx, [&](Node call) {
+    Node f = call.field(Field::Function);
+    return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
+  });
+}
+
+bool scope_reads_clock(Node scope, const PythonContext& ctx) {
+  return scope_has_call(scope, "time.", ctx, [&](Node call) {
+    auto q = ctx.qualified_name(call.field(Field::Function));
+    return q && (q->starts_with("time.") || q->starts_with("timeit."));
+  });
+}
+
 bool in_unit_test(const PythonContext& ctx) {
   std::string_view path = ctx.file().path();
   std::string_view file = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
@@ -497,10 +534,13 @@ bool is_torch_dataloader(Node call, const PythonContext& ctx) {
 
 namespace {
 
+const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx);
+
 // Walks the method chain `expr` down to its root, and from a root name into the values assigned
-// to it in the enclosing function (or module), asking `pred` of every call met.
+// to it in the enclosing function (or module), asking `pred` of every call met. Each name is
+// followed once (`ds = ds.map(f)` repeated N times costs N, not N to the power of the depth).
 template <class Pred>
-bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth) {
+bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, std::unordered_set<std::string>& followed) {
   for (Node n = expr; n;) {
     switch (n.kind()) {
       case Kind::Call:
@@ -514,20 +554,15 @@ bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, int depth)
         n = n.field(Field::Value);
         break;
       case Kind::Identifier: {
-        if (depth >= 3) return false;
+        std::string name(n.text());
+        if (!followed.insert(name).second) return false;
         const Frame* fn = ctx.enclosing_function();
-        std::vector<Node> stack{fn ? fn->node.field(Field::Body) : ctx.tree().root()};
-        while (!stack.empty()) {
-          Node s = stack.back();
-          stack.pop_back();
-          if (s.kind() == Kind::FunctionDefinition || s.kind() == Kind::ClassDefinition) continue;
-          if (s.kind() == Kind::Assignment && s.field(Field::Left).kind() == Kind::Identifier &&
-              s.field(Field::Left).text() == n.text()) {
-            Node right = s.field(Field::Right);
-            if (right && !contains(right.span(), expr.span()) && chain_any(right, ctx, pred, depth + 1)) return true;
-          }
-          for (uint32_t i = 0; i < s.named_child_count(); ++i) stack.push_back(s.named_child(i));
-        }
+        const FileIndex::Bindings& all = scope_bindings(fn ? fn->node.field(Field::Body) : ctx.tree().root(), ctx);
+        auto found = all.find(name);
+        if (found == all.end()) return false;
+        for (const FileIndex::Binding& b : found->second)
+          if (b.whole && !contains(b.right.span(), expr.span()) && chain_any(b.right, ctx, pred, followed))
+            return true;
         return false;
       }
       default:
@@ -544,17 +579,19 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx) {
   if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
   std::string_view m = callee.field(Field::Attribute).text();
   if (m != "batch" && m != "padded_batch") return false;
+  std::unordered_set<std::string> followed;
   return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
     auto q = ctx.qualified_name(c.field(Field::Function));
     return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
-  }, 0);
+  }, followed);
 }
 
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx) {
+  std::unordered_set<std::string> followed;
   return chain_any(expr, ctx, [&](Node c) {
     Node f = c.field(Field::Function);
     return f.kind() == Kind::Attribute && f.field(Field::Attribute).text() == method;
-  }, 0);
+  }, followed);
 }
 
 std::span<const Kind> DataLoaderCheck::kinds() const {
@@ -771,7 +808,12 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
   Node scope = fn ? fn->node.field(Field::Body) : ctx.tree().root();
   bool host = false, tensor = false;
   const FileIndex::Bindings& all = scope_bindings(scope, ctx);
+  // `total = total * 2`: a name's value in terms of itself adds nothing, and following it again
+  // for every assignment would cost the square of their number.
+  std::vector<std::string>& classifying = file_index(ctx).classifying;
+  if (std::find(classifying.begin(), classifying.end(), name) != classifying.end()) return Value::Unknown;
   if (auto found = all.find(std::string(name)); found != all.end()) {
+    classifying.emplace_back(name);
     for (const FileIndex::Binding& b : found->second) {
       if (contains(b.right.span(), id.span())) continue;  // `x = x + 1` does not define x by itself
       // A tuple target takes a tensor from a call that returns several (`state, metrics = step(...)`).
@@ -780,6 +822,7 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
       if (v == Value::Host) host = true;
       if (v == Value::Tensor) tensor = true;
     }
+    classifying.pop_back();
   }
   if (host) return Value::Host;
   if (tensor || loss_like(name)) return Value::Tensor;
@@ -815,13 +858,14 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
   if (t == "parenthesized_expression" && e.named_child_count() == 1)
     return classify(e.named_child(0), ctx, in, params_traced, depth);
   if (t == "binary_operator" || t == "unary_operator") {
-    Value out = Value::Unknown;
+    // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
+    bool all_host = true;
     for (uint32_t i = 0; i < e.named_child_count(); ++i) {
       Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
       if (v == Value::Tensor) return Value::Tensor;
-      if (v == Value::Host) out = Value::Host;
+      if (v != Value::Host) all_host = false;
     }
-    return out;
+    return all_host ? Value::Host : Value::Unknown;
   }
   return Value::Unknown;
 }

@@ -106,6 +106,7 @@ class DataLoaderCheck : public python::PythonCheck {
 inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
                         kLoaderDropLast = 8;
 
+// Both use the file index: callers must handle on_module.
 // True when `call` is `.batch(...)` or `.padded_batch(...)` on a tf.data dataset: a method chain
 // rooted at a `tf.data`/`tfds` call, directly or through names assigned in the same function
 // (`ds = tf.data.TFRecordDataset(f); ds = ds.map(parse); ds = ds.batch(32)`).
@@ -114,6 +115,12 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // True when the method chain `expr` (or a name it starts from, through its assignments in the
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
+
+// Memoized per file index (callers must handle on_module): whether the function body or module
+// `scope` calls, outside nested definitions, a method named `method` (`.prefetch(...)`), or a
+// clock (`time.*`, `timeit.*`).
+bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx);
+bool scope_reads_clock(Node scope, const PythonContext& ctx);
 
 // True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
 // under a `tests/` directory, or in a function named `test*` (or nested in one).
