@@ -240,3 +240,16 @@ TEST_CASE("bad input: a file deleted between discovery and analysis is skipped a
   CHECK_FALSE(results.at("vanishing.py").analyzed);
   CHECK(results.at("vanishing.py").skip_reason.find("unreadable") != std::string::npos);
 }
+
+// Found by fuzz_python on its first input (an empty file): under UBSan, tree-sitter's runtime
+// called the grammar's unprototyped scanner constructor through a prototyped pointer
+// (-fsanitize=function). Fixed in grammars/CMakeLists.txt; `make sanitize` runs this in-process.
+TEST_CASE("fuzz regression: empty and one-byte Python files parse in-process under the sanitizers", "[badinput][fuzz]") {
+  TempDir dir;
+  tpulint::app::Engine engine({});
+  for (const std::string& text : {std::string(), std::string("\n"), std::string("("), std::string("\\")}) {
+    auto path = dir.write("f.py", text);
+    tpulint::FileResult r = engine.analyze_file(path, "f.py");
+    CHECK(r.analyzed);
+  }
+}
