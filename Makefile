@@ -45,8 +45,6 @@ sanitize-build:
 FUZZ_SECONDS ?= 30
 fuzz: sanitize-build
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
 # The benchmark (docs/performance.md): tpulint against its parse-only floor, ripgrep, flake8
 # and clang-19 -fsyntax-only, on synthetic repositories of several sizes.
