@@ -743,19 +743,6 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
 
 namespace {
 
-bool derives_from_keras(Node class_def, const PythonContext& ctx) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      std::string base = ctx.qualified_name(bases.named_child(j)).value_or("");
-      if (base.starts_with("tensorflow.keras.") || base.starts_with("keras.") || base.starts_with("tf_keras."))
-        return true;
-    }
-  }
-  return false;
-}
-
 // True when `function` is compiled into the TPU program: decorated with `tf.function`, an
 // Estimator `model_fn`, or the forward pass or a custom step of a Keras subclass.
 bool tf_compiled_function(Node function, const PythonContext& ctx) {
@@ -774,7 +761,7 @@ bool tf_compiled_function(Node function, const PythonContext& ctx) {
   }
   if (!one_of(name, {"call", "__call__", "train_step", "test_step", "predict_step"})) return false;
   Node class_def = holder ? holder.parent() : Node();
-  return class_def && class_def.kind() == Kind::ClassDefinition && derives_from_keras(class_def, ctx);
+  return class_def && class_def.kind() == Kind::ClassDefinition && pyapi::is_keras_class(class_def, ctx);
 }
 
 bool inside_tf_compiled_function(Node n, const PythonContext& ctx) {

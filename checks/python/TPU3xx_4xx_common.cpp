@@ -251,9 +251,6 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
   return false;
 }
 
-namespace {
-
-// A class deriving from a Keras layer or model: a base resolving into tf.keras, keras or tf_keras.
 bool is_keras_class(Node class_def, const PythonContext& ctx) {
   for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
     Node bases = class_def.named_child(i);
@@ -266,8 +263,6 @@ bool is_keras_class(Node class_def, const PythonContext& ctx) {
   }
   return false;
 }
-
-}  // namespace
 
 bool in_tf_model_code(const PythonContext& ctx) {
   if (!ctx.imports().imports("tensorflow")) return false;
