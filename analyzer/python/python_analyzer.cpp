@@ -113,16 +113,16 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     std::vector<Frame>& frames = ctx.mutable_frames();
     bool check_errors = tree.root().has_error();
 
-    // One pre-order walk with a cursor (no recursion: nesting depth is the input's to choose).
-    TSTreeCursor cursor = ts_tree_cursor_new(tree.root().raw());
-    uint32_t depth = 0;
-    std::vector<Node>& path = ctx.mutable_path();
-    for (;;) {
-      Node node(ts_tree_cursor_current_node(&cursor), &tree);
+    // One pre-order walk over the tree's node table (no recursion: nesting depth is the input's
+    // to choose). `path` holds the current node's ancestors and itself, root first.
+    std::vector<Node> path;
+    for (uint32_t id = 0; id < tree.node_count();) {
+      Node node(&tree, id);
+      while (!path.empty() && path.back() != node.parent()) path.pop_back();
+      uint32_t depth = uint32_t(path.size());
       while (!frames.empty() && frames.back().depth >= depth) frames.pop_back();
-      Kind kind = node.kind();
-      path.resize(depth);
       path.push_back(node);
+      Kind kind = node.kind();
       ctx.set_current(node);
       bool descend = true;
 
@@ -147,21 +147,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
         if (kind == Kind::FunctionDefinition) f.decorators = decorator_names(node, ctx);
         frames.push_back(std::move(f));
       }
-
-      if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
-        ++depth;
-        continue;
-      }
-      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-        if (!ts_tree_cursor_goto_parent(&cursor)) {
-          depth = 0;
-          break;
-        }
-        --depth;
-      }
-      if (depth == 0) break;
+      id = descend ? id + 1 : tree.subtree_end(node);
     }
-    ts_tree_cursor_delete(&cursor);
   }
 
   if (errors.count) {

@@ -6,34 +6,94 @@ PythonContext::PythonContext(const SourceFile& file, const Tree& tree, const Imp
                              FindingSink& sink)
     : file_(file), tree_(tree), imports_(imports), sink_(sink) {}
 
-std::vector<uint32_t> PythonContext::scope_chain() const {
-  std::vector<uint32_t> chain;
-  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
-    if (it->type == Frame::Type::Function && contains_current(*it)) chain.push_back(it->node.span().begin);
-  chain.push_back(kModuleScope);
-  return chain;
+std::span<const uint32_t> PythonContext::scope_chain() const {
+  if (!scope_chain_) {
+    scope_chain_.emplace();
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+      if (it->type == Frame::Type::Function && contains_current(*it)) scope_chain_->push_back(it->node.span().begin);
+    scope_chain_->push_back(kModuleScope);
+  }
+  return *scope_chain_;
 }
 
-std::optional<std::string> PythonContext::qualified_name(Node expr) const {
+namespace {
+const std::optional<std::string> kNoName;
+}  // namespace
+
+const std::optional<std::string>& PythonContext::qualified_name(Node expr) const {
+  if (!expr) return kNoName;
+  for (const auto& entry : names_)
+    if (entry.first == expr.id()) return entry.second;
   // Walk down the attribute chain to its root identifier, then resolve that.
+  std::optional<std::string> out;
   std::vector<std::string_view> attrs;
   Node n = expr;
   while (n.kind() == Kind::Attribute) {
     Node a = n.field(Field::Attribute);
-    if (!a) return std::nullopt;
+    if (!a) break;
     attrs.push_back(a.text());
     n = n.field(Field::Object);
   }
-  if (n.kind() != Kind::Identifier) return std::nullopt;
-  auto chain = scope_chain();
-  auto base = imports_.resolve(n.text(), chain);
-  if (!base) return std::nullopt;
-  std::string out = *base;
-  for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
-    out += '.';
-    out += *it;
+  if (n.kind() == Kind::Identifier) {
+    if (auto base = imports_.resolve(n.text(), scope_chain())) {
+      out = std::move(*base);
+      for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
+        *out += '.';
+        *out += *it;
+      }
+    }
   }
-  return out;
+  return names_.emplace_back(expr.id(), std::move(out)).second;
+}
+
+namespace {
+
+// Parents under which an identifier is bound or declared, not read.
+bool binds_identifier(Node parent, Node n) {
+  std::string_view t = parent.type();
+  if (t == "parameters" || t == "lambda_parameters" || t == "typed_parameter" || t == "list_splat_pattern" ||
+      t == "dictionary_splat_pattern" || t == "global_statement" || t == "nonlocal_statement" ||
+      t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "as_pattern_target" ||
+      t == "keyword_pattern" || t == "delete_statement")
+    return true;
+  if (t == "default_parameter" || t == "typed_default_parameter") return parent.field(Field::Name) == n;
+  if (t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause")
+    return parent.field(Field::Left) == n;
+  return false;
+}
+
+bool is_whole_reference(Node n) {
+  Node parent = n.parent();
+  if (n.kind() == Kind::Attribute)
+    return !(parent && parent.kind() == Kind::Attribute && parent.field(Field::Object) == n);
+  if (n.kind() != Kind::Identifier || !parent) return false;
+  switch (parent.kind()) {
+    case Kind::Attribute:  // the root of a longer chain, or a member name
+    case Kind::DottedName:
+    case Kind::AliasedImport:
+    case Kind::ImportStatement:
+    case Kind::ImportFromStatement:
+    case Kind::FutureImportStatement:
+    case Kind::FunctionDefinition:
+    case Kind::ClassDefinition:
+      return false;
+    case Kind::KeywordArgument:
+      return !(parent.field(Field::Name) == n);
+    case Kind::Assignment:
+      return !(parent.field(Field::Left) == n);
+    default:
+      return !binds_identifier(parent, n);
+  }
+}
+
+}  // namespace
+
+const std::optional<std::string>& PythonContext::reference_name(Node n) const {
+  if (!n) return kNoName;
+  for (const auto& entry : references_)
+    if (entry.first == n.id()) return entry.second;
+  if (!is_whole_reference(n)) return references_.emplace_back(n.id(), std::nullopt).second;
+  return references_.emplace_back(n.id(), qualified_name(n)).second;
 }
 
 bool PythonContext::contains_current(const Frame& f) const {
@@ -54,12 +114,6 @@ std::vector<const Frame*> PythonContext::enclosing_loops() const {
     if (it->type == Frame::Type::Loop && contains_current(*it)) loops.insert(loops.begin(), &*it);
   }
   return loops;
-}
-
-Node PythonContext::parent(Node n) const {
-  for (size_t i = path_.size(); i-- > 1;)
-    if (path_[i] == n) return path_[i - 1];
-  return n.parent();
 }
 
 Finding& PythonContext::report(Node at, std::string message, std::string hint, std::string subject) {

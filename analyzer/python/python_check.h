@@ -4,6 +4,7 @@
 // The analyzer walks each file once and calls every enabled check on the kinds it asked for.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,7 +40,15 @@ class PythonContext {
   // The fully qualified name an identifier or attribute chain refers to through the imports:
   // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
   // the chain does not start at an imported name (locals, builtins, call results).
-  std::optional<std::string> qualified_name(Node expr) const;
+  // Each is resolved once per node of the walk: the reference stays valid while the walk is
+  // on the current node.
+  const std::optional<std::string>& qualified_name(Node expr) const;
+
+  // The qualified name `n` refers to when `n` is a whole name reference: an identifier, or the
+  // outermost attribute of a chain, that is read (not bound by an assignment, a parameter or an
+  // import, and not the member name of an attribute). With `import torch as T`, the attribute
+  // `T.cuda.synchronize` gives "torch.cuda.synchronize"; its inner `T.cuda` gives nothing.
+  const std::optional<std::string>& reference_name(Node n) const;
 
   // The innermost function whose body contains the current node, or nullptr at module level.
   const Frame* enclosing_function() const;
@@ -47,21 +56,21 @@ class PythonContext {
   std::vector<const Frame*> enclosing_loops() const;
   std::span<const Frame> frames() const { return frames_; }
 
-  // The parent of `n` when `n` is the current node or one of its ancestors (from the walk's
-  // path, in constant time), else `n.parent()`, which tree-sitter finds by walking down from the
-  // root: costly when a check climbs from every identifier.
-  Node parent(Node n) const;
-
   // Adds a finding of the check being run at `at`.
   Finding& report(Node at, std::string message, std::string hint = {}, std::string subject = {});
   Finding& report(ByteSpan at, std::string message, std::string hint = {}, std::string subject = {});
 
   // The walk's bookkeeping; checks do not call these.
   void set_check(const CheckInfo* check) { check_ = check; }
-  void set_current(Node node) { current_ = node; }
+  void set_current(Node node) {
+    current_ = node;
+    names_.clear();
+    references_.clear();
+    scope_chain_.reset();
+  }
   std::vector<Frame>& mutable_frames() { return frames_; }
-  std::vector<Node>& mutable_path() { return path_; }  // root first, the current node last
-  std::vector<uint32_t> scope_chain() const;  // innermost function scope first, module last
+  // The function scopes around the current node, innermost first, then the module scope.
+  std::span<const uint32_t> scope_chain() const;
 
  private:
   bool contains_current(const Frame& f) const;
@@ -73,7 +82,11 @@ class PythonContext {
   const CheckInfo* check_ = nullptr;
   Node current_;
   std::vector<Frame> frames_;
-  std::vector<Node> path_;
+  // Every check called on a node asks for the same few names: each is resolved once per node.
+  // Deques: a returned reference stays valid as entries are added.
+  mutable std::deque<std::pair<uint32_t, std::optional<std::string>>> names_;       // node id -> name
+  mutable std::deque<std::pair<uint32_t, std::optional<std::string>>> references_;  // node id -> name
+  mutable std::optional<std::vector<uint32_t>> scope_chain_;
 };
 
 class PythonCheck {

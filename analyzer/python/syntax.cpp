@@ -1,5 +1,6 @@
 #include "python/syntax.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <stdexcept>
@@ -95,19 +96,138 @@ Kind kind_of_symbol(TSSymbol symbol) {
   return symbol < k.size() ? k[symbol] : Kind::Other;
 }
 
-Kind Node::kind() const {
-  if (null()) return Kind::Other;
-  if (ts_node_is_error(node_)) return Kind::Error;
-  return kind_of_symbol(ts_node_symbol(node_));
+Tree::Tree(TSTree* tree, std::string_view text) : tree_(tree), text_(text) { index(); }
+
+// One pre-order cursor walk records every node with its parent and field; the children lists
+// are then filled in id order, which keeps each list in source order.
+void Tree::index() {
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree_));
+  std::vector<uint32_t> open;  // the ids of the current node's ancestors and itself
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    TSSymbol symbol = ts_node_symbol(n);
+    uint8_t flags = (ts_node_is_named(n) ? kNamed : 0) | (ts_node_is_missing(n) ? kMissing : 0) |
+                    (ts_node_has_error(n) ? kHasError : 0);
+    nodes_.push_back(Record{ts_node_start_byte(n), ts_node_end_byte(n), open.empty() ? kNone : open.back(), 0, 0,
+                            0, 0, 0, symbol, open.empty() ? TSFieldId(0) : ts_tree_cursor_current_field_id(&cursor),
+                            ts_node_is_error(n) ? Kind::Error : kind_of_symbol(symbol), flags});
+    open.push_back(uint32_t(nodes_.size() - 1));
+    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool done = false;
+    for (;;) {
+      nodes_[open.back()].subtree_end = uint32_t(nodes_.size());
+      open.pop_back();
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        done = true;
+        break;
+      }
+    }
+    if (done) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  while (!open.empty()) {  // unreachable unless the cursor stops early; keeps the table whole
+    nodes_[open.back()].subtree_end = uint32_t(nodes_.size());
+    open.pop_back();
+  }
+
+  for (uint32_t i = 1; i < nodes_.size(); ++i) {
+    Record& p = nodes_[nodes_[i].parent];
+    ++p.child_count;
+    if (nodes_[i].flags & kNamed) ++p.named_child_count;
+  }
+  uint32_t all = 0, named = 0;
+  for (Record& r : nodes_) {
+    r.children = all;
+    r.named_children = named;
+    all += r.child_count;
+    named += r.named_child_count;
+    r.child_count = r.named_child_count = 0;  // refilled below as positions
+  }
+  children_.resize(all);
+  named_children_.resize(named);
+  for (uint32_t i = 1; i < nodes_.size(); ++i) {
+    Record& p = nodes_[nodes_[i].parent];
+    children_[p.children + p.child_count++] = i;
+    if (nodes_[i].flags & kNamed) named_children_[p.named_children + p.named_child_count++] = i;
+  }
 }
 
-Node Node::field(Field f) const { return wrap(ts_node_child_by_field_id(node_, field_id(f))); }
+Node Tree::named_descendant_for_span(ByteSpan span) const {
+  uint32_t at = 0, named = 0;
+  for (bool descended = true; descended;) {
+    descended = false;
+    const Record& r = nodes_[at];
+    for (uint32_t k = 0; k < r.child_count; ++k) {
+      const Record& c = nodes_[children_[r.children + k]];
+      if (c.begin <= span.begin && span.end <= c.end && c.end > c.begin) {
+        at = children_[r.children + k];
+        if (c.flags & kNamed) named = at;
+        descended = true;
+        break;
+      }
+    }
+  }
+  return Node(this, named);
+}
+
+Kind Node::kind() const { return null() ? Kind::Other : tree_->nodes_[id_].kind; }
+
+std::string_view Node::type() const {
+  return null() ? std::string_view() : ts_language_symbol_name(language(), tree_->nodes_[id_].symbol);
+}
+
+bool Node::is_named() const { return !null() && (tree_->nodes_[id_].flags & Tree::kNamed); }
+bool Node::is_missing() const { return !null() && (tree_->nodes_[id_].flags & Tree::kMissing); }
+bool Node::has_error() const { return !null() && (tree_->nodes_[id_].flags & Tree::kHasError); }
+
+Node Node::field(Field f) const {
+  if (null()) return {};
+  const Tree::Record& r = tree_->nodes_[id_];
+  TSFieldId id = field_id(f);
+  for (uint32_t k = 0; k < r.child_count; ++k) {
+    uint32_t c = tree_->children_[r.children + k];
+    if (tree_->nodes_[c].field == id) return Node(tree_, c);
+  }
+  return {};
+}
+
+Node Node::parent() const {
+  if (null() || tree_->nodes_[id_].parent == Tree::kNone) return {};
+  return Node(tree_, tree_->nodes_[id_].parent);
+}
+
+uint32_t Node::child_count() const { return null() ? 0 : tree_->nodes_[id_].child_count; }
+
+Node Node::child(uint32_t i) const {
+  if (i >= child_count()) return {};
+  return Node(tree_, tree_->children_[tree_->nodes_[id_].children + i]);
+}
+
+uint32_t Node::named_child_count() const { return null() ? 0 : tree_->nodes_[id_].named_child_count; }
+
+Node Node::named_child(uint32_t i) const {
+  if (i >= named_child_count()) return {};
+  return Node(tree_, tree_->named_children_[tree_->nodes_[id_].named_children + i]);
+}
+
+ByteSpan Node::span() const {
+  if (null()) return {0, 0};
+  const Tree::Record& r = tree_->nodes_[id_];
+  return {r.begin, r.end};
+}
 
 std::string_view Node::text() const {
+  if (null()) return {};
   ByteSpan s = span();
   std::string_view all = tree_->text();
   if (s.begin > all.size()) return {};
   return all.substr(s.begin, s.end - s.begin);
+}
+
+uint32_t Node::line_count() const {
+  std::string_view t = text();
+  return uint32_t(std::count(t.begin(), t.end(), '\n')) + 1;
 }
 
 Parser::Parser() : parser_(ts_parser_new()) {
@@ -118,7 +238,7 @@ Parser::Parser() : parser_(ts_parser_new()) {
 Parser::~Parser() { ts_parser_delete(parser_); }
 
 std::string to_sexp(const Tree& tree) {
-  char* s = ts_node_string(tree.root().raw());
+  char* s = ts_node_string(ts_tree_root_node(tree.raw()));
   std::string out(s);
   free(s);
   return out;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <tree_sitter/api.h>
 
@@ -83,53 +84,83 @@ enum class Field : uint8_t {
 
 class Tree;
 
+// A node of a Tree: an index into the tree's flat node table, so that kind, parent, children
+// and fields are array lookups (tree-sitter's own parent and field queries walk the tree).
 class Node {
  public:
-  Node() : node_{} {}
-  Node(TSNode node, const Tree* tree) : node_(node), tree_(tree) {}
+  Node() = default;
+  Node(const Tree* tree, uint32_t id) : tree_(tree), id_(id) {}
 
-  bool null() const { return ts_node_is_null(node_); }
+  bool null() const { return tree_ == nullptr; }
   explicit operator bool() const { return !null(); }
   Kind kind() const;
-  std::string_view type() const { return ts_node_type(node_); }
-  bool is_named() const { return ts_node_is_named(node_); }
-  bool is_missing() const { return ts_node_is_missing(node_); }
-  bool has_error() const { return ts_node_has_error(node_); }
+  std::string_view type() const;
+  bool is_named() const;
+  bool is_missing() const;
+  bool has_error() const;
 
   Node field(Field f) const;
-  Node parent() const { return wrap(ts_node_parent(node_)); }
-  uint32_t child_count() const { return ts_node_child_count(node_); }
-  Node child(uint32_t i) const { return wrap(ts_node_child(node_, i)); }
-  uint32_t named_child_count() const { return ts_node_named_child_count(node_); }
-  Node named_child(uint32_t i) const { return wrap(ts_node_named_child(node_, i)); }
+  Node parent() const;
+  uint32_t child_count() const;
+  Node child(uint32_t i) const;
+  uint32_t named_child_count() const;
+  Node named_child(uint32_t i) const;
 
-  ByteSpan span() const { return {ts_node_start_byte(node_), ts_node_end_byte(node_)}; }
+  ByteSpan span() const;
   std::string_view text() const;
-  TSNode raw() const { return node_; }
+  uint32_t line_count() const;  // the lines the node spans, counting its first and last
   const Tree* tree() const { return tree_; }
+  uint32_t id() const { return id_; }  // its index in the tree's pre-order
 
-  friend bool operator==(const Node& a, const Node& b) { return ts_node_eq(a.node_, b.node_); }
+  friend bool operator==(const Node& a, const Node& b) { return a.tree_ == b.tree_ && a.id_ == b.id_; }
 
  private:
-  Node wrap(TSNode n) const { return Node(n, tree_); }
-  TSNode node_;
   const Tree* tree_ = nullptr;
+  uint32_t id_ = 0;
 };
 
-// A parsed file. Owns the tree-sitter tree; borrows the text, which must outlive it.
+// A parsed file. Owns the tree-sitter tree and, built once after parsing, a table of its nodes
+// in pre-order; borrows the text, which must outlive it.
 class Tree {
  public:
-  Tree(TSTree* tree, std::string_view text) : tree_(tree), text_(text) {}
+  Tree(TSTree* tree, std::string_view text);
   ~Tree() { ts_tree_delete(tree_); }
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;
 
-  Node root() const { return Node(ts_tree_root_node(tree_), this); }
+  Node root() const { return Node(this, 0); }
   std::string_view text() const { return text_; }
+  uint32_t node_count() const { return uint32_t(nodes_.size()); }
+  // One past the last descendant of `n` in pre-order: the id a walk skipping `n`'s subtree goes to.
+  uint32_t subtree_end(Node n) const { return nodes_[n.id()].subtree_end; }
+  // The smallest named node spanning [begin, end), or the root.
+  Node named_descendant_for_span(ByteSpan span) const;
+  TSTree* raw() const { return tree_; }
 
  private:
+  friend class Node;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum Flag : uint8_t { kNamed = 1, kMissing = 2, kHasError = 4 };
+  struct Record {
+    uint32_t begin, end;      // bytes
+    uint32_t parent;          // kNone for the root
+    uint32_t subtree_end;     // see subtree_end()
+    uint32_t children;        // first index in children_
+    uint32_t child_count;
+    uint32_t named_children;  // first index in named_children_
+    uint32_t named_child_count;
+    TSSymbol symbol;
+    TSFieldId field;          // the field this node fills in its parent, 0 for none
+    Kind kind;
+    uint8_t flags;
+  };
+  void index();
+
   TSTree* tree_;
   std::string_view text_;
+  std::vector<Record> nodes_;
+  std::vector<uint32_t> children_;        // each node's children, contiguous
+  std::vector<uint32_t> named_children_;  // each node's named children, contiguous
 };
 
 // One per thread: tree-sitter parsers are not thread-safe.

@@ -25,7 +25,7 @@ class TritonKernel final : public python::PythonCheck {
     if (pyhelp::kernel_dsl(function, ctx) != pyhelp::KernelDsl::Triton) return;
     Node name = function.field(Field::Name);
     if (!name) return;
-    uint32_t lines = pyhelp::line_count(function);
+    uint32_t lines = function.line_count();
     std::string subject = pyhelp::function_display_name(function, ctx);
     Finding& f = ctx.report(
         name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),

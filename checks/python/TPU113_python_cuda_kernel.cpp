@@ -75,7 +75,7 @@ class PythonCudaKernel final : public python::PythonCheck {
   static void check_function(Node fn, python::PythonContext& ctx) {
     Node name = fn.field(Field::Name);
     if (!name) return;
-    uint32_t lines = pyhelp::line_count(fn);
+    uint32_t lines = fn.line_count();
     std::string subject = pyhelp::function_display_name(fn, ctx);
     KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
     if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang) {
@@ -129,11 +129,11 @@ class PythonCudaKernel final : public python::PythonCheck {
       std::string what = api == "cupy.RawKernel"   ? "CuPy raw CUDA kernel"
                          : api == "cupy.RawModule" ? "CuPy raw CUDA module"
                                                    : "PyCUDA SourceModule";
-      std::string lines = code ? fmt::format(" ({} lines of CUDA C)", pyhelp::line_count(code)) : "";
+      std::string lines = code ? fmt::format(" ({} lines of CUDA C)", code.line_count()) : "";
       std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
       Finding& f = ctx.report(callee, fmt::format("{}{}{} cannot run on a TPU", what, label, lines),
                               std::string(kRewriteHint), name.empty() ? api : name);
-      f.hours = code ? pyhelp::thread_kernel_hours(pyhelp::line_count(code)) : HoursRange{16, 40};
+      f.hours = code ? pyhelp::thread_kernel_hours(code.line_count()) : HoursRange{16, 40};
       return;
     }
 

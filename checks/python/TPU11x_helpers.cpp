@@ -88,10 +88,6 @@ std::string function_display_name(Node function, const python::PythonContext& ct
   return out;
 }
 
-uint32_t line_count(Node n) {
-  return ts_node_end_point(n.raw()).row - ts_node_start_point(n.raw()).row + 1;
-}
-
 std::vector<std::string> string_literals(Node expr) {
   std::vector<std::string> out;
   std::vector<Node> stack{expr};

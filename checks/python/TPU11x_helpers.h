@@ -44,8 +44,6 @@ HoursRange thread_kernel_hours(uint32_t lines);
 // `kernel`), else its own name. The function's frame is not open yet when it is being checked.
 std::string function_display_name(python::Node function, const python::PythonContext& ctx);
 
-// Number of source lines a node spans (at least 1).
-uint32_t line_count(python::Node n);
 
 // Every string literal inside `expr` (itself included), without quotes; f-strings keep their
 // text before the first interpolation.

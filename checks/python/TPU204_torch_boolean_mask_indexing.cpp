@@ -17,7 +17,7 @@ using python::Node;
 // (`inter[mask] = (x2[mask] - x1[mask])` is one finding, at its first subscript).
 bool repeated_in_statement(Node subscript, Node mask, const python::PythonContext& ctx) {
   Node statement = subscript;
-  for (Node p = ctx.parent(statement); p && p.kind() != Kind::Block && p.kind() != Kind::Module; p = ctx.parent(p))
+  for (Node p = statement.parent(); p && p.kind() != Kind::Block && p.kind() != Kind::Module; p = p.parent())
     statement = p;
   std::vector<Node> stack{statement};
   while (!stack.empty()) {
@@ -52,7 +52,7 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
     if (origin == dyn::ArrayOrigin::Other) return;
     if (origin == dyn::ArrayOrigin::Unknown && dyn::array_origin(mask, ctx) == dyn::ArrayOrigin::Other) return;
     if (dyn::numpy_argument(subscript, ctx) || repeated_in_statement(subscript, mask, ctx)) return;
-    Node parent = ctx.parent(subscript);
+    Node parent = subscript.parent();
     bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
                   parent.field(Field::Left) == subscript;
     if (stored) {

@@ -120,7 +120,7 @@ std::optional<std::string> tensor_test(Node cond, const PythonContext& ctx) {
 Node assert_condition(Node call, const PythonContext& ctx) {
   Node cond = call;
   for (int depth = 0; depth < 4; ++depth) {
-    Node parent = ctx.parent(cond);
+    Node parent = cond.parent();
     if (!parent) return Node();
     if (parent.type() == "assert_statement") {
       if (parent.named_child(0) != cond) return Node();

@@ -152,9 +152,9 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
 ArrayOrigin array_origin(Node expr, const PythonContext& ctx) { return array_origin_at(expr, ctx, 0); }
 
 bool numpy_argument(Node expr, const PythonContext& ctx) {
-  Node list = ctx.parent(expr);
+  Node list = expr.parent();
   if (!list || list.kind() != Kind::ArgumentList) return false;
-  Node call = ctx.parent(list);
+  Node call = list.parent();
   auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
   return q && (q->starts_with("numpy.") || *q == "torch.from_numpy");
 }
@@ -527,8 +527,7 @@ std::vector<Node> references_to(std::string_view name, const PythonContext& ctx)
     if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
       continue;
     if (at < root.span().begin || at >= root.span().end) continue;
-    Node ref(ts_node_named_descendant_for_byte_range(root.raw(), uint32_t(at), uint32_t(at + name.size())),
-             &ctx.tree());
+    Node ref = ctx.tree().named_descendant_for_span({uint32_t(at), uint32_t(at + name.size())});
     if (ref.kind() == Kind::Identifier && ref.text() == name) out.push_back(ref);
   }
   return out;

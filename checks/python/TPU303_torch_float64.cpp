@@ -30,9 +30,9 @@ bool is_factory(std::string_view q) {
 
 // The call whose argument list holds `n` (directly or as a keyword value), or null.
 Node enclosing_call(Node n, const python::PythonContext& ctx) {
-  Node p = ctx.parent(n);
-  if (p && p.kind() == Kind::KeywordArgument) p = ctx.parent(p);
-  if (p && p.kind() == Kind::ArgumentList) return ctx.parent(p);
+  Node p = n.parent();
+  if (p && p.kind() == Kind::KeywordArgument) p = p.parent();
+  if (p && p.kind() == Kind::ArgumentList) return p.parent();
   return Node();
 }
 
@@ -42,7 +42,7 @@ Node enclosing_call(Node n, const python::PythonContext& ctx) {
 bool harmless_use(Node n, const python::PythonContext& ctx) {
   if (pa::in_test(n, ctx)) return true;
   if (pa::in_dict_entry(n, ctx)) return true;
-  Node p = ctx.parent(n);
+  Node p = n.parent();
   // A list of dtypes to loop or parametrize over (`for dtype in [torch.float32, torch.float64]`)
   // is a menu: what each dtype builds is decided where it is used.
   if (p && (p.type() == "list" || p.type() == "tuple")) {
@@ -78,7 +78,7 @@ class TorchFloat64 final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_method(n, ctx);
-    auto q = pa::whole_reference(n, ctx);
+    auto q = ctx.reference_name(n);
     if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
 
     // torch.set_default_dtype(torch.float64): every later float tensor is 64-bit.

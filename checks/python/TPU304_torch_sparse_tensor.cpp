@@ -51,7 +51,7 @@ class TorchSparseTensor final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    auto q = pa::whole_reference(n, ctx);
+    auto q = ctx.reference_name(n);
     if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
                std::string(kHint), *q);

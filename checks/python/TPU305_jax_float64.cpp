@@ -50,10 +50,10 @@ class JaxFloat64 final : public python::PythonCheck {
       default:
         break;
     }
-    auto q = pa::whole_reference(n, ctx);
+    auto q = ctx.reference_name(n);
     if (!q || !(is_jax_float64(*q) || is_numpy_float64(*q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;
-    Node p = ctx.parent(n);
+    Node p = n.parent();
     if (is_jax_float64(*q)) {
       ctx.report(n, fmt::format("'{}' is a 64-bit type: a TPU emulates it in software when x64 is on (and JAX "
                                 "silently uses 32 bits when it is off)",
@@ -63,9 +63,9 @@ class JaxFloat64 final : public python::PythonCheck {
     }
     // np.float64 handed to a JAX function as a dtype: jnp.zeros(n, dtype=np.float64).
     if (is_numpy_float64(*q)) {
-      Node holder = p && p.kind() == Kind::KeywordArgument ? ctx.parent(p) : p;
+      Node holder = p && p.kind() == Kind::KeywordArgument ? p.parent() : p;
       if (!holder || holder.kind() != Kind::ArgumentList) return;
-      auto callee = ctx.qualified_name(ctx.parent(holder).field(Field::Function));
+      auto callee = ctx.qualified_name(holder.parent().field(Field::Function));
       if (!callee || !callee->starts_with("jax.")) return;
       ctx.report(n, fmt::format("'{}' asks a JAX function for a 64-bit type, which a TPU emulates in software when "
                                 "x64 is on",

@@ -9,20 +9,6 @@ using python::Field;
 
 namespace {
 
-// Parents under which an identifier is bound or declared, not read.
-bool binds_identifier(Node parent, Node n) {
-  std::string_view t = parent.type();
-  if (t == "parameters" || t == "lambda_parameters" || t == "typed_parameter" || t == "list_splat_pattern" ||
-      t == "dictionary_splat_pattern" || t == "global_statement" || t == "nonlocal_statement" ||
-      t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "as_pattern_target" ||
-      t == "keyword_pattern" || t == "delete_statement")
-    return true;
-  if (t == "default_parameter" || t == "typed_default_parameter") return parent.field(Field::Name) == n;
-  if (t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause")
-    return parent.field(Field::Left) == n;
-  return false;
-}
-
 bool is_statement_boundary(Node n) {
   switch (n.kind()) {
     case Kind::Block:
@@ -100,46 +86,15 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 
 }  // namespace
 
-std::optional<std::string> whole_reference(Node n, const PythonContext& ctx) {
-  Node parent = ctx.parent(n);
-  if (n.kind() == Kind::Attribute) {
-    if (parent && parent.kind() == Kind::Attribute && parent.field(Field::Object) == n) return std::nullopt;
-  } else if (n.kind() == Kind::Identifier) {
-    if (!parent) return std::nullopt;
-    switch (parent.kind()) {
-      case Kind::Attribute:  // the root of a longer chain, or a member name
-      case Kind::DottedName:
-      case Kind::AliasedImport:
-      case Kind::ImportStatement:
-      case Kind::ImportFromStatement:
-      case Kind::FutureImportStatement:
-      case Kind::FunctionDefinition:
-      case Kind::ClassDefinition:
-        return std::nullopt;
-      case Kind::KeywordArgument:
-        if (parent.field(Field::Name) == n) return std::nullopt;
-        break;
-      case Kind::Assignment:
-        if (parent.field(Field::Left) == n) return std::nullopt;
-        break;
-      default:
-        if (binds_identifier(parent, n)) return std::nullopt;
-    }
-  } else {
-    return std::nullopt;
-  }
-  return ctx.qualified_name(n);
-}
-
 Node call_of(Node callee, const PythonContext& ctx) {
-  Node parent = ctx.parent(callee);
+  Node parent = callee.parent();
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;
   return Node();
 }
 
 bool in_test(Node n, const PythonContext& ctx) {
   Node child = n;
-  for (Node p = ctx.parent(n); p && !is_statement_boundary(p); child = p, p = ctx.parent(p)) {
+  for (Node p = n.parent(); p && !is_statement_boundary(p); child = p, p = p.parent()) {
     std::string_view t = p.type();
     if (t == "comparison_operator" || t == "except_clause" || t == "type") return true;
     if (p.kind() == Kind::Call) {
@@ -153,8 +108,8 @@ bool in_test(Node n, const PythonContext& ctx) {
 }
 
 bool in_dict_entry(Node n, const PythonContext& ctx) {
-  Node p = ctx.parent(n);
-  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = ctx.parent(p);
+  Node p = n.parent();
+  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = p.parent();
   return p && p.type() == "pair";
 }
 
@@ -226,7 +181,7 @@ Node argument(const python::CallArguments& args, size_t pos, std::string_view ke
 
 bool cuda_guarded(Node n, const PythonContext& ctx) {
   Node child = n;
-  for (Node p = ctx.parent(n); p; child = p, p = ctx.parent(p)) {
+  for (Node p = n.parent(); p; child = p, p = p.parent()) {
     if (p.kind() == Kind::FunctionDefinition || p.kind() == Kind::ClassDefinition || p.kind() == Kind::Lambda)
       return false;
     if (p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) {
@@ -293,7 +248,7 @@ std::span<const Kind> ReferenceCheck::kinds() const {
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  auto q = whole_reference(n, ctx);
+  const auto& q = ctx.reference_name(n);
   if (!q) return;
   auto m = match(*q, n, ctx);
   if (!m) return;

@@ -17,12 +17,6 @@ using python::Kind;
 using python::Node;
 using python::PythonContext;
 
-// The qualified name `n` refers to when `n` is a whole name reference: an identifier, or the
-// outermost attribute of a chain, that is read (not bound by an assignment, a parameter or an
-// import, and not the member name of an attribute). With `import torch as T`, the attribute
-// `T.cuda.synchronize` gives "torch.cuda.synchronize"; its inner `T.cuda` gives nothing.
-std::optional<std::string> whole_reference(Node n, const PythonContext& ctx);
-
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
 
@@ -80,7 +74,7 @@ const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std
   return it != end && it->*key_field == key ? it : nullptr;
 }
 
-// A check whose declarative match is a whole name reference (see whole_reference): it is called
+// A check whose declarative match is a whole name reference (see PythonContext::reference_name): it is called
 // on identifiers and attribute chains, and `match` decides from the resolved qualified name.
 class ReferenceCheck : public python::PythonCheck {
  public:

@@ -82,7 +82,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
   static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    auto q = pyapi::whole_reference(n, ctx);
+    auto q = ctx.reference_name(n);
     if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);
     ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),

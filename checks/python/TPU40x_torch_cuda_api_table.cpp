@@ -14,12 +14,12 @@ namespace {
 // bound for a later call with functools.partial. Reading a flag for a log line, or handing a
 // class to an introspection helper, does nothing on a TPU host.
 bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
-  Node parent = ctx.parent(n);
+  Node parent = n.parent();
   if (qualified.starts_with("torch.backends."))
     return parent && parent.kind() == Kind::Assignment && parent.field(python::Field::Left) == n;
   if (call_of(n, ctx)) return true;
   if (!parent || parent.kind() != Kind::ArgumentList) return false;
-  Node call = ctx.parent(parent);
+  Node call = parent.parent();
   auto callee = ctx.qualified_name(call.field(python::Field::Function));
   return callee && *callee == "functools.partial" && parent.named_child(0) == n;
 }

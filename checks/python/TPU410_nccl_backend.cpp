@@ -29,10 +29,10 @@ std::string_view last_name(Node target) {
 // expressions are looked through: `"nccl" if dist.is_nccl_available() else "gloo"`.
 bool chooses_backend(Node s, const python::PythonContext& ctx) {
   Node n = s;
-  Node p = ctx.parent(n);
+  Node p = n.parent();
   while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) {
     n = p;
-    p = ctx.parent(p);
+    p = p.parent();
   }
   if (!p) return false;
   if (p.kind() == Kind::KeywordArgument) {
@@ -40,13 +40,13 @@ bool chooses_backend(Node s, const python::PythonContext& ctx) {
     if (names_backend(key)) return true;
     if (key != "default") return false;
     // parser.add_argument("--dist-backend", default="nccl")
-    python::CallArguments args = python::call_arguments(ctx.parent(ctx.parent(p)));
+    python::CallArguments args = python::call_arguments(p.parent().parent());
     if (args.positional.empty()) return false;
     auto flag = pa::string_literal(args.positional[0]);
     return flag && names_backend(*flag);
   }
   if (p.kind() == Kind::ArgumentList) {
-    Node call = ctx.parent(p);
+    Node call = p.parent();
     auto q = ctx.qualified_name(call.field(Field::Function));
     python::CallArguments args = python::call_arguments(call);
     return q && (*q == "torch.distributed.init_process_group" || *q == "torch.distributed.new_group") &&
@@ -71,7 +71,7 @@ class NcclBackend final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Attribute) {
-      auto q = pa::whole_reference(n, ctx);
+      auto q = ctx.reference_name(n);
       if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
         ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
                       "host",

@@ -22,7 +22,7 @@ class TorchSyncBatchNorm final : public pa::ReferenceCheck {
         q != "torch.nn.modules.batchnorm.SyncBatchNorm")
       return std::nullopt;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return std::nullopt;
-    Node p = ctx.parent(n);
+    Node p = n.parent();
     std::string_view parent = p ? p.type() : std::string_view();
     if (parent == "tuple" || parent == "list" || parent == "set") return std::nullopt;
     bool guarded = pa::cuda_guarded(n, ctx);

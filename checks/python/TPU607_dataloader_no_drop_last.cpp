@@ -14,7 +14,7 @@ using python::Node;
 
 // The name the call's result is assigned to (`train_loader = DataLoader(...)`), or empty.
 std::string_view assigned_name(Node call, const python::PythonContext& ctx) {
-  Node parent = ctx.parent(call);
+  Node parent = call.parent();
   if (!parent || parent.kind() != Kind::Assignment || parent.field(Field::Right) != call) return {};
   return step::last_name(parent.field(Field::Left));
 }

@@ -15,7 +15,7 @@ using python::Node;
 // True when the batched chain is only peeked at: `next(iter(ds.batch(2)))`, `ds.batch(8).take(1)`
 // (tests and data inspection, which feed no device).
 bool peeked(Node call, const python::PythonContext& ctx) {
-  for (Node p = ctx.parent(call); p; p = ctx.parent(p)) {
+  for (Node p = call.parent(); p; p = p.parent()) {
     if (p.kind() == Kind::Attribute && p.field(Field::Attribute).text() == "take") return true;
     if (p.kind() == Kind::Call && p.field(Field::Function).kind() == Kind::Identifier &&
         p.field(Field::Function).text() == "next")

@@ -16,7 +16,7 @@ using python::Node;
 // `if train:` / `if is_training:`, or the body of `if not training:`.
 bool in_eval_branch(Node call, const python::PythonContext& ctx) {
   Node child = call;
-  for (Node p = ctx.parent(call); p && p.kind() != Kind::FunctionDefinition; child = p, p = ctx.parent(p)) {
+  for (Node p = call.parent(); p && p.kind() != Kind::FunctionDefinition; child = p, p = p.parent()) {
     if (p.kind() != Kind::IfStatement) continue;
     Node cond = p.field(Field::Condition);
     if (!cond || !step::says_train(cond.text())) continue;
@@ -47,8 +47,8 @@ class TfDataBatchNoDropRemainder final : public python::PythonCheck {
     Node receiver = call.field(Field::Function).field(Field::Object);
     const python::Frame* fn = ctx.enclosing_function();
     // The statement the chain ends in: `train_ds = base.batch(n).prefetch(2)`.
-    Node parent = ctx.parent(call);
-    while (parent && (parent.kind() == Kind::Attribute || parent.kind() == Kind::Call)) parent = ctx.parent(parent);
+    Node parent = call.parent();
+    while (parent && (parent.kind() == Kind::Attribute || parent.kind() == Kind::Call)) parent = parent.parent();
     bool training = step::chain_calls_method(receiver, "shuffle", ctx) ||
                     (fn && step::says_train(fn->node.field(Field::Name).text())) ||
                     (parent && parent.kind() == Kind::Assignment && step::says_train(parent.field(Field::Left).text()));

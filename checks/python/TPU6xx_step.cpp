@@ -657,12 +657,12 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
   if (!found) return found;
   // Between the node and its step: a periodic guard, or a deferred closure.
   Node child = n;
-  for (Node p = ctx.parent(n); p && !(p == found.node); child = p, p = ctx.parent(p)) {
+  for (Node p = n.parent(); p && !(p == found.node); child = p, p = p.parent()) {
     if ((p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) && p.field(Field::Consequence) == child &&
         periodic_condition(p.field(Field::Condition)))
       found.periodic = true;
     if (p.kind() == Kind::ArgumentList) {
-      Node call = ctx.parent(p);
+      Node call = p.parent();
       if (call && call.kind() == Kind::Call && defers(call)) return Step{};
     }
   }
