@@ -2,24 +2,24 @@
 
 #include "core/result_codec.h"
 
+#include <algorithm>
 #include <chrono>
+#include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 3;  // bump when encode_result changes
+constexpr int kFormatVersion = 4;  // bump when encode_result changes
 
 }  // namespace
 
@@ -47,23 +47,45 @@ std::optional<fs::path> default_cache_dir() {
   return std::nullopt;
 }
 
+// The cache file: a header line, then one line per entry,
+//   <size> <mtime_ns> <hash> <headers_key> <path length> <path><result JSON>
+// The path is length-prefixed (a file name may hold any byte but NUL); the result JSON is
+// one line (JSON escapes control characters in strings). Reading it is a split, not a parse:
+// a result is decoded only when its file is looked up.
 ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view settings_key) {
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
-  file_ = dir / fmt::format("results-{:016x}.json", content_hash(key));
-  std::ifstream in(file_);
+  file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));
+  std::ifstream in(file_, std::ios::binary);
   if (!in) return;
-  try {
-    json j = json::parse(in);
-    for (const auto& [path, e] : j.at("entries").items()) {
-      Entry entry;
-      entry.stamp = {e.at(0).get<uint64_t>(), e.at(1).get<int64_t>()};
-      entry.hash = e.at(2).get<uint64_t>();
-      entry.headers_key = e.at(3).get<uint64_t>();
-      entry.result_json = e.at(4).get<std::string>();
-      entries_[path] = std::move(entry);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::string header = fmt::format("tpulint-results {}\n", kFormatVersion);
+  if (!text.starts_with(header)) return;
+  // Reads the number at `at` and the space after it.
+  auto number = [&](size_t& at, auto& value) {
+    auto [end, ec] = std::from_chars(text.data() + at, text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data() + text.size() || *end != ' ') return false;
+    at = size_t(end - text.data()) + 1;
+    return true;
+  };
+  for (size_t at = header.size(); at < text.size();) {
+    uint64_t size = 0, hash = 0, headers_key = 0, path_length = 0;
+    int64_t mtime = 0;
+    if (!number(at, size) || !number(at, mtime) || !number(at, hash) || !number(at, headers_key) ||
+        !number(at, path_length) || path_length > text.size() - at) {
+      entries_.clear();  // a damaged cache is an empty one
+      return;
     }
-  } catch (const std::exception&) {
-    entries_.clear();  // a damaged cache is an empty one
+    std::string path = text.substr(at, path_length);
+    at += path_length;
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) {
+      entries_.clear();
+      return;
+    }
+    entries_[std::move(path)] = Entry{{size, mtime}, hash, headers_key, text.substr(at, end - at)};
+    at = end + 1;
   }
 }
 
@@ -90,15 +112,21 @@ void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_
                  std::chrono::system_clock::now().time_since_epoch()).count();
   if (now - stamp.mtime_ns < 2'000'000'000LL) kept.mtime_ns = -1;
   entries_[path] = Entry{kept, hash, headers_key, encode_result(result)};
+  changed_ = true;
 }
 
 void ResultCache::save(const std::vector<std::string>& live_paths) {
-  json entries = json::object();
+  // Unchanged since it was read (no entry stored, none to drop): nothing to write.
+  if (!changed_ && live_paths.size() == entries_.size() &&
+      std::all_of(live_paths.begin(), live_paths.end(), [&](const std::string& p) { return entries_.count(p) > 0; }))
+    return;
+  std::string text = fmt::format("tpulint-results {}\n", kFormatVersion);
   for (const std::string& p : live_paths) {
     auto it = entries_.find(p);
     if (it == entries_.end()) continue;
     const Entry& e = it->second;
-    entries[p] = json::array({e.stamp.size, e.stamp.mtime_ns, e.hash, e.headers_key, e.result_json});
+    text += fmt::format("{} {} {} {} {} {}{}\n", e.stamp.size, e.stamp.mtime_ns, e.hash, e.headers_key, p.size(), p,
+                        e.result_json);
   }
   std::error_code ec;
   fs::create_directories(file_.parent_path(), ec);
@@ -106,7 +134,7 @@ void ResultCache::save(const std::vector<std::string>& live_paths) {
   tmp += fmt::format(".tmp.{}", getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
-    out << json{{"version", kFormatVersion}, {"entries", entries}}.dump();
+    out << text;
     if (!out) {
       fs::remove(tmp, ec);
       return;

@@ -59,6 +59,7 @@ class ResultCache {
   };
   std::filesystem::path file_;
   std::map<std::string, Entry> entries_;
+  bool changed_ = false;  // an entry was stored since the file was read
 };
 
 // The default cache directory: $XDG_CACHE_HOME/tpulint, else $HOME/.cache/tpulint, else none.

@@ -1,63 +1,172 @@
 #include "core/result_codec.h"
 
-#include <nlohmann/json.hpp>
+#include <charconv>
+#include <fmt/format.h>
+#include <string_view>
+#include <vector>
 
 namespace tpulint {
 
 namespace {
 
-using nlohmann::json;
+// The encoding: one line of tab-separated fields. Strings escape backslash, tab, newline and
+// carriage return, so a field never holds a separator and the line never breaks (the cache
+// file keeps one result per line). Numbers are decimal; hours use the shortest text that reads
+// back to the same double.
+constexpr std::string_view kMagic = "r1";
 
-json finding_to_json(const Finding& f) {
-  return {f.check_id, f.check_name, int(f.category), int(f.severity), int(f.effort), f.hours.low, f.hours.high,
-          f.path, f.start.line, f.start.column, f.end.line, f.end.column, f.message, f.hint, f.subject, f.source_line,
-          f.related_paths};
+void put_string(std::string& out, std::string_view s) {
+  out += '\t';
+  for (char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
 }
 
-Finding finding_from_json(const json& j) {
-  Finding f;
-  f.check_id = j.at(0);
-  f.check_name = j.at(1);
-  f.category = Category(j.at(2).get<int>());
-  f.severity = Severity(j.at(3).get<int>());
-  f.effort = EffortClass(j.at(4).get<int>());
-  f.hours = {j.at(5).get<double>(), j.at(6).get<double>()};
-  f.path = j.at(7);
-  f.start = {j.at(8).get<uint32_t>(), j.at(9).get<uint32_t>()};
-  f.end = {j.at(10).get<uint32_t>(), j.at(11).get<uint32_t>()};
-  f.message = j.at(12);
-  f.hint = j.at(13);
-  f.subject = j.at(14);
-  f.source_line = j.at(15);
-  f.related_paths = j.at(16).get<std::vector<std::string>>();
-  return f;
+template <typename Number>
+void put_number(std::string& out, Number n) {
+  out += '\t';
+  fmt::format_to(std::back_inserter(out), "{}", n);
 }
+
+// Reads fields in order; any malformed or missing field makes the whole text invalid.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string_view text) : text_(text) {}
+
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == std::string_view::npos; }
+
+  std::string_view raw() {
+    if (pos_ == std::string_view::npos) {
+      ok_ = false;
+      return {};
+    }
+    size_t tab = text_.find('\t', pos_);
+    std::string_view field = text_.substr(pos_, tab == std::string_view::npos ? std::string_view::npos : tab - pos_);
+    pos_ = tab == std::string_view::npos ? std::string_view::npos : tab + 1;
+    return field;
+  }
+
+  std::string string() {
+    std::string_view f = raw();
+    std::string out;
+    out.reserve(f.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f[i] != '\\') {
+        out += f[i];
+        continue;
+      }
+      if (++i == f.size()) {
+        ok_ = false;
+        break;
+      }
+      switch (f[i]) {
+        case '\\': out += '\\'; break;
+        case 't': out += '\t'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        default: ok_ = false;
+      }
+    }
+    return out;
+  }
+
+  template <typename Number>
+  Number number() {
+    std::string_view f = raw();
+    Number n{};
+    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), n);
+    if (ec != std::errc() || end != f.data() + f.size()) ok_ = false;
+    return n;
+  }
+
+  // A count of following items, bounded by what the text could hold (a damaged count must not
+  // make the decoder reserve gigabytes).
+  size_t count() {
+    size_t n = number<size_t>();
+    if (n > text_.size()) ok_ = false;
+    return ok_ ? n : 0;
+  }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
 
 }  // namespace
 
 std::string encode_result(const FileResult& r) {
-  json findings = json::array();
-  for (const Finding& f : r.findings) findings.push_back(finding_to_json(f));
-  json j = {{"language", int(r.language)},        {"analyzed", r.analyzed},
-            {"skip_reason", r.skip_reason},        {"findings", findings},
-            {"missing_headers", r.missing_headers}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out(kMagic);
+  put_number(out, int(r.language));
+  put_number(out, r.analyzed ? 1 : 0);
+  put_string(out, r.skip_reason);
+  put_number(out, r.findings.size());
+  for (const Finding& f : r.findings) {
+    put_string(out, f.check_id);
+    put_string(out, f.check_name);
+    put_number(out, int(f.category));
+    put_number(out, int(f.severity));
+    put_number(out, int(f.effort));
+    put_number(out, f.hours.low);
+    put_number(out, f.hours.high);
+    put_string(out, f.path);
+    put_number(out, f.start.line);
+    put_number(out, f.start.column);
+    put_number(out, f.end.line);
+    put_number(out, f.end.column);
+    put_string(out, f.message);
+    put_string(out, f.hint);
+    put_string(out, f.subject);
+    put_string(out, f.source_line);
+    put_number(out, f.related_paths.size());
+    for (const std::string& p : f.related_paths) put_string(out, p);
+  }
+  put_number(out, r.missing_headers.size());
+  for (const std::string& h : r.missing_headers) put_string(out, h);
+  return out;
 }
 
 std::optional<FileResult> decode_result(const std::string& path, const std::string& text) {
-  try {
-    json j = json::parse(text);
-    FileResult r;
-    r.path = path;
-    r.language = Language(j.at("language").get<int>());
-    r.analyzed = j.at("analyzed").get<bool>();
-    r.skip_reason = j.at("skip_reason").get<std::string>();
-    for (const json& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
-    r.missing_headers = j.at("missing_headers").get<std::vector<std::string>>();
-    return r;
-  } catch (const std::exception&) {
-    return std::nullopt;
+  FieldReader in(text);
+  if (in.raw() != kMagic) return std::nullopt;
+  FileResult r;
+  r.path = path;
+  r.language = Language(in.number<int>());
+  r.analyzed = in.number<int>() != 0;
+  r.skip_reason = in.string();
+  size_t findings = in.count();
+  for (size_t i = 0; i < findings && in.ok(); ++i) {
+    Finding& f = r.findings.emplace_back();
+    f.check_id = in.string();
+    f.check_name = in.string();
+    f.category = Category(in.number<int>());
+    f.severity = Severity(in.number<int>());
+    f.effort = EffortClass(in.number<int>());
+    f.hours.low = in.number<double>();
+    f.hours.high = in.number<double>();
+    f.path = in.string();
+    f.start.line = in.number<uint32_t>();
+    f.start.column = in.number<uint32_t>();
+    f.end.line = in.number<uint32_t>();
+    f.end.column = in.number<uint32_t>();
+    f.message = in.string();
+    f.hint = in.string();
+    f.subject = in.string();
+    f.source_line = in.string();
+    size_t related = in.count();
+    for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
   }
+  size_t missing = in.count();
+  for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
+  if (!in.ok() || !in.at_end()) return std::nullopt;
+  return r;
 }
 
 }  // namespace tpulint

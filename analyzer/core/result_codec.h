@@ -1,5 +1,6 @@
-// A FileResult as a compact JSON string and back: how cached results are stored and how
-// worker processes send results to the scan.
+// A FileResult as one line of text and back: how cached results are stored and how worker
+// processes send results to the scan. An internal format (tab-separated, escaped strings),
+// written and read only by the same build of tpulint: the cache key holds the binary's hash.
 #pragma once
 
 #include <optional>

@@ -98,12 +98,6 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   result.language = file.language;
   const uint64_t hkey = file.language == Language::Python ? 0 : c.headers_key;
   std::optional<FileStamp> stamp = c.cache ? stamp_of(file.absolute_path) : std::nullopt;
-  if (stamp && stamp->size <= c.max_file_size) {
-    if (auto hit = c.cache->find_by_stamp(file.path, *stamp, hkey)) {
-      result = std::move(*hit);
-      return out;
-    }
-  }
   auto loaded = load_source(file, c.max_file_size);
   if (auto* reason = std::get_if<std::string>(&loaded)) {
     result.skip_reason = *reason;
@@ -183,26 +177,44 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   if (!context.policy.known) context.policy.known = yes;
   if (!context.policy.runs) context.policy.runs = yes;
 
+  // Files whose cached stamp still matches are answered here, without reading them or starting
+  // a worker: on an unchanged tree no worker process is started at all.
   std::vector<FileOutcome> outcomes(files.size());
-  if (options.isolate) {
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (options.cache) {
+      const uint64_t hkey = files[i].language == Language::Python ? 0 : context.headers_key;
+      auto stamp = stamp_of(files[i].absolute_path);
+      if (stamp && stamp->size <= context.max_file_size) {
+        if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey)) {
+          outcomes[i].result = std::move(*hit);
+          continue;
+        }
+      }
+    }
+    pending.push_back(i);
+  }
+  if (options.isolate && !pending.empty()) {
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;
     auto encoded = run_in_workers(
-        files.size(), {jobs, options.file_timeout},
-        [&](size_t i) { return encode_outcome(analyze_one(files[i], analyzer, context)); },
-        [&](size_t i, const std::string& reason) {
+        pending.size(), {jobs, options.file_timeout},
+        [&](size_t k) { return encode_outcome(analyze_one(files[pending[k]], analyzer, context)); },
+        [&](size_t k, const std::string& reason) {
+          const DiscoveredFile& file = files[pending[k]];
           FileOutcome failed;
-          failed.result.path = files[i].path;
-          failed.result.language = files[i].language;
+          failed.result.path = file.path;
+          failed.result.language = file.language;
           failed.result.analyzed = true;
-          failed.result.findings.push_back(file_note(notes::kAnalysisFailed, files[i].path, reason));
+          failed.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, reason));
           return encode_outcome(failed);
         });
-    for (size_t i = 0; i < files.size(); ++i) outcomes[i] = decode_outcome(files[i], encoded[i]);
+    for (size_t k = 0; k < pending.size(); ++k) outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded[k]);
   } else {
     std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
-    parallel_for(files.size(), jobs,
-                 [&](unsigned worker, size_t i) { outcomes[i] = analyze_one(files[i], analyzers[worker], context); });
+    parallel_for(pending.size(), jobs, [&](unsigned worker, size_t k) {
+      outcomes[pending[k]] = analyze_one(files[pending[k]], analyzers[worker], context);
+    });
   }
 
   std::vector<FileResult> results;

@@ -1,0 +1,99 @@
+// encode_result/decode_result: every field survives, whatever bytes strings hold, the text is
+// one line, and damaged text is rejected rather than half-read.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/result_codec.h"
+
+using namespace tpulint;
+
+namespace {
+
+FileResult awkward_result() {
+  FileResult r;
+  r.path = "pkg/m.py";
+  r.language = Language::Cuda;
+  r.analyzed = true;
+  r.skip_reason = "";
+  for (int i = 0; i < 3; ++i) {
+    Finding f;
+    f.check_id = "TPU10" + std::to_string(i);
+    f.check_name = "name-" + std::to_string(i);
+    f.category = Category::CustomKernel;
+    f.severity = Severity::Error;
+    f.effort = EffortClass::High;
+    f.hours = {0.1 * (i + 1), 1.0 / 3.0 + i};
+    f.path = "pkg/m.py";
+    f.start = {uint32_t(10 + i), 4};
+    f.end = {uint32_t(12 + i), 0};
+    f.message = "tab\there, newline\nthere, backslash \\ and \\t literally, CR\r, ünïcödé, \x01";
+    f.hint = i == 1 ? "" : "use 'x'";
+    f.subject = "\\";
+    f.source_line = "    y = torch.nonzero(x)\t# trailing backslash \\";
+    if (i == 2) f.related_paths = {"csrc/a.cu", "csrc/with\ttab.cu", ""};
+    r.findings.push_back(f);
+  }
+  r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("result codec: every field round-trips on one line", "[cache][codec]") {
+  FileResult r = awkward_result();
+  std::string text = encode_result(r);
+  CHECK(text.find('\n') == std::string::npos);
+  CHECK(text.find('\r') == std::string::npos);
+  auto back = decode_result("pkg/m.py", text);
+  REQUIRE(back);
+  CHECK(back->path == r.path);
+  CHECK(back->language == r.language);
+  CHECK(back->analyzed == r.analyzed);
+  CHECK(back->missing_headers == r.missing_headers);
+  REQUIRE(back->findings.size() == r.findings.size());
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& a = r.findings[i];
+    const Finding& b = back->findings[i];
+    CHECK(b.check_id == a.check_id);
+    CHECK(b.check_name == a.check_name);
+    CHECK(b.category == a.category);
+    CHECK(b.severity == a.severity);
+    CHECK(b.effort == a.effort);
+    CHECK(b.hours.low == a.hours.low);  // exact: the shortest text that reads back the same double
+    CHECK(b.hours.high == a.hours.high);
+    CHECK(b.path == a.path);
+    CHECK((b.start.line == a.start.line && b.start.column == a.start.column));
+    CHECK((b.end.line == a.end.line && b.end.column == a.end.column));
+    CHECK(b.message == a.message);
+    CHECK(b.hint == a.hint);
+    CHECK(b.subject == a.subject);
+    CHECK(b.source_line == a.source_line);
+    CHECK(b.related_paths == a.related_paths);
+  }
+  FileResult skipped;
+  skipped.skip_reason = "too large";
+  auto s = decode_result("big.py", encode_result(skipped));
+  REQUIRE(s);
+  CHECK(s->skip_reason == "too large");
+  CHECK_FALSE(s->analyzed);
+  CHECK(s->findings.empty());
+}
+
+TEST_CASE("result codec: truncated, extended or altered text is rejected", "[cache][codec]") {
+  std::string text = encode_result(awkward_result());
+  size_t accepted = 0;
+  for (size_t cut = 0; cut < text.size(); ++cut) accepted += decode_result("m.py", text.substr(0, cut)).has_value();
+  // Only a cut inside the last string field can still read as a whole result: a shorter last
+  // missing header. Everything else is rejected.
+  CHECK(accepted == std::string("cuda_runtime.h").size());
+  CHECK_FALSE(decode_result("m.py", text + "\textra"));
+  CHECK_FALSE(decode_result("m.py", ""));
+  CHECK_FALSE(decode_result("m.py", "{\"language\": 1}"));
+  std::string bad_escape = text;
+  bad_escape.replace(bad_escape.find("\\\\"), 2, "\\q");
+  CHECK_FALSE(decode_result("m.py", bad_escape));
+  std::string huge_count = encode_result(FileResult{});
+  huge_count.replace(huge_count.rfind('\t') + 1, std::string::npos, "99999999999");
+  CHECK_FALSE(decode_result("m.py", huge_count));
+}
