@@ -1,0 +1,77 @@
+// JsonWriter must write exactly what nlohmann::json's dump(2) writes for the same document:
+// the JSON report's bytes (and its goldens) do not depend on how it is produced.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "report/json_writer.h"
+
+using namespace tpulint::report;
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string reference(const ordered_json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+TEST_CASE("JsonWriter: strings are escaped as nlohmann escapes them, invalid UTF-8 included", "[report][json]") {
+  std::vector<std::string> strings = {"", "plain", "quote \" backslash \\ slash /", "\b\f\n\r\t", std::string("nul\0x", 5),
+                                      "\x01\x1f\x7f", "ünïcödé ✓ 𝄞", "\xff", "\xc3", "\xe2\x82", "a\xc3(b",
+                                      "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 too high", "\xc0\xaf overlong"};
+  std::mt19937 random(42);  // fixed seed: the same strings every run
+  for (int i = 0; i < 2000; ++i) {
+    std::string s(random() % 12, ' ');
+    for (char& c : s) c = char(random() % 256);
+    strings.push_back(s);
+  }
+  size_t mismatches = 0;
+  for (const std::string& s : strings) {
+    std::string mine;
+    append_json_string(mine, s);
+    if (mine != reference(ordered_json(s))) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2) writes them", "[report][json]") {
+  std::string text;
+  JsonWriter w(text);
+  w.begin_object();
+  w.member("int", -3).member("unsigned", uint64_t(18446744073709551615ull)).member("zero", 0.0);
+  w.member("twelve", 12.0).member("fraction", 0.35).member("third", 1.0 / 3).member("yes", true).member("no", false);
+  w.key("empty_array").begin_array().end_array();
+  w.key("empty_object").begin_object().end_object();
+  w.key("strings").value(std::vector<std::string>{"a", "b"});
+  w.key("no_strings").value(std::vector<std::string>{});
+  w.key("nested").begin_array();
+  w.begin_object().member("k", "v").key("inner").begin_array().value(1).begin_array().end_array().end_array().end_object();
+  w.begin_object().end_object();
+  w.value("last");
+  w.end_array();
+  w.end_object();
+
+  ordered_json doc;
+  doc["int"] = -3;
+  doc["unsigned"] = uint64_t(18446744073709551615ull);
+  doc["zero"] = 0.0;
+  doc["twelve"] = 12.0;
+  doc["fraction"] = 0.35;
+  doc["third"] = 1.0 / 3;
+  doc["yes"] = true;
+  doc["no"] = false;
+  doc["empty_array"] = ordered_json::array();
+  doc["empty_object"] = ordered_json::object();
+  doc["strings"] = {"a", "b"};
+  doc["no_strings"] = ordered_json::array();
+  ordered_json inner = ordered_json::object();
+  inner["k"] = "v";
+  inner["inner"] = ordered_json::array({1, ordered_json::array()});
+  doc["nested"] = ordered_json::array({inner, ordered_json::object(), "last"});
+  CHECK(text == reference(doc));
+}
