@@ -57,23 +57,23 @@ class FieldReader {
     std::string_view f = raw();
     std::string out;
     out.reserve(f.size());
-    for (size_t i = 0; i < f.size(); ++i) {
-      if (f[i] != '\\') {
-        out += f[i];
-        continue;
-      }
-      if (++i == f.size()) {
+    size_t copied = 0;  // f[copied, i) holds no escape: appended in one piece
+    for (size_t i = f.find('\\'); i != std::string_view::npos; i = f.find('\\', copied)) {
+      out.append(f.data() + copied, i - copied);
+      if (i + 1 == f.size()) {
         ok_ = false;
-        break;
+        return out;
       }
-      switch (f[i]) {
+      switch (f[i + 1]) {
         case '\\': out += '\\'; break;
         case 't': out += '\t'; break;
         case 'n': out += '\n'; break;
         case 'r': out += '\r'; break;
         default: ok_ = false;
       }
+      copied = i + 2;
     }
+    out.append(f.data() + copied, f.size() - copied);
     return out;
   }
 

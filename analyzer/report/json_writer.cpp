@@ -16,7 +16,12 @@ void append_json_string(std::string& out, std::string_view s) {
     }
   }
   out += '"';
-  for (char c : s) {
+  size_t copied = 0;  // s[copied, i) needs no escape: appended in one piece
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + copied, i - copied);
+    copied = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -25,13 +30,10 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(c));
-        else
-          out += c;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
     }
   }
+  out.append(s.data() + copied, s.size() - copied);
   out += '"';
 }
 
