@@ -62,6 +62,7 @@ constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
 struct GrammarTables {
   std::vector<Kind> kinds;  // by symbol
   std::array<TSFieldId, size_t(Field::kCount)> fields{};
+  std::vector<uint8_t> field_slots;  // by grammar field id: 1 + the Field, or 0 for one we do not name
 
   GrammarTables() {
     const TSLanguage* lang = tree_sitter_python();
@@ -77,6 +78,8 @@ struct GrammarTables {
       if (fields[i] == 0)
         throw std::logic_error("tree-sitter-python has no field '" + std::string(kFieldNames[i]) + "'");
     }
+    field_slots.assign(ts_language_field_count(lang) + 1, 0);
+    for (size_t i = 0; i < fields.size(); ++i) field_slots[fields[i]] = uint8_t(i + 1);
   }
 };
 
@@ -90,6 +93,11 @@ const GrammarTables& tables() {
 const TSLanguage* language() { return tree_sitter_python(); }
 
 TSFieldId field_id(Field f) { return tables().fields[size_t(f)]; }
+
+uint8_t field_slot(TSFieldId id) {
+  const auto& slots = tables().field_slots;
+  return id < slots.size() ? slots[id] : 0;
+}
 
 Kind kind_of_symbol(TSSymbol symbol) {
   const auto& k = tables().kinds;
@@ -109,7 +117,7 @@ void Tree::index() {
     uint8_t flags = (ts_node_is_named(n) ? kNamed : 0) | (ts_node_is_missing(n) ? kMissing : 0) |
                     (ts_node_has_error(n) ? kHasError : 0);
     nodes_.push_back(Record{ts_node_start_byte(n), ts_node_end_byte(n), open.empty() ? kNone : open.back(), 0, 0,
-                            0, 0, 0, symbol, open.empty() ? TSFieldId(0) : ts_tree_cursor_current_field_id(&cursor),
+                            0, 0, 0, symbol, open.empty() ? uint8_t(0) : field_slot(ts_tree_cursor_current_field_id(&cursor)),
                             ts_node_is_error(n) ? Kind::Error : kind_of_symbol(symbol), flags});
     open.push_back(uint32_t(nodes_.size() - 1));
     if (ts_tree_cursor_goto_first_child(&cursor)) continue;
@@ -171,50 +179,8 @@ Node Tree::named_descendant_for_span(ByteSpan span) const {
   return Node(this, named);
 }
 
-Kind Node::kind() const { return null() ? Kind::Other : tree_->nodes_[id_].kind; }
-
 std::string_view Node::type() const {
   return null() ? std::string_view() : ts_language_symbol_name(language(), tree_->nodes_[id_].symbol);
-}
-
-bool Node::is_named() const { return !null() && (tree_->nodes_[id_].flags & Tree::kNamed); }
-bool Node::is_missing() const { return !null() && (tree_->nodes_[id_].flags & Tree::kMissing); }
-bool Node::has_error() const { return !null() && (tree_->nodes_[id_].flags & Tree::kHasError); }
-
-Node Node::field(Field f) const {
-  if (null()) return {};
-  const Tree::Record& r = tree_->nodes_[id_];
-  TSFieldId id = field_id(f);
-  for (uint32_t k = 0; k < r.child_count; ++k) {
-    uint32_t c = tree_->children_[r.children + k];
-    if (tree_->nodes_[c].field == id) return Node(tree_, c);
-  }
-  return {};
-}
-
-Node Node::parent() const {
-  if (null() || tree_->nodes_[id_].parent == Tree::kNone) return {};
-  return Node(tree_, tree_->nodes_[id_].parent);
-}
-
-uint32_t Node::child_count() const { return null() ? 0 : tree_->nodes_[id_].child_count; }
-
-Node Node::child(uint32_t i) const {
-  if (i >= child_count()) return {};
-  return Node(tree_, tree_->children_[tree_->nodes_[id_].children + i]);
-}
-
-uint32_t Node::named_child_count() const { return null() ? 0 : tree_->nodes_[id_].named_child_count; }
-
-Node Node::named_child(uint32_t i) const {
-  if (i >= named_child_count()) return {};
-  return Node(tree_, tree_->named_children_[tree_->nodes_[id_].named_children + i]);
-}
-
-ByteSpan Node::span() const {
-  if (null()) return {0, 0};
-  const Tree::Record& r = tree_->nodes_[id_];
-  return {r.begin, r.end};
 }
 
 std::string_view Node::text() const {

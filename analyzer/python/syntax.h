@@ -82,6 +82,11 @@ enum class Field : uint8_t {
   kCount,
 };
 
+// The grammar's field id for `f`, and the Kind of a grammar symbol: both mapped once.
+TSFieldId field_id(Field f);
+Kind kind_of_symbol(TSSymbol symbol);
+const TSLanguage* language();
+
 class Tree;
 
 // A node of a Tree: an index into the tree's flat node table, so that kind, parent, children
@@ -150,7 +155,7 @@ class Tree {
     uint32_t named_children;  // first index in named_children_
     uint32_t named_child_count;
     TSSymbol symbol;
-    TSFieldId field;          // the field this node fills in its parent, 0 for none
+    uint8_t field;            // the Field this node fills in its parent, plus 1; 0 for none
     Kind kind;
     uint8_t flags;
   };
@@ -162,6 +167,48 @@ class Tree {
   std::vector<uint32_t> children_;        // each node's children, contiguous
   std::vector<uint32_t> named_children_;  // each node's named children, contiguous
 };
+
+// Node's accessors are inline: checks call them for nearly every node.
+inline Kind Node::kind() const { return null() ? Kind::Other : tree_->nodes_[id_].kind; }
+inline bool Node::is_named() const { return !null() && (tree_->nodes_[id_].flags & Tree::kNamed); }
+inline bool Node::is_missing() const { return !null() && (tree_->nodes_[id_].flags & Tree::kMissing); }
+inline bool Node::has_error() const { return !null() && (tree_->nodes_[id_].flags & Tree::kHasError); }
+
+inline Node Node::parent() const {
+  if (null() || tree_->nodes_[id_].parent == Tree::kNone) return {};
+  return Node(tree_, tree_->nodes_[id_].parent);
+}
+
+inline uint32_t Node::child_count() const { return null() ? 0 : tree_->nodes_[id_].child_count; }
+
+inline Node Node::child(uint32_t i) const {
+  if (i >= child_count()) return {};
+  return Node(tree_, tree_->children_[tree_->nodes_[id_].children + i]);
+}
+
+inline uint32_t Node::named_child_count() const { return null() ? 0 : tree_->nodes_[id_].named_child_count; }
+
+inline Node Node::named_child(uint32_t i) const {
+  if (i >= named_child_count()) return {};
+  return Node(tree_, tree_->named_children_[tree_->nodes_[id_].named_children + i]);
+}
+
+inline ByteSpan Node::span() const {
+  if (null()) return {0, 0};
+  const Tree::Record& r = tree_->nodes_[id_];
+  return {r.begin, r.end};
+}
+
+inline Node Node::field(Field f) const {
+  if (null()) return {};
+  const Tree::Record& r = tree_->nodes_[id_];
+  const uint8_t slot = uint8_t(size_t(f) + 1);
+  for (uint32_t k = 0; k < r.child_count; ++k) {
+    uint32_t c = tree_->children_[r.children + k];
+    if (tree_->nodes_[c].field == slot) return Node(tree_, c);
+  }
+  return {};
+}
 
 // One per thread: tree-sitter parsers are not thread-safe.
 class Parser {
@@ -183,9 +230,5 @@ class Parser {
 // The tree as an S-expression (`tpulint dump-tree`, for writing checks).
 std::string to_sexp(const Tree& tree);
 
-// The grammar's field id for `f`, and the Kind of a grammar symbol: both mapped once.
-TSFieldId field_id(Field f);
-Kind kind_of_symbol(TSSymbol symbol);
-const TSLanguage* language();
 
 }  // namespace tpulint::python
