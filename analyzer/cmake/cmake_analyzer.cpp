@@ -32,9 +32,10 @@ Directories directories_of(const SourceFile& file) {
   Directories d;
   fs::path absolute = fs::absolute(file.absolute_path()).lexically_normal();
   d.list_dir = absolute.parent_path();
+  // The root is the file's directory less as many levels as its relative path has directories.
   d.scan_root = d.list_dir;
-  for (auto it = fs::path(file.path()).begin(); it != fs::path(file.path()).end(); ++it)
-    if (std::next(it) != fs::path(file.path()).end()) d.scan_root = d.scan_root.parent_path();
+  const fs::path relative = fs::path(file.path()).parent_path();
+  for (auto it = relative.begin(); it != relative.end(); ++it) d.scan_root = d.scan_root.parent_path();
   if (absolute.filename() == "CMakeLists.txt") d.source_dir = d.list_dir;
   if (d.source_dir) {
     // A CMakeLists.txt that calls project() sets PROJECT_SOURCE_DIR itself (the evaluator does);

@@ -19,7 +19,7 @@ namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 3;  // bump when encode_result changes
+constexpr int kFormatVersion = 4;  // bump when encode_result changes
 
 }  // namespace
 
