@@ -91,15 +91,14 @@ std::optional<Target> declaration(const EvaluatedCommand& e) {
   return t;
 }
 
-// What the whole file tells: its targets, whether it enables CUDA, whether it builds for
-// PyTorch or Python.
+// What the whole file tells: its targets, whether it enables CUDA, whether it builds against
+// PyTorch.
 struct BuildFacts {
   std::map<std::string, Target> targets;  // by name
   std::vector<std::string> order;         // names in declaration order
   bool cuda_enabled = false;
   std::string cuda_enabled_by;
   bool torch = false;
-  bool python = false;
 };
 
 // set_target_properties(t... PROPERTIES name value ...): the OUTPUT_NAME of each target.
@@ -123,8 +122,6 @@ BuildFacts read_build(const cmake::CmakeFile& facts) {
     if (v.empty() || !v[0].resolved) continue;
     if (cmd == "find_package") {
       if (v[0].text == "Torch") b.torch = true;
-      if (is_one_of(v[0], {"Python", "Python3", "PythonLibs", "PythonInterp", "pybind11", "nanobind", "Torch"}))
-        b.python = true;
     } else if (cmd == "enable_language" || cmd == "project") {
       auto from = v.begin() + (cmd == "project" ? 1 : 0);
       if (std::any_of(from, v.end(), [](const Value& x) { return is_one_of(x, {"CUDA"}); }) && !b.cuda_enabled) {
@@ -160,11 +157,8 @@ BuildFacts read_build(const cmake::CmakeFile& facts) {
     }
     if (cmd == "target_link_libraries")
       for (const Value& x : v)
-        if (x.resolved && (x.text.starts_with("pybind11::") || x.text.starts_with("Python::") ||
-                           x.text.starts_with("Python3::") || x.text == "torch" || x.text == "torch_python"))
-          b.python = true;
+        if (x.resolved && (x.text == "torch" || x.text == "torch_python" || x.text == "torch_cuda")) b.torch = true;
   }
-  b.python = b.python || b.torch;
   return b;
 }
 
@@ -198,8 +192,10 @@ class CmakeNativeExtension final : public cmake::CmakeCheck {
     bool cuda_sources = std::any_of(t.sources.begin(), t.sources.end(), [](const std::string& s) { return is_cuda_source(s); });
     bool cxx_sources = std::any_of(t.sources.begin(), t.sources.end(), [](const std::string& s) { return is_cxx_source(s); });
     bool cuda = t.cuda_builder || cuda_sources || (b.cuda_enabled && cxx_sources);
-    // A shared library is reported when it holds CUDA code, or C++ code built for Python or PyTorch.
-    if (!t.python_module && !cuda && !(cxx_sources && b.python)) return;
+    // C++ code matters when it is built against PyTorch: its functions take tensors and read
+    // their memory, like a CppExtension. A CPU module of a JAX or TF project (a tokenizer, a
+    // graph helper) runs on the TPU host as it is.
+    if (!cuda && !(b.torch && (t.python_module || cxx_sources))) return;
 
     std::string module = t.output_name.empty() ? name : t.output_name;
     std::string package = installed_package(t, facts);
@@ -260,7 +256,8 @@ extern const CheckDef TPU118_cmake_native_extension{
                     "by `pybind11_add_module`, `nanobind_add_module`, `Python_add_library`/`Python3_add_library` "
                     "(a Python extension module), by `add_library(name SHARED|MODULE ...)` or FindCUDA's "
                     "`cuda_add_library` (a shared library), with the sources it lists there and in later "
-                    "`target_sources(name ...)`. A CUDA build is told apart from a C++-only one. The finding names "
+                    "`target_sources(name ...)`. A CUDA build is told apart from a C++-only one. A C++-only target "
+                    "counts when the file builds against PyTorch. The finding names "
                     "the sources that exist in the scanned tree: their kernels, launches and CUDA calls join the "
                     "module's work item, and so does a Python import of the module (TPU117).",
             .why = "The module is native code compiled for CUDA or the CPU, reached from Python. XLA cannot "
@@ -283,10 +280,11 @@ extern const CheckDef TPU118_cmake_native_extension{
                          "(they are relative to the including directory) and are left out. A target is a CUDA build "
                          "when it lists a `.cu`/`.cuh` source, is a `cuda_add_library`, or has C++ sources in a file "
                          "that enables CUDA (`enable_language(CUDA)`, `project(... CUDA)`), even if only some of "
-                         "them are compiled by nvcc. A shared library with only C++ sources is reported when the "
-                         "file builds for Python or PyTorch (`find_package` of Python, pybind11, nanobind or Torch, "
-                         "`${TORCH_LIBRARIES}`, a link to `pybind11::`/`Python::` targets); other C++ shared "
-                         "libraries are not. The module's name is the target's (or its `OUTPUT_NAME`), "
+                         "them are compiled by nvcc. A C++-only module or shared library is reported when the file "
+                         "builds against PyTorch (`find_package(Torch)`, `${TORCH_LIBRARIES}`, a link to `torch`): "
+                         "its functions take tensors, like a `CppExtension`'s; without PyTorch (a tokenizer, a "
+                         "JAX project's graph helper) it runs on the TPU host as it is and is not reported. "
+                         "The module's name is the target's (or its `OUTPUT_NAME`), "
                          "prefixed by its package when `install(TARGETS ... DESTINATION pkg)` names a package "
                          "directory of the tree. Targets made by a project's own functions (vLLM's "
                          "`define_gpu_extension_target`) and `target_sources` in another file are missed.",
