@@ -36,7 +36,7 @@ bool is_one_of(const Value& v, std::initializer_list<std::string_view> words) {
 struct Target {
   const EvaluatedCommand* declared = nullptr;
   bool python_module = false;  // an extension module (pybind11, nanobind, Python_add_library MODULE)
-  bool cuda_builder = false;   // cuda_add_library: nvcc compiles its sources whatever they are called
+  bool cuda_builder = false;   // cuda_add_library: FindCUDA's builder, linked with the CUDA runtime
   std::vector<std::string> sources;  // resolved names as written (relative or absolute)
   std::string output_name;
   std::string destination;  // install(TARGETS ... DESTINATION d)
@@ -200,13 +200,15 @@ class CmakeNativeExtension final : public cmake::CmakeCheck {
     std::string module = t.output_name.empty() ? name : t.output_name;
     std::string package = installed_package(t, facts);
     std::string subject = package.empty() ? module : package + "." + module;
-    const std::string& builder = t.declared->command->name;
-    std::string what = t.python_module ? "extension" : "shared library";
-    std::string from = t.cuda_builder || cuda_sources ? " from CUDA sources"
-                       : cuda ? fmt::format(" in a project that enables CUDA ('{}')", b.cuda_enabled_by)
-                              : "";
-    std::string label = fmt::format("{} {} '{}'", cuda ? "CUDA" : "C++", what, subject);
+    // The command as written (`Python_add_library`): names are case-insensitive, messages quote the code.
     ByteSpan at = t.declared->command->name_span;
+    std::string builder = ctx.file().text().substr(at.begin, at.end - at.begin);
+    std::string what = t.python_module ? "extension" : "shared library";
+    // cuda_add_library is a CUDA build whatever its sources: it links the CUDA runtime.
+    std::string from = cuda_sources ? " from CUDA sources"
+                       : cuda && !t.cuda_builder ? fmt::format(" in a project that enables CUDA ('{}')", b.cuda_enabled_by)
+                                                 : "";
+    std::string label = fmt::format("{} {} '{}'", cuda ? "CUDA" : "C++", what, subject);
     Finding* f = nullptr;
     if (cuda) {
       f = &ctx.report(at, fmt::format("{} is built with '{}'{}; its kernels cannot run on a TPU", label, builder, from),
