@@ -60,7 +60,7 @@ TEST_CASE("TPU118 names a module by its package when install() puts it in one of
   dir.write("CMakeLists.txt",
             "project(p LANGUAGES CXX CUDA)\n"
             "pybind11_add_module(_C csrc/k.cu)\n"
-            "install(TARGETS _C LIBRARY DESTINATION mypkg)\n"
+            "install(TARGETS _C RUNTIME DESTINATION bin LIBRARY DESTINATION mypkg)\n"
             "pybind11_add_module(_elsewhere csrc/k.cu)\n"
             "install(TARGETS _elsewhere DESTINATION lib)\n");
   app::Engine engine({});

@@ -101,14 +101,26 @@ struct BuildFacts {
   bool torch = false;
 };
 
+// The index of the first value equal to `word` at or after `from`, or v.size().
+size_t find_word(const std::vector<Value>& v, std::string_view word, size_t from = 0) {
+  for (size_t i = from; i < v.size(); ++i)
+    if (v[i].resolved && v[i].text == word) return i;
+  return v.size();
+}
+
+// Sets `field` of each known target among v[first, last) to `value`.
+void set_on_targets(const std::vector<Value>& v, size_t first, size_t last, const Value& value,
+                    std::string Target::*field, BuildFacts& b) {
+  if (!value.resolved) return;
+  for (size_t i = first; i < last; ++i)
+    if (v[i].resolved && b.targets.count(v[i].text)) b.targets[v[i].text].*field = value.text;
+}
+
 // set_target_properties(t... PROPERTIES name value ...): the OUTPUT_NAME of each target.
 void record_properties(const std::vector<Value>& v, BuildFacts& b) {
-  auto props = std::find_if(v.begin(), v.end(), [](const Value& x) { return is_one_of(x, {"PROPERTIES"}); });
-  if (props == v.end()) return;
-  for (auto it = props + 1; it + 1 < v.end(); it += 2)
-    if (is_one_of(*it, {"OUTPUT_NAME"}) && (it + 1)->resolved)
-      for (auto t = v.begin(); t != props; ++t)
-        if (t->resolved && b.targets.count(t->text)) b.targets[t->text].output_name = (it + 1)->text;
+  size_t props = find_word(v, "PROPERTIES");
+  for (size_t i = props + 1; i + 1 < v.size(); i += 2)
+    if (is_one_of(v[i], {"OUTPUT_NAME"})) set_on_targets(v, 0, props, v[i + 1], &Target::output_name, b);
 }
 
 BuildFacts read_build(const cmake::CmakeFile& facts) {
@@ -143,17 +155,19 @@ BuildFacts read_build(const cmake::CmakeFile& facts) {
       record_properties(v, b);
     } else if (cmd == "set_property" && v[0].text == "TARGET") {
       // set_property(TARGET t... PROPERTY OUTPUT_NAME name)
-      auto prop = std::find_if(v.begin(), v.end(), [](const Value& x) { return is_one_of(x, {"PROPERTY"}); });
-      if (prop + 2 < v.end() && is_one_of(*(prop + 1), {"OUTPUT_NAME"}) && (prop + 2)->resolved)
-        for (auto t = v.begin() + 1; t != prop; ++t)
-          if (t->resolved && b.targets.count(t->text)) b.targets[t->text].output_name = (prop + 2)->text;
+      size_t prop = find_word(v, "PROPERTY");
+      if (prop + 2 < v.size() && is_one_of(v[prop + 1], {"OUTPUT_NAME"}))
+        set_on_targets(v, 1, prop, v[prop + 2], &Target::output_name, b);
     } else if (cmd == "install" && v[0].text == "TARGETS") {
-      auto dest = std::find_if(v.begin(), v.end(), [](const Value& x) { return is_one_of(x, {"DESTINATION"}); });
-      if (dest + 1 < v.end() && (dest + 1)->resolved)
-        for (auto t = v.begin() + 1; t != v.end() && !is_one_of(*t, {"EXPORT", "LIBRARY", "RUNTIME", "ARCHIVE",
-                                                                     "DESTINATION", "COMPONENT"});
-             ++t)
-          if (t->resolved && b.targets.count(t->text)) b.targets[t->text].destination = (dest + 1)->text;
+      // install(TARGETS t... [RUNTIME DESTINATION bin] [LIBRARY DESTINATION pkg] ...): a module is
+      // a LIBRARY artifact; without that keyword the first DESTINATION is everyone's.
+      size_t targets_end = 1;
+      while (targets_end < v.size() && !is_one_of(v[targets_end], {"EXPORT", "LIBRARY", "RUNTIME", "ARCHIVE",
+                                                                 "DESTINATION", "COMPONENT"}))
+        ++targets_end;
+      size_t library = find_word(v, "LIBRARY");
+      size_t dest = find_word(v, "DESTINATION", library < v.size() ? library : 0);
+      if (dest + 1 < v.size()) set_on_targets(v, 1, targets_end, v[dest + 1], &Target::destination, b);
     }
     if (cmd == "target_link_libraries")
       for (const Value& x : v)
