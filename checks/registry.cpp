@@ -49,4 +49,11 @@ std::vector<cxx::NativeCheckEntry> native_checks(std::span<const std::string_vie
   return out;
 }
 
+std::vector<cmake::CmakeCheckEntry> cmake_checks(std::span<const std::string_view> ids) {
+  std::vector<cmake::CmakeCheckEntry> out;
+  for (const CheckDef* def : all_checks())
+    if (def->cmake && is_selected(ids, def->info.id)) out.push_back({&def->info, def->cmake});
+  return out;
+}
+
 }  // namespace tpulint::checks

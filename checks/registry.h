@@ -19,5 +19,6 @@ const Registry& registry();
 // The enabled checks for each frontend, from a list of selected IDs.
 std::vector<python::PythonCheckEntry> python_checks(std::span<const std::string_view> selected_ids);
 std::vector<cxx::NativeCheckEntry> native_checks(std::span<const std::string_view> selected_ids);
+std::vector<cmake::CmakeCheckEntry> cmake_checks(std::span<const std::string_view> selected_ids);
 
 }  // namespace tpulint::checks

@@ -7,14 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 out=build-asan/fuzz
-mkdir -p "$out/corpus-python" "$out/corpus-cxx" "$out/seeds-python" "$out/seeds-cxx"
+mkdir -p "$out/corpus-python" "$out/corpus-cxx" "$out/corpus-cmake" "$out/seeds-python" "$out/seeds-cxx" "$out/seeds-cmake"
 # Seeds named after their path, so that files of the same name in different fixtures all count.
 seed() { while IFS= read -r -d '' f; do cp "$f" "$1/${f//\//_}"; done; }
 find fixtures -type f \( -name '*.py' -o -name '*.pyi' \) -print0 | seed "$out/seeds-python"
 find fixtures -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.cc' -o -name '*.h' -o -name '*.hpp' \) \
   -print0 | seed "$out/seeds-cxx"
+find fixtures -type f \( -name 'CMakeLists.txt' -o -name '*.cmake' \) -print0 | seed "$out/seeds-cmake"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for target in python cxx; do
+for target in python cxx cmake; do
   echo "fuzz: fuzz_$target for ${seconds}s"
   build-asan/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
     -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus-$target" "$out/seeds-$target" 2>&1 |

@@ -52,6 +52,11 @@ TEST_CASE("language_for_path maps every extension", "[core][discovery]") {
     INFO(ext);
     CHECK(language_for_path("src/file" + ext) == Language::Cxx);
   }
+  CHECK(language_for_path("CMakeLists.txt") == Language::Cmake);
+  CHECK(language_for_path("csrc/CMakeLists.txt") == Language::Cmake);
+  CHECK(language_for_path("cmake/utils.cmake") == Language::Cmake);
+  CHECK(language_for_path("cmakelists.txt") == Language::None);
+  CHECK(language_for_path("config.cmake.in") == Language::None);
   CHECK(language_for_path("notes.txt") == Language::None);
   CHECK(language_for_path("Makefile") == Language::None);
   CHECK(language_for_path("setup.cfg") == Language::None);

@@ -83,6 +83,43 @@ TEST_CASE("an extension module, its sources' kernels and its imports are one wor
   CHECK(total == findings.size());
 }
 
+TEST_CASE("a module declared by its last component (a CMake target) takes the imports of its dotted name",
+          "[core][plan]") {
+  Finding target = make("TPU118", Category::CustomKernel, EffortClass::High, {8, 24}, "CMakeLists.txt", "_ext_cuda", 5);
+  target.related_paths = {"csrc/k.cu"};
+  Finding torch_c = make("TPU118", Category::CustomKernel, EffortClass::High, {8, 24}, "CMakeLists.txt", "_C", 9);
+  torch_c.related_paths = {"csrc/c.cu"};
+  Finding exact = make("TPU110", Category::CustomKernel, EffortClass::High, {8, 24}, "setup.py", "other._ext_cuda", 3);
+  exact.related_paths = {"csrc/other.cu"};
+  std::vector<Finding> findings = {
+      target, torch_c, exact,
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/k.cu", "splat_kernel", 10),
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {2, 8}, "pkg/a.py", "pkg._ext_cuda", 3),
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {2, 8}, "pkg/sub/b.py", "pkg.sub._ext_cuda", 3),
+      // setup.py names this one whole: its import stays with it.
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {2, 8}, "other/c.py", "other._ext_cuda", 3),
+      // `_C` is every package's: a bare `_C` target does not take `pkg._C`.
+      make("TPU117", Category::CustomKernel, EffortClass::Medium, {2, 8}, "pkg/d.py", "pkg._C", 3),
+      // Another category with the same last component is another kind of thing.
+      make("TPU501", Category::CudaLibrary, EffortClass::Medium, {2, 8}, "pkg/e.py", "lib._ext_cuda", 3),
+  };
+  auto items = plan_work(findings, PathWeights{});
+  const WorkItem* ext = find_item(items, "_ext_cuda");
+  REQUIRE(ext);
+  CHECK(ext->findings == 4);  // the target, its kernel, two imports
+  CHECK(ext->check_ids == std::vector<std::string>{"TPU101", "TPU117", "TPU118"});
+  CHECK(ext->parts == std::vector<std::string>{"splat_kernel"});
+  CHECK(ext->first_location == "CMakeLists.txt:5");
+  REQUIRE(find_item(items, "other._ext_cuda"));
+  CHECK(find_item(items, "other._ext_cuda")->findings == 2);
+  REQUIRE(find_item(items, "pkg._C"));
+  CHECK(find_item(items, "_C")->findings == 1);
+  REQUIRE(find_item(items, "lib._ext_cuda"));
+  CHECK(extension_key("pkg.sub.x_cuda") == "x_cuda");
+  CHECK(extension_key("x_cuda") == "x_cuda");
+  CHECK(extension_key("pkg._C") == "pkg._C");
+}
+
 TEST_CASE("a work item's gain is the score recovered by fixing all of it", "[core][plan]") {
   std::vector<Finding> findings = {
       make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "k.cu", "k"),

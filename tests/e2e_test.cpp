@@ -166,6 +166,34 @@ TEST_CASE("the Python-to-native link: setup.py's sources tie the kernels to the 
             json({"csrc/nms_kernel.cu", "csrc/roi_align_kernel.cu", "csrc/roi_ops.cpp"}));
 }
 
+TEST_CASE("the Python-to-native link: a CMake target ties its kernels to the module Python imports", "[e2e]") {
+  auto r = run_tpulint("scan fixtures/projects/cmake_pybind_cuda_ext --format json");
+  REQUIRE(r.exit_code == 0);
+  json doc = valid_report(r.out);
+  // The pybind11_add_module target `_splat_cuda` and `from flowsplat import _splat_cuda` (whose
+  // subject is the dotted flowsplat._splat_cuda) are one module: ONE work item holds the CMake
+  // finding, the kernel and its launch in csrc/, the binding, and the import.
+  std::vector<const json*> custom;
+  for (const json& w : doc.at("work_items"))
+    if (w.at("category") == "custom-kernel") custom.push_back(&w);
+  REQUIRE(custom.size() == 1);
+  const json& module = *custom.front();
+  CHECK(module.at("subject") == "_splat_cuda");
+  CHECK(module.at("first_location") == "CMakeLists.txt:13");
+  std::set<std::string> checks = module.at("checks");
+  for (const char* id : {"TPU101", "TPU102", "TPU117", "TPU118", "TPU132"}) {
+    INFO(id);
+    CHECK(checks.count(id));
+  }
+  std::vector<std::string> parts = module.at("parts");
+  CHECK(std::find(parts.begin(), parts.end(), "forward_splat_kernel") != parts.end());
+  for (const json& f : doc.at("findings"))
+    if (f.at("id") == "TPU118")
+      CHECK(f.at("related_paths") == json({"csrc/bindings.cpp", "csrc/splat_kernel.cu"}));
+  for (const json& f : doc.at("findings"))
+    if (f.at("id") == "TPU117") CHECK(f.at("subject") == "flowsplat._splat_cuda");
+}
+
 TEST_CASE("output does not depend on --jobs or on the directory tpulint runs from", "[e2e]") {
   auto one = run_tpulint("scan fixtures/projects --format json --jobs 1");
   auto two = run_tpulint("scan fixtures/projects --format json --jobs 2");

@@ -23,13 +23,26 @@ namespace {
 
 const fs::path kFixtures = fs::path(TPULINT_SOURCE_DIR) / "fixtures" / "checks";
 
+// The fixture files: those at the top of fixtures/checks/, and every file of a fixture
+// directory (`TPU118_name/`: a small tree for checks that read several files, such as a
+// CMakeLists.txt and the sources it lists), analyzed as found at their path under fixtures/checks/.
 std::vector<fs::path> fixture_files() {
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(kFixtures))
-    if (e.is_regular_file() && language_for_path(e.path()) != Language::None) files.push_back(e.path());
+  auto analyzable = [](const fs::directory_entry& e) {
+    return e.is_regular_file() && language_for_path(e.path()) != Language::None;
+  };
+  for (const auto& e : fs::directory_iterator(kFixtures)) {
+    if (analyzable(e)) files.push_back(e.path());
+    if (e.is_directory() && e.path().filename().string().starts_with("TPU"))
+      for (const auto& inner : fs::recursive_directory_iterator(e.path()))
+        if (analyzable(inner)) files.push_back(inner.path());
+  }
   std::sort(files.begin(), files.end());
   return files;
 }
+
+// A fixture's name: its path under fixtures/checks/, which starts with its check's ID.
+std::string fixture_name(const fs::path& p) { return p.lexically_relative(kFixtures).generic_string(); }
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -39,7 +52,8 @@ std::string read(const fs::path& p) {
 }
 
 std::string_view comment_prefix(const fs::path& p) {
-  return language_for_path(p) == Language::Python ? "#" : "//";
+  Language l = language_for_path(p);
+  return l == Language::Python || l == Language::Cmake ? "#" : "//";
 }
 
 }  // namespace
@@ -49,7 +63,7 @@ TEST_CASE("every check fixture produces exactly the findings it expects", "[fixt
   auto files = fixture_files();
   REQUIRE(files.size() >= 6);
   for (const fs::path& path : files) {
-    std::string name = path.filename().string();
+    std::string name = fixture_name(path);
     auto expectations = parse_expectations(read(path), comment_prefix(path));
     for (const std::string& e : expectations.errors) FAIL_CHECK(name << ": malformed expectation: " << e);
 
@@ -96,7 +110,7 @@ TEST_CASE("every check has a fixture with an expect and an ok case", "[fixtures]
     if (check->id == "TPU902" || check->id == "TPU903") continue;
     bool has_expect = false, has_ok = false;
     for (const fs::path& path : files) {
-      if (!path.filename().string().starts_with(check->id)) continue;
+      if (!fixture_name(path).starts_with(check->id)) continue;
       auto e = parse_expectations(read(path), comment_prefix(path));
       has_expect |= e.has("expect", check->id);
       has_ok |= e.has("ok", check->id);

@@ -51,9 +51,10 @@ TEST_CASE("a check named after a framework is about that framework (--target rel
 TEST_CASE("every check runs in exactly one frontend that matches its languages", "[registry]") {
   for (const checks::CheckDef* def : checks::all_checks()) {
     INFO(def->info.id);
-    CHECK((def->python != nullptr) != (def->native != nullptr));
+    CHECK(int(def->python != nullptr) + int(def->native != nullptr) + int(def->cmake != nullptr) == 1);
     if (def->python) CHECK(contains(def->info.languages, Language::Python));
     if (def->native) CHECK((contains(def->info.languages, Language::Cxx) || contains(def->info.languages, Language::Cuda)));
+    if (def->cmake) CHECK(def->info.languages == uint8_t(Language::Cmake));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
+#include "cmake/cmake_analyzer.h"
 #include "cxx/native_analyzer.h"
 #include "python/python_analyzer.h"
 
@@ -73,15 +74,17 @@ void run_with_large_stack(const std::function<void()>& fn) {
   if (call.error) std::rethrow_exception(call.error);
 }
 
-// Dispatches each file to its language's frontend. Both frontends are created on first use,
-// so a Python-only scan never starts Clang.
 // The enabled checks, shared read-only by every worker of every scan.
 struct EnabledChecks {
   std::vector<python::PythonCheckEntry> python;
   std::vector<cxx::NativeCheckEntry> native;
-  bool python_notes = false;  // TPU901 (syntax errors) is selected: Python files are parsed for it
+  std::vector<cmake::CmakeCheckEntry> cmake;
+  bool syntax_notes = false;  // TPU901 (syntax errors) is selected: Python and CMake files are parsed for it
   bool parse_only = false;
 };
+
+// Dispatches each file to its language's frontend. The frontends are created on first use,
+// so a Python-only scan never starts Clang.
 
 class LanguageDispatcher final : public FileAnalyzer {
  public:
@@ -93,9 +96,13 @@ class LanguageDispatcher final : public FileAnalyzer {
     if (enabled_.parse_only) return parse_only(file);
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
-      if (enabled_.python.empty() && !enabled_.python_notes) return;
+      if (enabled_.python.empty() && !enabled_.syntax_notes) return;
       if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python);
       python_->analyze(file, result);
+    } else if (file.language() == Language::Cmake) {
+      if (enabled_.cmake.empty() && !enabled_.syntax_notes) return;
+      if (!cmake_) cmake_ = std::make_unique<cmake::CmakeAnalyzer>(enabled_.cmake, enabled_.syntax_notes);
+      cmake_->analyze(file, result);
     } else {
       if (enabled_.native.empty()) return;
       if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
@@ -109,6 +116,8 @@ class LanguageDispatcher final : public FileAnalyzer {
     if (file.language() == Language::Python) {
       if (!parser_) parser_ = std::make_unique<python::Parser>();
       parser_->parse(file.text());
+    } else if (file.language() == Language::Cmake) {
+      cmake::lex(file.text());
     } else {
       if (!clang_) clang_ = std::make_unique<cxx::ClangFrontend>(clang_options_);
       run_with_large_stack([&] { clang_->parse(file); });
@@ -119,6 +128,7 @@ class LanguageDispatcher final : public FileAnalyzer {
   cxx::ClangFrontendOptions clang_options_;
   std::unique_ptr<python::PythonAnalyzer> python_;
   std::unique_ptr<cxx::NativeAnalyzer> native_;
+  std::unique_ptr<cmake::CmakeAnalyzer> cmake_;
   std::unique_ptr<python::Parser> parser_;
   std::unique_ptr<cxx::ClangFrontend> clang_;
 };
@@ -158,7 +168,8 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
   auto enabled = std::make_shared<EnabledChecks>();
   enabled->python = checks::python_checks(selected_);
   enabled->native = checks::native_checks(selected_);
-  enabled->python_notes = std::find(selected_.begin(), selected_.end(), notes::kSyntaxError.id) != selected_.end();
+  enabled->cmake = checks::cmake_checks(selected_);
+  enabled->syntax_notes = std::find(selected_.begin(), selected_.end(), notes::kSyntaxError.id) != selected_.end();
   enabled->parse_only = options_.parse_only;
   cxx::ClangFrontendOptions clang;
   if (options_.compile_database_dir)

@@ -6,7 +6,7 @@ const CheckInfo kSyntaxError{
     .id = "TPU901",
     .name = "syntax-error",
     .summary = "the file has syntax errors; the rest of it was still analyzed",
-    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
@@ -16,7 +16,9 @@ const CheckInfo kSyntaxError{
                 "missing. For C/C++/CUDA, a fatal Clang error that stops its parse (\"bracket nesting level "
                 "exceeded maximum of 256\", an include nested too deeply): kernels and launches after it "
                 "are still found in the file's tokens, other findings there can be missing. The ordinary "
-                "errors of a parse without headers are not reported.",
+                "errors of a parse without headers are not reported. For a CMake file, an unterminated quoted "
+                "or bracket argument, a missing `)` or text that is no command: the commands after it are not "
+                "analyzed.",
         .why = "Nothing about TPUs: it tells you the analysis of this file may be incomplete.",
         .example = "def forward(self, x)\n    return x  # missing ':' above",
         .use_instead = "Fix the syntax error, or exclude generated or template files with `--exclude`.",
@@ -30,12 +32,12 @@ const CheckInfo kFileSkipped{
     .id = "TPU902",
     .name = "file-skipped",
     .summary = "the file was not analyzed (binary, too large, not UTF-8, unreadable or a symlink)",
-    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
     .doc = {
-        .what = "A file with a Python, C/C++ or CUDA extension that tpulint did not analyze, with the "
+        .what = "A file with a Python, C/C++ or CUDA extension (or a CMake file) that tpulint did not analyze, with the "
                 "reason: binary content (NUL bytes), larger than `--max-file-size`, not valid UTF-8 "
                 "(Python), UTF-16, unreadable, or a symlink (symlinks are never followed: one that "
                 "stays in the scanned root is analyzed at its real path, one that leaves it is not "
@@ -54,7 +56,7 @@ const CheckInfo kAnalysisFailed{
     .id = "TPU903",
     .name = "analysis-failed",
     .summary = "a frontend failed on the file; its findings may be missing",
-    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
@@ -74,7 +76,7 @@ const CheckInfo kUnusedSuppression{
     .id = "TPU904",
     .name = "unused-suppression",
     .summary = "a suppression comment that suppresses nothing",
-    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
@@ -95,7 +97,7 @@ const CheckInfo kInvalidSuppression{
     .id = "TPU905",
     .name = "invalid-suppression",
     .summary = "a malformed suppression comment, an unknown check in it, or an unmatched disable/enable",
-    .languages = Language::Python | Language::Cxx | Language::Cuda,
+    .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Warning,
     .effort = EffortClass::None,
     .hours = {0, 0},

@@ -17,6 +17,7 @@ Language language_for_path(const fs::path& path) {
   std::string ext = path.extension().string();
   if (ext == ".py" || ext == ".pyi") return Language::Python;
   if (ext == ".cu" || ext == ".cuh") return Language::Cuda;
+  if (ext == ".cmake" || path.filename() == "CMakeLists.txt") return Language::Cmake;
   static constexpr std::array<std::string_view, 8> kCxx = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".inl"};
   if (std::find(kCxx.begin(), kCxx.end(), ext) != kCxx.end()) return Language::Cxx;
   return Language::None;

@@ -15,22 +15,36 @@ std::string parts_summary(const WorkItem& item, size_t max_names) {
   return out;
 }
 
+std::string_view extension_key(std::string_view module) {
+  size_t dot = module.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? module : module.substr(dot + 1);
+  return last == "_C" ? module : last;
+}
+
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights) {
   PenaltyModel model(weights);
   using Key = std::pair<Category, std::string>;
   // A source file -> the item of the extension module that builds it (the first, by key).
   std::map<std::string, Key> owner_of_path;
+  std::set<Key> declared;  // the extension modules declared with their sources
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     Key key{f.category, f.subject.empty() ? f.check_name : f.subject};
     for (const std::string& p : f.related_paths) owner_of_path.try_emplace(p, key);
+    if (!f.related_paths.empty()) declared.insert(key);
   }
+  // `pkg.x_cuda` -> the item of a module declared as `x_cuda` alone, if no declaration names it whole.
+  auto declaration_of = [&](Key key) {
+    if (declared.count(key) || key.second.find('.') == std::string::npos) return key;
+    Key bare{key.first, std::string(extension_key(key.second))};
+    return declared.count(bare) ? bare : key;
+  };
   std::map<Key, std::vector<const Finding*>> groups;
   std::map<Key, std::set<std::string>> parts;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     model.add(f);
-    Key key{f.category, f.subject.empty() ? f.check_name : f.subject};
+    Key key = declaration_of({f.category, f.subject.empty() ? f.check_name : f.subject});
     if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
       parts[owner->second].insert(key.second);
       key = owner->second;

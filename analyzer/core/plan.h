@@ -27,16 +27,24 @@ struct WorkItem {
   std::vector<std::string> parts;
 };
 
-// Groups findings by (category, subject): a kernel's definition and its launches are one item,
-// each library is one item, each op or pattern is one item. Findings without a subject group
-// by check. A finding with related paths (an extension module and its sources) takes the
-// findings located in those files into its item: the module and the kernels it builds are one
-// piece of work, whatever number of Python call sites import it.
-// Ordered by score gained per engineer-hour, then by gain, then by subject.
 // "a, b, c and 4 more" for a work item's parts, "" when it has none: what reports print after
 // the subject of an extension module's item.
 std::string parts_summary(const WorkItem& item, size_t max_names = 4);
 
+// What identifies a compiled extension module across the files that build and import it: its
+// last component (`import x_cuda`, `from pkg import x_cuda` and a CMake target `x_cuda` name
+// one module), except `_C`, which every package names its own: "pkg._C" stays whole.
+std::string_view extension_key(std::string_view module);
+
+// Groups findings by (category, subject): a kernel's definition and its launches are one item,
+// each library is one item, each op or pattern is one item. Findings without a subject group
+// by check. A finding with related paths (an extension module and its sources) takes the
+// findings located in those files into its item: the module and the kernels it builds are one
+// piece of work, whatever number of Python call sites import it. A module declared by its last
+// component only (a CMake target: where it is installed is decided elsewhere) also takes the
+// findings whose dotted subject has that extension key (`pkg.x_cuda`, an import of it), unless
+// a declaration names that dotted module exactly.
+// Ordered by score gained per engineer-hour, then by gain, then by subject.
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights);
 
 }  // namespace tpulint

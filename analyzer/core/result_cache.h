@@ -54,7 +54,9 @@ class ResultCache {
   struct Entry {
     FileStamp stamp;
     uint64_t hash = 0;
-    uint64_t headers_key = 0;  // 0 for Python files
+    // What the result depends on besides the file: 0 for Python files, a key of the project's
+    // headers for C/C++/CUDA, of the discovered paths for CMake.
+    uint64_t headers_key = 0;
     std::string result_json;   // the FileResult, serialized
   };
   std::filesystem::path file_;

@@ -73,6 +73,14 @@ static uint64_t project_headers_key(std::span<const DiscoveredFile> files) {
   return content_hash(key) | 1;  // never 0, which marks Python entries
 }
 
+// A build description's analysis depends on which files exist (its sources, its globs): its
+// cache entries carry a key of every discovered path.
+static uint64_t tree_key(std::span<const DiscoveredFile> files) {
+  std::string key;
+  for (const DiscoveredFile& f : files) key += f.path + "\n";
+  return content_hash(key) | 1;
+}
+
 namespace {
 
 // One file's analysis and what the cache should learn from it.
@@ -88,7 +96,14 @@ struct AnalysisContext {
   SuppressionPolicy policy;
   const ResultCache* cache;
   uint64_t headers_key;
+  uint64_t tree_key;
   uint64_t max_file_size;
+
+  // What a cached result of a file of this language depends on besides its own bytes.
+  uint64_t dependency_key(Language l) const {
+    if (l == Language::Python) return 0;
+    return l == Language::Cmake ? tree_key : headers_key;
+  }
 };
 
 FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer>& analyzer, const AnalysisContext& c) {
@@ -96,7 +111,7 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   FileResult& result = out.result;
   result.path = file.path;
   result.language = file.language;
-  const uint64_t hkey = file.language == Language::Python ? 0 : c.headers_key;
+  const uint64_t hkey = c.dependency_key(file.language);
   std::optional<FileStamp> stamp = c.cache ? stamp_of(file.absolute_path) : std::nullopt;
   auto loaded = load_source(file, c.max_file_size);
   if (auto* reason = std::get_if<std::string>(&loaded)) {
@@ -171,7 +186,8 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
                                       const AnalysisOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
   AnalysisContext context{make_analyzer, options.suppressions, options.cache,
-                          options.cache ? project_headers_key(files) : 0, options.max_file_size};
+                          options.cache ? project_headers_key(files) : 0, options.cache ? tree_key(files) : 0,
+                          options.max_file_size};
   auto yes = [](std::string_view, std::string_view = {}) { return true; };
   if (!context.policy.enabled) context.policy.enabled = yes;
   if (!context.policy.known) context.policy.known = yes;
@@ -224,8 +240,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
     for (size_t i = 0; i < files.size(); ++i) {
       const FileOutcome& o = outcomes[i];
       if (o.store)
-        cache->store(files[i].path, o.stamp, o.hash, files[i].language == Language::Python ? 0 : context.headers_key,
-                     o.result);
+        cache->store(files[i].path, o.stamp, o.hash, context.dependency_key(files[i].language), o.result);
       if (o.result.analyzed) live.push_back(files[i].path);
     }
     cache->save(live);

@@ -51,11 +51,11 @@ std::string_view scope_name(Scope s) {
 void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, const SuppressionPolicy& policy) {
   std::erase_if(findings, [&](const Finding& f) { return !policy.enabled(f.check_id, file.path()); });
 
-  const bool python = file.language() == Language::Python;
+  const bool hash_comments = file.language() == Language::Python || file.language() == Language::Cmake;
   // A comment marker, `tpulint:`, a directive word and an optional [list].
   static const std::regex python_re(R"(#\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
   static const std::regex cxx_re(R"((?://|/\*)\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
-  const std::regex& re = python ? python_re : cxx_re;
+  const std::regex& re = hash_comments ? python_re : cxx_re;
 
   std::vector<Finding> notes_out;
   FindingSink notes(file, notes_out);

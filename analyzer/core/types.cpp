@@ -7,6 +7,7 @@ std::string_view to_string(Language l) {
     case Language::Python: return "python";
     case Language::Cxx: return "c++";
     case Language::Cuda: return "cuda";
+    case Language::Cmake: return "cmake";
     case Language::None: break;
   }
   return "none";
@@ -96,7 +97,7 @@ std::optional<EffortClass> effort_from_string(std::string_view s) {
 }
 
 std::optional<Language> language_from_string(std::string_view s) {
-  static constexpr Language kAll[] = {Language::None, Language::Python, Language::Cxx, Language::Cuda};
+  static constexpr Language kAll[] = {Language::None, Language::Python, Language::Cxx, Language::Cuda, Language::Cmake};
   return parse_enum(s, kAll);
 }
 

@@ -8,7 +8,9 @@
 namespace tpulint {
 
 // The languages a file can be analyzed as. A bit set so a check can name several.
-enum class Language : uint8_t { None = 0, Python = 1, Cxx = 2, Cuda = 4 };
+// Cmake: build descriptions (CMakeLists.txt, *.cmake), read as text to tie native sources to
+// the Python extension modules they build.
+enum class Language : uint8_t { None = 0, Python = 1, Cxx = 2, Cuda = 4, Cmake = 8 };
 using LanguageSet = uint8_t;
 constexpr LanguageSet operator|(Language a, Language b) { return LanguageSet(uint8_t(a) | uint8_t(b)); }
 constexpr LanguageSet operator|(LanguageSet a, Language b) { return LanguageSet(a | uint8_t(b)); }

@@ -8,7 +8,7 @@ namespace {
 
 std::string languages_text(LanguageSet set) {
   std::string out;
-  for (Language l : {Language::Python, Language::Cxx, Language::Cuda})
+  for (Language l : {Language::Python, Language::Cxx, Language::Cuda, Language::Cmake})
     if (contains(set, l)) out += (out.empty() ? "" : ", ") + std::string(to_string(l));
   return out;
 }
@@ -17,7 +17,10 @@ std::string code_block(std::string_view code, std::string_view lang) {
   return fmt::format("```{}\n{}\n```\n", lang, code);
 }
 
-std::string_view code_lang(LanguageSet set) { return contains(set, Language::Python) ? "python" : "cpp"; }
+std::string_view code_lang(LanguageSet set) {
+  if (contains(set, Language::Python)) return "python";
+  return contains(set, Language::Cmake) ? "cmake" : "cpp";
+}
 
 std::string hours_text(HoursRange h) { return fmt::format("{:g}-{:g} h per finding", h.low, h.high); }
 

@@ -8,6 +8,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
+#include "core/plan.h"
 #include "data/cuda_only_libraries.h"
 
 namespace tpulint::checks {
@@ -54,14 +55,6 @@ std::vector<std::string> named_modules(Node stmt, std::string_view package, cons
     if (submodule) modules.push_back(base.ends_with('.') ? base + std::string(n) : base + "." + std::string(n));
   }
   return modules;
-}
-
-// What identifies an extension within a file: its last component (`import x_cuda` and `from .
-// import x_cuda` are one), except for `_C`, which every package names its own.
-std::string_view extension_key(std::string_view module) {
-  size_t dot = module.rfind('.');
-  std::string_view last = dot == std::string_view::npos ? module : module.substr(dot + 1);
-  return last == "_C" ? module : last;
 }
 
 class NativeExtensionImport final : public python::PythonCheck {
