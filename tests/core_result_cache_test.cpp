@@ -94,10 +94,10 @@ TEST_CASE("result cache: a damaged file is an empty cache, never an error", "[ca
     // A cut inside the second entry drops everything: no entry is trusted from a damaged file.
     CHECK_FALSE(cache.find_by_stamp("b.py", kStamp, 0));
   }
-  std::ofstream(file, std::ios::trunc) << "tpulint-results 4\nnot a number at all\n";
+  std::ofstream(file, std::ios::trunc) << "tpulint-results 5\nnot a number at all\n";
   CHECK_FALSE(ResultCache(dir.path, "/project", "s").find_by_stamp("a.py", kStamp, 0));
   // A well-formed line whose result is not JSON is a miss, not a crash.
-  std::ofstream(file, std::ios::trunc) << "tpulint-results 4\n120 1000000000 1 0 4 a.py{broken\n";
+  std::ofstream(file, std::ios::trunc) << "tpulint-results 5\n120 1000000000 1 0 4 a.py{broken\n";
   CHECK_FALSE(ResultCache(dir.path, "/project", "s").find_by_stamp("a.py", kStamp, 0));
 }
 

@@ -19,7 +19,7 @@ namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 4;  // bump when encode_result changes
+constexpr int kFormatVersion = 5;  // bump when encode_result changes
 
 }  // namespace
 
@@ -48,10 +48,10 @@ std::optional<fs::path> default_cache_dir() {
 }
 
 // The cache file: a header line, then one line per entry,
-//   <size> <mtime_ns> <hash> <headers_key> <path length> <path><result JSON>
-// The path is length-prefixed (a file name may hold any byte but NUL); the result JSON is
-// one line (JSON escapes control characters in strings). Reading it is a split, not a parse:
-// a result is decoded only when its file is looked up.
+//   <size> <mtime_ns> <hash> <dependency key> <path length> <path><encoded result>
+// The path is length-prefixed (a file name may hold any byte but NUL); the encoded result is
+// one line (result_codec escapes line breaks). Reading the file is a split, not a parse: a
+// result is decoded only when its file is looked up.
 ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view settings_key) {
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
   file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));

@@ -199,7 +199,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   std::vector<size_t> pending;
   for (size_t i = 0; i < files.size(); ++i) {
     if (options.cache) {
-      const uint64_t hkey = files[i].language == Language::Python ? 0 : context.headers_key;
+      const uint64_t hkey = context.dependency_key(files[i].language);
       auto stamp = stamp_of(files[i].absolute_path);
       if (stamp && stamp->size <= context.max_file_size) {
         if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey)) {
