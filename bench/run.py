@@ -11,9 +11,13 @@ For each dataset it measures (median of --reps runs, wall seconds, and peak RSS)
 and prints ratios against the floor. Datasets are synthetic repositories made by generate.py
 at several sizes (deterministic), or any directory given with --repo.
 
+A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once,
+without flake8 and clang-19 (minutes per run there; their ratios are measured at the smaller
+sizes): it is there for linear growth and peak memory.
+
 usage:
   bench/run.py [--sizes 10k,100k,1m] [--cxx-files 50,500] [--repo DIR ...] [--reps 3] [--jobs 1,2]
-               [--tpulint build/tpulint] [--work /tmp/tpulint-bench] [--markdown FILE]
+               [--large-lines 500000] [--tpulint build/tpulint] [--work /tmp/tpulint-bench] [--markdown FILE]
 """
 import argparse
 import json
@@ -105,9 +109,10 @@ class Bench:
         return ["sh", "-c", f"xargs -P {jobs} -n 1 clang-19 {flags} < '{listing}'; true"]
 
     def dataset(self, name, root):
-        reps = self.args.reps
         py = files_under(root, PY_EXTS)
         cxx = files_under(root, CXX_EXTS)
+        large = line_count(py) > self.args.large_lines
+        reps = 1 if large else self.args.reps
         print(f"\n{name}: {len(py)} Python files ({line_count(py)} lines, {size_bytes(py) / 1e6:.1f} MB), "
               f"{len(cxx)} C/C++/CUDA files ({size_bytes(cxx) / 1e6:.1f} MB)", flush=True)
         self.sizes.append((name, len(py), line_count(py), size_bytes(py), len(cxx), size_bytes(cxx)))
@@ -124,7 +129,7 @@ class Bench:
                 self.add(name, "python: parse-only floor", jobs, floor, peak)
                 cold, peak = measure(self.tpulint_cmd([py_root], jobs, "--no-cache", *only_py), reps, env=self.env)
                 self.add(name, "python: tpulint, every check", jobs, cold, peak, floor)
-                if shutil.which("flake8"):
+                if shutil.which("flake8") and not large:
                     secs, peak = measure(["flake8", "--jobs", str(jobs), py_root], reps)
                     self.add(name, "python: flake8 (x tpulint)", jobs, secs, peak, cold)
             if cxx:
@@ -132,8 +137,9 @@ class Bench:
                 self.add(name, "c++/cuda: parse-only floor", jobs, floor, peak)
                 cold, peak = measure(self.tpulint_cmd([cxx_root], jobs, "--no-cache", *only_cxx), reps, env=self.env)
                 self.add(name, "c++/cuda: tpulint, every check", jobs, cold, peak, floor)
-                secs, peak = measure(self.clang_command(cxx, jobs), reps)
-                self.add(name, "c++/cuda: clang-19 -fsyntax-only", jobs, secs, peak, floor)
+                if not large:
+                    secs, peak = measure(self.clang_command(cxx, jobs), reps)
+                    self.add(name, "c++/cuda: clang-19 -fsyntax-only", jobs, secs, peak, floor)
             # The whole tree: cold, cached, and five files as a pre-commit hook sees them.
             cold, peak = measure(self.tpulint_cmd([root], jobs, "--no-cache"), reps, env=self.env)
             self.add(name, "all: tpulint cold", jobs, cold, peak)
@@ -199,6 +205,8 @@ def main():
     p.add_argument("--repo", action="append", default=[], help="also measure this directory (repeatable)")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--jobs", default="1,2")
+    p.add_argument("--large-lines", type=int, default=500_000,
+                   help="above this many Python lines: one run, no flake8 or clang-19")
     p.add_argument("--tpulint", default=os.path.join(ROOT, "build", "tpulint"))
     p.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "tpulint-bench"))
     p.add_argument("--markdown", help="write the tables to this file (docs/performance.md uses it)")
