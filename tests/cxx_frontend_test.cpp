@@ -80,6 +80,23 @@ TEST_CASE("a fatal Clang error is recorded and kernels after it are found in the
   CHECK(f.launches.size() == 1);
 }
 
+TEST_CASE("explicit specializations of a kernel template are kernels, also over an unknown type", "[cxx][frontend]") {
+  // `__half` is not declared without cuda_fp16.h: Clang drops that specialization, the tokens keep it.
+  NativeFile f = parse(R"(
+template <typename T>
+__global__ void scale(T* out, int n);
+template <>
+__global__ void scale<float>(float* out, int n) { out[n] = 0; }
+template <>
+__global__ void scale<__half>(__half* out, int n) { out[n] = 0; }
+)");
+  auto kernels = std::count_if(f.functions.begin(), f.functions.end(),
+                               [](const FunctionFact& fn) { return fn.name == "scale" && fn.is_kernel; });
+  CHECK(kernels == 2);
+  CHECK(std::any_of(f.functions.begin(), f.functions.end(),
+                    [](const FunctionFact& fn) { return fn.name == "scale" && fn.lexical && fn.is_template; }));
+}
+
 TEST_CASE("code under __CUDA_ARCH__ is analyzed once, host and device", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 #ifdef __CUDA_ARCH__
