@@ -97,6 +97,18 @@ __global__ void scale<__half>(__half* out, int n) { out[n] = 0; }
                     [](const FunctionFact& fn) { return fn.name == "scale" && fn.lexical && fn.is_template; }));
 }
 
+TEST_CASE("a launch through a variable of unknown type keeps the name written", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+template <typename K>
+void run(K p) {
+  auto fn = kernel_from_a_missing_header<K>;
+  fn<<<1, 32>>>(p);
+}
+)");
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "fn");
+}
+
 TEST_CASE("code under __CUDA_ARCH__ is analyzed once, host and device", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 #ifdef __CUDA_ARCH__

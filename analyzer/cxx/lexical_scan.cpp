@@ -210,9 +210,14 @@ void add_lexical_launches(const LexicalFile& f, NativeFile& out) {
     if (f.inactive(begin)) continue;
     size_t m = f.closing(k + 1);
     uint32_t end = m < t.size() ? f.end_of(m) : f.end_of(k);
-    bool known = std::any_of(out.launches.begin(), out.launches.end(),
-                             [&](const LaunchFact& a) { return a.span.begin == begin; });
-    if (known) continue;
+    auto known = std::find_if(out.launches.begin(), out.launches.end(),
+                              [&](const LaunchFact& a) { return a.span.begin == begin; });
+    if (known != out.launches.end()) {
+      // The AST has it, but cannot name a callee it could not resolve (`fn` declared as
+      // `auto fn = undeclared_kernel<T>;`): the name is still written there.
+      if (known->kernel.empty()) known->kernel = std::string(t[j].text);
+      continue;
+    }
     out.launches.push_back({std::string(t[j].text), {begin, end}});
     added = true;
   }
