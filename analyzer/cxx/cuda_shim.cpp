@@ -19,6 +19,15 @@ const char kCudaShim[] = R"shim(// tpulint built-in CUDA shim (header-free mode)
 #define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
 #define __CUDACC__ 1
+// The toolkit's version macros (nvcc's own, cuda.h, cuda_runtime_api.h, cublas_api.h) as newer than
+// any release: code gated on `CUDA_VERSION >= 12080` (FP4, TMA, new cuBLAS APIs) is the code a
+// current build compiles, and without headers the macros would be 0 and hide it.
+#define __CUDACC_VER_MAJOR__ 99
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 0
+#define CUDA_VERSION 99000
+#define CUDART_VERSION 99000
+#define CUBLAS_VERSION 990000
 
 typedef __SIZE_TYPE__ size_t;
 struct uint3 { unsigned x, y, z; };

@@ -259,7 +259,8 @@ void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
     for (size_t b = i; b-- > 0 && i - b < 64;) {
       if (f.is(b, ";") || f.is(b, "{") || f.is(b, "}")) break;
       if (f.is(b, "template")) {
-        is_template = true;
+        // `template <>` starts an explicit specialization: a function of its own, as Clang sees it.
+        is_template = !(f.is(b + 1, "<") && f.is(b + 2, ">"));
         break;
       }
     }
