@@ -135,6 +135,21 @@ void launch(float* x) {
   CHECK(f.launches[0].kernel == "fp4_kernel");
 }
 
+TEST_CASE("CUDA's vector types are declared: a launch over float4 in a macro's body is kept", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+template <typename V>
+__global__ void fill(V* p) { float4 z = make_float4(0.f, 0.f, 0.f, 0.f); p[0] = p[1]; (void)z; }
+#define LAUNCH_FILL(V) fill<V><<<1, 1>>>(reinterpret_cast<V*>(p))
+void run(void* p) {
+  LAUNCH_FILL(float4);
+  LAUNCH_FILL(int2);
+}
+)");
+  // One launch where each macro is used, one as written in the #define.
+  CHECK(f.launches.size() == 3);
+  CHECK(f.error_count == 0);
+}
+
 TEST_CASE("code under __CUDA_ARCH__ is analyzed once, host and device", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 #ifdef __CUDA_ARCH__
