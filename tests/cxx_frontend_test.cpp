@@ -80,6 +80,76 @@ TEST_CASE("a fatal Clang error is recorded and kernels after it are found in the
   CHECK(f.launches.size() == 1);
 }
 
+TEST_CASE("explicit specializations of a kernel template are kernels, also over an unknown type", "[cxx][frontend]") {
+  // `__half` is not declared without cuda_fp16.h: Clang drops that specialization, the tokens keep it.
+  NativeFile f = parse(R"(
+template <typename T>
+__global__ void scale(T* out, int n);
+template <>
+__global__ void scale<float>(float* out, int n) { out[n] = 0; }
+template <>
+__global__ void scale<__half>(__half* out, int n) { out[n] = 0; }
+)");
+  auto kernels = std::count_if(f.functions.begin(), f.functions.end(),
+                               [](const FunctionFact& fn) { return fn.name == "scale" && fn.is_kernel; });
+  CHECK(kernels == 2);
+  // Not templated: an explicit specialization is one concrete function, as Clang has it for `float`.
+  CHECK(std::any_of(f.functions.begin(), f.functions.end(),
+                    [](const FunctionFact& fn) { return fn.name == "scale" && fn.lexical && !fn.is_template; }));
+  CHECK(std::none_of(f.functions.begin(), f.functions.end(), [](const FunctionFact& fn) { return fn.is_template; }));
+}
+
+TEST_CASE("a launch through a variable of unknown type keeps the name written", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+template <typename K>
+void run(K p) {
+  auto fn = kernel_from_a_missing_header<K>;
+  fn<<<1, 32>>>(p);
+}
+)");
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "fn");
+}
+
+TEST_CASE("without CUDA headers, code gated on the toolkit's version is analyzed as for the newest", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+#include <cuda.h>
+#define NEW_FP4_TYPES (CUDA_VERSION >= 12080)
+#if NEW_FP4_TYPES
+__global__ void fp4_kernel(float* x) { x[0] = 1; }
+#endif
+#if CUDART_VERSION >= 12010 && __CUDACC_VER_MAJOR__ >= 12
+__global__ void multicast_kernel(float* x) { x[0] = 1; }
+#endif
+void launch(float* x) {
+#if CUBLAS_VERSION >= 130400
+  fp4_kernel<<<1, 1>>>(x);
+#else
+  legacy_kernel<<<1, 1>>>(x);
+#endif
+}
+)");
+  CHECK(function(f, "fp4_kernel"));
+  CHECK(function(f, "multicast_kernel"));
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "fp4_kernel");
+}
+
+TEST_CASE("CUDA's vector types are declared: a launch over float4 in a macro's body is kept", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+template <typename V>
+__global__ void fill(V* p) { float4 z = make_float4(0.f, 0.f, 0.f, 0.f); p[0] = p[1]; (void)z; }
+#define LAUNCH_FILL(V) fill<V><<<1, 1>>>(reinterpret_cast<V*>(p))
+void run(void* p) {
+  LAUNCH_FILL(float4);
+  LAUNCH_FILL(int2);
+}
+)");
+  // One launch where each macro is used, one as written in the #define.
+  CHECK(f.launches.size() == 3);
+  CHECK(f.error_count == 0);
+}
+
 TEST_CASE("code under __CUDA_ARCH__ is analyzed once, host and device", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 #ifdef __CUDA_ARCH__

@@ -76,6 +76,24 @@ std::string argument_name(const LexicalFile& f, size_t first, size_t last) {
   return std::string(trim(range_text(f, first, last)));
 }
 
+constexpr size_t kNoName = size_t(-1);
+
+// The name written before token `last` + 1: `last` itself when it is an identifier, or the
+// identifier before a template argument list ending at `last` (`kernel<T, 4>`); else kNoName.
+size_t template_name(const LexicalFile& f, size_t last) {
+  if (!f.is(last, ">") && !f.is(last, ">>")) return f.identifier(last) ? last : kNoName;
+  int depth = 0;
+  size_t j = last;
+  for (;; --j) {
+    if (f.is(j, ">")) depth += 1;
+    if (f.is(j, ">>")) depth += 2;
+    if (f.is(j, "<")) depth -= 1;
+    if (depth <= 0 || j == 0) break;
+  }
+  if (depth != 0 || j == 0 || !f.identifier(j - 1)) return kNoName;
+  return j - 1;
+}
+
 bool upper_case_name(std::string_view s) {
   if (s.size() < 3 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   bool letter = false;
@@ -175,19 +193,8 @@ void add_lexical_launches(const LexicalFile& f, NativeFile& out) {
   for (size_t i = 1; i < t.size(); ++i) {
     if (t[i].kind != LexToken::LaunchOpen) continue;
     // The callee: an identifier, maybe with template arguments, maybe qualified.
-    size_t j = i - 1;
-    if (f.is(j, ">") || f.is(j, ">>")) {
-      int depth = 0;
-      for (;; --j) {
-        if (f.is(j, ">")) depth += 1;
-        if (f.is(j, ">>")) depth += 2;
-        if (f.is(j, "<")) depth -= 1;
-        if (depth <= 0 || j == 0) break;
-      }
-      if (depth != 0 || j == 0) continue;
-      --j;
-    }
-    if (!f.identifier(j)) continue;
+    size_t j = template_name(f, i - 1);
+    if (j == kNoName) continue;
     size_t first = chain_start(f, j);
     // The configuration, then the argument list.
     size_t k = i + 1;
@@ -203,9 +210,14 @@ void add_lexical_launches(const LexicalFile& f, NativeFile& out) {
     if (f.inactive(begin)) continue;
     size_t m = f.closing(k + 1);
     uint32_t end = m < t.size() ? f.end_of(m) : f.end_of(k);
-    bool known = std::any_of(out.launches.begin(), out.launches.end(),
-                             [&](const LaunchFact& a) { return a.span.begin == begin; });
-    if (known) continue;
+    auto known = std::find_if(out.launches.begin(), out.launches.end(),
+                              [&](const LaunchFact& a) { return a.span.begin == begin; });
+    if (known != out.launches.end()) {
+      // The AST has it, but cannot name a callee it could not resolve (`fn` declared as
+      // `auto fn = undeclared_kernel<T>;`): the name is still written there.
+      if (known->kernel.empty()) known->kernel = std::string(t[j].text);
+      continue;
+    }
     out.launches.push_back({std::string(t[j].text), {begin, end}});
     added = true;
   }
@@ -232,12 +244,14 @@ void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
       }
       if (f.is(j, ";") || f.is(j, "{") || f.is(j, "}") || f.is(j, "=")) break;
     }
-    if (!found || !f.identifier(j - 1)) continue;
+    // `name(`, or `name<float>(` for an explicit specialization (`template <> __global__ ...`).
+    size_t name = found ? template_name(f, j - 1) : kNoName;
+    if (name == kNoName) continue;
     size_t params_end = f.closing(j);
     size_t body = params_end + 1;
     while (body < t.size() && body < params_end + 16 && !f.is(body, "{") && !f.is(body, ";")) ++body;
     if (!f.is(body, "{")) continue;  // a declaration
-    uint32_t name_at = t[j - 1].offset;
+    uint32_t name_at = t[name].offset;
     bool known = std::any_of(out.functions.begin(), out.functions.end(),
                              [&](const FunctionFact& fn) { return fn.name_span.begin == name_at; });
     if (known) continue;
@@ -245,17 +259,18 @@ void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
     for (size_t b = i; b-- > 0 && i - b < 64;) {
       if (f.is(b, ";") || f.is(b, "{") || f.is(b, "}")) break;
       if (f.is(b, "template")) {
-        is_template = true;
+        // `template <>` starts an explicit specialization: a function of its own, as Clang sees it.
+        is_template = !(f.is(b + 1, "<") && f.is(b + 2, ">"));
         break;
       }
     }
     size_t body_end = std::min(f.closing(body), t.size() - 1);
     FunctionFact fn;
-    size_t first = chain_start(f, j - 1);
-    fn.name = std::string(t[j - 1].text);
-    fn.qualified_name = chain_text(f, first, j - 1);
+    size_t first = chain_start(f, name);
+    fn.name = std::string(t[name].text);
+    fn.qualified_name = chain_text(f, first, name);
     fn.span = {t[i].offset, f.end_of(body_end)};  // from `__global__`, as Clang's ranges start
-    fn.name_span = {name_at, f.end_of(j - 1)};
+    fn.name_span = {name_at, f.end_of(name)};
     fn.is_kernel = true;
     fn.is_template = is_template;
     fn.lines = f.lines(fn.span);

@@ -43,7 +43,8 @@ class LexicalFile {
   std::vector<ByteSpan> inactive_;
 };
 
-// Adds `name<<<...>>>(...)` launches the AST does not have (same start offset = same launch).
+// Adds `name<<<...>>>(...)` launches the AST does not have (same start offset = same launch),
+// and names those the AST has without a callee name.
 void add_lexical_launches(const LexicalFile& file, NativeFile& out);
 // Adds `__global__` definitions the AST does not have (Clang stopped early, or dropped them).
 void add_lexical_kernels(const LexicalFile& file, NativeFile& out);

@@ -3,17 +3,22 @@
 
 usage: cxx_validate.py REPO_DIR HARNESS_OUTPUT.tsv
 
-The textual count, per file, in code with comments and string literals removed:
+The textual count, per file, in code with comments and string literals (raw ones too) removed:
 - kernels: each `__global__` outside a preprocessor line whose statement reaches a `{` before a `;`
   (a definition, not a declaration);
-- launches: each `<<<` followed, after its matching `>>>`, by `(`.
+- launches: each `<<<` followed, after its matching `>>>`, by `(`;
+neither in a branch that the file itself switches off: `#if 0`, or `#if M` where the file has
+`#define M 0` (a build option off by default). Other conditions are not evaluated.
 """
 import re
 import statistics
 import sys
 from pathlib import Path
 
-COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# Raw string literals first (`R"code(__global__ void k() {})code"`: source code kept as data, such as
+# kernels compiled at run time with NVRTC), then comments, strings and character literals.
+COMMENT_OR_STRING = re.compile(r'\b(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(.*?\)\1"|'
+                               r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def code_of(text):
@@ -21,9 +26,32 @@ def code_of(text):
     return COMMENT_OR_STRING.sub(lambda m: '\n' * m.group(0).count('\n') if not m.group(0).startswith('"') else '""', text)
 
 
+DIRECTIVE = re.compile(r'\s*#\s*(\w+)\s*(.*?)\s*$')
+
+
+def switched_off(lines):
+    """Which lines are in a branch the file switches off: `#if 0`, or `#if M` after `#define M 0`."""
+    zero = {m.group(1) for line in lines for m in [re.match(r'\s*#\s*define\s+(\w+)\s+0\s*$', line)] if m}
+    off, stack = [], []  # stack: whether each open #if's current branch is switched off
+    for line in lines:
+        d = DIRECTIVE.match(line)
+        kind, cond = (d.group(1), d.group(2)) if d else ('', '')
+        if kind in ('if', 'ifdef', 'ifndef'):
+            stack.append(kind == 'if' and (cond == '0' or cond in zero))
+        elif kind in ('elif', 'else') and stack:
+            stack[-1] = False
+        off.append(any(stack))
+        if kind == 'endif' and stack:
+            stack.pop()
+    return off
+
+
 def textual_counts(text):
     code = code_of(text)
     lines = code.split('\n')
+    off = switched_off(lines)
+    lines = ['' if o else line for line, o in zip(lines, off)]
+    code = '\n'.join(lines)
     # Blank out preprocessor lines (with continuations).
     kept, in_directive = [], False
     for line in lines:
