@@ -41,7 +41,7 @@ bool color_wanted(const std::string& mode, int fd) {
 std::string render(const ScanReport& report, const std::string& format, const report::ReportOptions& options) {
   std::ostringstream ss;
   report::write_report(format, report, checks::registry(), options, ss);
-  return ss.str();
+  return std::move(ss).str();  // C++20: moves the buffer out instead of copying tens of MB
 }
 
 nlohmann::json read_json(const fs::path& path, std::string_view option) {

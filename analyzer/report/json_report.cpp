@@ -13,6 +13,8 @@ namespace {
 // Two decimals: enough for hours and scores, and free of binary noise (0.35, not 0.35000000000000003).
 double round2(double x) { return std::round(x * 100) / 100; }
 
+constexpr size_t kFlushBytes = 1 << 20;
+
 void hours_members(JsonWriter& w, HoursRange h) {
   w.member("hours_low", round2(h.low)).member("hours_high", round2(h.high));
 }
@@ -60,6 +62,10 @@ void write_json(const ScanReport& report, std::ostream& out) {
     hours_members(w, f.hours);
     w.end_object();
     w.end_object();
+    if (text.size() > kFlushBytes) {  // a million-line scan's report is tens of MB: pass it on in pieces
+      out << text;
+      text.clear();
+    }
   }
   w.end_array();
   w.key("work_items").begin_array();
