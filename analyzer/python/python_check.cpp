@@ -152,6 +152,25 @@ CallArguments call_arguments(Node call) {
   return out;
 }
 
+bool has_module_prefix(std::string_view name, std::string_view module) {
+  return name.starts_with(module) && (name.size() == module.size() || name[module.size()] == '.');
+}
+
+Node chain_root(Node expr) {
+  for (Node n = expr;;) {
+    if (n.kind() == Kind::Attribute)
+      n = n.field(Field::Object);
+    else if (n.kind() == Kind::Call)
+      n = n.field(Field::Function);
+    else if (n.kind() == Kind::Subscript)
+      n = n.field(Field::Value);
+    else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1)
+      n = n.named_child(0);
+    else
+      return n;
+  }
+}
+
 std::optional<std::string> string_value(Node node) {
   if (node.kind() != Kind::String) return std::nullopt;
   std::string out;

@@ -116,6 +116,12 @@ struct CallArguments {
 };
 CallArguments call_arguments(Node call);
 
+// True when the dotted `name` is `module` or inside it: "torch.nn" is in "torch", "torchvision" is not.
+bool has_module_prefix(std::string_view name, std::string_view module);
+
+// The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
+Node chain_root(Node expr);
+
 // The text of a string literal without quotes or prefix when it has no interpolation;
 // for an f-string, the literal text before the first interpolation. Nullopt if not a string.
 std::optional<std::string> string_value(Node node);

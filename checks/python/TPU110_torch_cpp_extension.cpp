@@ -125,7 +125,7 @@ class TorchCppExtension final : public python::PythonCheck {
 
     bool cuda_ext = false, cpp_ext = false;
     for (const std::string& q : names) {
-      if (!pyhelp::has_module_prefix(q, kModule)) continue;
+      if (!python::has_module_prefix(q, kModule)) continue;
       std::string_view member = std::string_view(q).substr(kModule.size());
       if (member == ".CUDAExtension") cuda_ext = true;
       if (member == ".CppExtension") cpp_ext = true;

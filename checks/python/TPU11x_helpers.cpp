@@ -283,8 +283,5 @@ bool is_first_party(std::string_view top, const SourceFile& file) {
 
 std::string_view top_level(std::string_view dotted) { return dotted.substr(0, dotted.find('.')); }
 
-bool has_module_prefix(std::string_view name, std::string_view prefix) {
-  return name.starts_with(prefix) && (name.size() == prefix.size() || name[prefix.size()] == '.');
-}
 
 }  // namespace tpulint::checks::pyhelp

@@ -106,7 +106,5 @@ inline bool is_python_module_in_project(std::string_view module, const SourceFil
 // The first component of a dotted name: "apex.amp" -> "apex".
 std::string_view top_level(std::string_view dotted);
 
-// True if `name` is `prefix` or a dotted child of it ("flash_attn.layers" of "flash_attn").
-bool has_module_prefix(std::string_view name, std::string_view prefix);
 
 }  // namespace tpulint::checks::pyhelp

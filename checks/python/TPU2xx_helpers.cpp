@@ -102,21 +102,10 @@ std::vector<Node> subscript_indices(Node subscript) {
 bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework) {
   value = unparenthesized(value);
   if (value.kind() == Kind::Attribute && one_of(last_name(value), {"loc", "iloc", "at", "iat"})) return true;
-  Node root = value;
-  for (;;) {
-    root = unparenthesized(root);
-    if (root.kind() == Kind::Attribute)
-      root = root.field(Field::Object);
-    else if (root.kind() == Kind::Call)
-      root = root.field(Field::Function);
-    else if (root.kind() == Kind::Subscript)
-      root = root.field(Field::Value);
-    else
-      break;
-  }
+  Node root = python::chain_root(value);
   if (root.kind() != Kind::Identifier) return false;
-  auto q = ctx.qualified_name(root);
-  return q && *q != framework && !(q->starts_with(framework) && (*q)[framework.size()] == '.');
+  const auto& q = ctx.qualified_name(root);
+  return q && !python::has_module_prefix(*q, framework);
 }
 
 namespace {

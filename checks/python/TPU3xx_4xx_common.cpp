@@ -117,24 +117,10 @@ bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_v
   if (callee.kind() != Kind::Attribute || !ctx.imports().imports(framework)) return false;
   Node receiver = callee.field(Field::Object);
   if (receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls")) return false;
-  Node root = receiver;
-  for (;;) {
-    if (root.kind() == Kind::Attribute)
-      root = root.field(Field::Object);
-    else if (root.kind() == Kind::Call)
-      root = root.field(Field::Function);
-    else if (root.kind() == Kind::Subscript)
-      root = root.field(Field::Value);
-    else if (root.type() == "parenthesized_expression" && root.named_child_count() == 1)
-      root = root.named_child(0);
-    else
-      break;
-  }
+  Node root = python::chain_root(receiver);
   if (root.kind() == Kind::Identifier) {
-    if (auto q = ctx.qualified_name(root)) {
-      bool ours = *q == framework || (q->starts_with(framework) && (*q)[framework.size()] == '.');
-      if (!ours) return false;
-    }
+    const auto& q = ctx.qualified_name(root);
+    if (q && !python::has_module_prefix(*q, framework)) return false;
   }
   return true;
 }

@@ -20,7 +20,7 @@ using python::Node;
 const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
   const data::CudaOnlyLibrariesRow* best = nullptr;
   for (const auto& row : data::kCudaOnlyLibraries) {
-    if (pyhelp::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))
+    if (python::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))
       best = &row;
   }
   return best;

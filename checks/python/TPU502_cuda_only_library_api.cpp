@@ -32,7 +32,7 @@ bool names(std::string_view api, std::string_view q) {
 
 const data::CudaOnlyLibraryApisRow* find_api(std::string_view q) {
   for (const auto& row : data::kCudaOnlyLibraryApis)
-    if (pyhelp::has_module_prefix(q, row.library) && names(row.api, q)) return &row;
+    if (python::has_module_prefix(q, row.library) && names(row.api, q)) return &row;
   return nullptr;
 }
 

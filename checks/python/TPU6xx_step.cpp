@@ -437,21 +437,6 @@ bool names_dataloader(std::string_view name, const PythonContext& ctx) {
 
 namespace {
 
-Node chain_root(Node n) {
-  for (;;) {
-    if (n.kind() == Kind::Attribute)
-      n = n.field(Field::Object);
-    else if (n.kind() == Kind::Call)
-      n = n.field(Field::Function);
-    else if (n.kind() == Kind::Subscript)
-      n = n.field(Field::Value);
-    else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1)
-      n = n.named_child(0);
-    else
-      return n;
-  }
-}
-
 bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
   for (const python::ImportBinding& b : ctx.imports().bindings())
     if (b.local == name) return true;
@@ -471,7 +456,7 @@ std::optional<std::string> explicit_qualified_name(Node expr, const PythonContex
 
 bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {
   if (callee.kind() != Kind::Attribute) return false;
-  Node root = chain_root(callee.field(Field::Object));
+  Node root = python::chain_root(callee.field(Field::Object));
   if (root.kind() == Kind::Identifier && ctx.qualified_name(root) && !bound_explicitly(root.text(), ctx)) {
     Node receiver = callee.field(Field::Object);
     bool own = receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls");
