@@ -103,6 +103,7 @@ std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
 
 ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_view package) {
   ImportTable table;
+  std::vector<std::string> modules;  // every module named by an import statement
   struct Item {
     Node node;
     uint32_t scope;
@@ -118,6 +119,7 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     auto bind = [&](std::string local, std::string target) {
       table.bindings_.push_back({std::move(local), std::move(target), n, item.guarded});
       table.scopes_[item.scope].names[table.bindings_.back().local] = table.bindings_.size() - 1;
+      table.bound_names_.insert(table.bindings_.back().local);
     };
     if ((kind == Kind::ImportStatement || kind == Kind::ImportFromStatement) && item.guarded)
       table.guarded_statements_.push_back(n.span().begin);
@@ -126,11 +128,11 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
         Node c = n.named_child(i);
         if (c.kind() == Kind::DottedName) {
           std::string name = dotted(c);
-          table.modules_.push_back(name);
+          modules.push_back(name);
           bind(name.substr(0, name.find('.')), name.substr(0, name.find('.')));
         } else if (c.kind() == Kind::AliasedImport) {
           std::string name = dotted(c.field(Field::Name));
-          table.modules_.push_back(name);
+          modules.push_back(name);
           if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), name);
         }
       }
@@ -139,20 +141,21 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     if (kind == Kind::ImportFromStatement) {
       std::string module = from_module(n, package);
       if (module.empty()) continue;
-      table.modules_.push_back(module);
+      modules.push_back(module);
       std::string prefix = module.back() == '.' ? module : module + ".";  // "." or ".." stay relative
       for (uint32_t i = 0; i < n.named_child_count(); ++i) {
         Node c = n.named_child(i);
         if (c == n.field(Field::ModuleName)) continue;
         if (c.kind() == Kind::WildcardImport) {
           table.scopes_[item.scope].star_modules.push_back(module);
+          table.has_star_import_ = true;
         } else if (c.kind() == Kind::DottedName) {
           std::string name = dotted(c);
-          table.modules_.push_back(prefix + name);
+          modules.push_back(prefix + name);
           bind(name, prefix + name);
         } else if (c.kind() == Kind::AliasedImport) {
           std::string name = dotted(c.field(Field::Name));
-          table.modules_.push_back(prefix + name);
+          modules.push_back(prefix + name);
           if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), prefix + name);
         }
       }
@@ -170,8 +173,11 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     }
   }
   std::sort(table.guarded_statements_.begin(), table.guarded_statements_.end());
-  std::sort(table.modules_.begin(), table.modules_.end());
-  table.modules_.erase(std::unique(table.modules_.begin(), table.modules_.end()), table.modules_.end());
+  for (const std::string& m : modules) {
+    for (size_t dot = m.find('.'); dot != std::string::npos; dot = m.find('.', dot + 1))
+      table.module_prefixes_.emplace(m, 0, dot);
+    table.module_prefixes_.insert(m);
+  }
   return table;
 }
 
@@ -179,7 +185,7 @@ std::optional<std::string> ImportTable::resolve(std::string_view name, std::span
   for (uint32_t scope_id : scopes) {
     auto s = scopes_.find(scope_id);
     if (s == scopes_.end()) continue;
-    auto it = s->second.names.find(std::string(name));
+    auto it = s->second.names.find(name);
     if (it != s->second.names.end()) return bindings_[it->second].target;
     if (!s->second.star_modules.empty()) return s->second.star_modules.back() + "." + std::string(name);
   }
@@ -190,11 +196,6 @@ bool ImportTable::is_guarded(Node stmt) const {
   return std::binary_search(guarded_statements_.begin(), guarded_statements_.end(), stmt.span().begin);
 }
 
-bool ImportTable::imports(std::string_view module) const {
-  auto it = std::lower_bound(modules_.begin(), modules_.end(), module);
-  for (; it != modules_.end() && it->starts_with(module); ++it)
-    if (it->size() == module.size() || (*it)[module.size()] == '.') return true;
-  return false;
-}
+bool ImportTable::imports(std::string_view module) const { return module_prefixes_.contains(module); }
 
 }  // namespace tpulint::python

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "python/syntax.h"
@@ -52,6 +53,10 @@ class ImportTable {
   // imported name. An unbound name resolves through the scope's star imports, the last first.
   std::optional<std::string> resolve(std::string_view name, std::span<const uint32_t> scopes) const;
 
+  // False when no scope can resolve `name`: no import binds it and the file has no star import.
+  // Most identifiers are locals, so this one lookup spares finding the scopes around them.
+  bool may_resolve(std::string_view name) const { return has_star_import_ || bound_names_.contains(name); }
+
   // True if any import in the file names `module` or a submodule of it ("torch" matches
   // `import torch.nn` and `from torch import nn`).
   bool imports(std::string_view module) const;
@@ -63,12 +68,22 @@ class ImportTable {
   bool is_guarded(Node import_statement) const;
 
  private:
+  // Lookups by string_view, without building a std::string per query.
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
   struct Scope {
-    std::unordered_map<std::string, size_t> names;  // local name -> index in bindings_
-    std::vector<std::string> star_modules;          // in source order
+    std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> names;  // local name -> index in bindings_
+    std::vector<std::string> star_modules;                                       // in source order
   };
   std::vector<ImportBinding> bindings_;
-  std::vector<std::string> modules_;  // every module named by an import statement
+  // Every module named by an import statement and each of its dotted prefixes ("torch.nn" gives
+  // "torch" and "torch.nn"): imports() is one lookup.
+  StringSet module_prefixes_;
+  StringSet bound_names_;  // every local name an import binds, in any scope
+  bool has_star_import_ = false;
   std::vector<uint32_t> guarded_statements_;  // start bytes of guarded import statements, sorted
   std::unordered_map<uint32_t, Scope> scopes_;
 };

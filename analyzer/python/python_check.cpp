@@ -4,46 +4,68 @@ namespace tpulint::python {
 
 PythonContext::PythonContext(const SourceFile& file, const Tree& tree, const ImportTable& imports,
                              FindingSink& sink)
-    : file_(file), tree_(tree), imports_(imports), sink_(sink) {}
+    : file_(file),
+      tree_(tree),
+      imports_(imports),
+      sink_(sink),
+      qualified_slots_(tree.node_count(), kUnresolved),
+      reference_slots_(tree.node_count(), kUnresolved) {}
 
-std::span<const uint32_t> PythonContext::scope_chain() const {
-  if (!scope_chain_) {
-    scope_chain_.emplace();
-    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
-      if (it->type == Frame::Type::Function && contains_current(*it)) scope_chain_->push_back(it->node.span().begin);
-    scope_chain_->push_back(kModuleScope);
+std::vector<uint32_t> PythonContext::scope_chain(Node n) const {
+  std::vector<uint32_t> chain;
+  uint32_t at = n.span().begin;
+  for (Node a = n.parent(); a; a = a.parent()) {
+    if (a.kind() != Kind::FunctionDefinition) continue;
+    // Only the body is the function's scope: its decorators, defaults and annotations are
+    // evaluated around it.
+    Node body = a.field(Field::Body);
+    if (body && body.span().begin <= at && at < body.span().end) chain.push_back(a.span().begin);
   }
-  return *scope_chain_;
+  chain.push_back(kModuleScope);
+  return chain;
 }
 
 namespace {
-const std::optional<std::string> kNoName;
+const std::optional<std::string> kNoNameValue;
 }  // namespace
 
-const std::optional<std::string>& PythonContext::qualified_name(Node expr) const {
-  if (!expr) return kNoName;
-  for (const auto& entry : names_)
-    if (entry.first == expr.id()) return entry.second;
+const std::optional<std::string>& PythonContext::remembered(uint32_t slot) const {
+  return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
+}
+
+const std::optional<std::string>& PythonContext::remember(std::vector<uint32_t>& slots, Node n,
+                                                          std::optional<std::string> name) const {
+  if (!name) {
+    slots[n.id()] = kNoName;
+    return kNoNameValue;
+  }
+  slots[n.id()] = kFirstName + uint32_t(names_.size());
+  return names_.emplace_back(std::move(name));
+}
+
+std::optional<std::string> PythonContext::resolve(Node expr) const {
   // Walk down the attribute chain to its root identifier, then resolve that.
-  std::optional<std::string> out;
-  std::vector<std::string_view> attrs;
-  Node n = expr;
-  while (n.kind() == Kind::Attribute) {
-    Node a = n.field(Field::Attribute);
-    if (!a) break;
-    attrs.push_back(a.text());
-    n = n.field(Field::Object);
+  Node root = expr;
+  while (root.kind() == Kind::Attribute && root.field(Field::Attribute)) root = root.field(Field::Object);
+  if (root.kind() != Kind::Identifier || !imports_.may_resolve(root.text())) return std::nullopt;
+  std::optional<std::string> out = imports_.resolve(root.text(), scope_chain(root));
+  if (!out) return out;
+  // The members, from the root outwards, without the spaces, comments or line breaks between them.
+  std::vector<std::string_view> members;
+  for (Node a = expr; a != root; a = a.field(Field::Object)) members.push_back(a.field(Field::Attribute).text());
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    *out += '.';
+    *out += *it;
   }
-  if (n.kind() == Kind::Identifier) {
-    if (auto base = imports_.resolve(n.text(), scope_chain())) {
-      out = std::move(*base);
-      for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
-        *out += '.';
-        *out += *it;
-      }
-    }
-  }
-  return names_.emplace_back(expr.id(), std::move(out)).second;
+  return out;
+}
+
+const std::optional<std::string>& PythonContext::qualified_name(Node expr) const {
+  if (!expr) return kNoNameValue;
+  // A node of another tree (a re-parsed piece of the file) is resolved, not remembered.
+  if (expr.tree() != &tree_) return names_.emplace_back(resolve(expr));
+  if (uint32_t slot = qualified_slots_[expr.id()]; slot != kUnresolved) return remembered(slot);
+  return remember(qualified_slots_, expr, resolve(expr));
 }
 
 namespace {
@@ -89,11 +111,16 @@ bool is_whole_reference(Node n) {
 }  // namespace
 
 const std::optional<std::string>& PythonContext::reference_name(Node n) const {
-  if (!n) return kNoName;
-  for (const auto& entry : references_)
-    if (entry.first == n.id()) return entry.second;
-  if (!is_whole_reference(n)) return references_.emplace_back(n.id(), std::nullopt).second;
-  return references_.emplace_back(n.id(), qualified_name(n)).second;
+  if (!n) return kNoNameValue;
+  if (n.tree() != &tree_) return is_whole_reference(n) ? qualified_name(n) : kNoNameValue;
+  if (uint32_t slot = reference_slots_[n.id()]; slot != kUnresolved) return remembered(slot);
+  if (!is_whole_reference(n)) {
+    reference_slots_[n.id()] = kNoName;
+    return kNoNameValue;
+  }
+  const std::optional<std::string>& name = qualified_name(n);
+  reference_slots_[n.id()] = qualified_slots_[n.id()];
+  return name;
 }
 
 bool PythonContext::contains_current(const Frame& f) const {

@@ -40,8 +40,8 @@ class PythonContext {
   // The fully qualified name an identifier or attribute chain refers to through the imports:
   // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
   // the chain does not start at an imported name (locals, builtins, call results).
-  // Each is resolved once per node of the walk: the reference stays valid while the walk is
-  // on the current node.
+  // A name is resolved in the scopes around `expr` itself, once per node and file: the
+  // reference stays valid as long as the context.
   const std::optional<std::string>& qualified_name(Node expr) const;
 
   // The qualified name `n` refers to when `n` is a whole name reference: an identifier, or the
@@ -62,18 +62,17 @@ class PythonContext {
 
   // The walk's bookkeeping; checks do not call these.
   void set_check(const CheckInfo* check) { check_ = check; }
-  void set_current(Node node) {
-    current_ = node;
-    names_.clear();
-    references_.clear();
-    scope_chain_.reset();
-  }
+  void set_current(Node node) { current_ = node; }
   std::vector<Frame>& mutable_frames() { return frames_; }
-  // The function scopes around the current node, innermost first, then the module scope.
-  std::span<const uint32_t> scope_chain() const;
 
  private:
   bool contains_current(const Frame& f) const;
+  // The function scopes around `n`, innermost first, then the module scope.
+  std::vector<uint32_t> scope_chain(Node n) const;
+  // The qualified name of an identifier or attribute chain, resolved through the imports.
+  std::optional<std::string> resolve(Node expr) const;
+  const std::optional<std::string>& remember(std::vector<uint32_t>& slots, Node n, std::optional<std::string> name) const;
+  const std::optional<std::string>& remembered(uint32_t slot) const;
 
   const SourceFile& file_;
   const Tree& tree_;
@@ -82,11 +81,13 @@ class PythonContext {
   const CheckInfo* check_ = nullptr;
   Node current_;
   std::vector<Frame> frames_;
-  // Every check called on a node asks for the same few names: each is resolved once per node.
-  // Deques: a returned reference stays valid as entries are added.
-  mutable std::deque<std::pair<uint32_t, std::optional<std::string>>> names_;       // node id -> name
-  mutable std::deque<std::pair<uint32_t, std::optional<std::string>>> references_;  // node id -> name
-  mutable std::optional<std::vector<uint32_t>> scope_chain_;
+  // Every check called on a node asks for the same few names: each is resolved once. A slot per
+  // node of the tree: kUnresolved, kNoName, or kFirstName + the name's index in names_ (a deque,
+  // so that a returned reference stays valid as names are added).
+  static constexpr uint32_t kUnresolved = 0, kNoName = 1, kFirstName = 2;
+  mutable std::vector<uint32_t> qualified_slots_;  // by node id, for qualified_name()
+  mutable std::vector<uint32_t> reference_slots_;  // by node id, for reference_name()
+  mutable std::deque<std::optional<std::string>> names_;
 };
 
 class PythonCheck {

@@ -60,7 +60,8 @@ constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
     "body",     "condition", "consequence", "alternative", "left", "right", "parameters", "subscript"};
 
 struct GrammarTables {
-  std::vector<Kind> kinds;  // by symbol
+  std::vector<Kind> kinds;               // by symbol
+  std::vector<std::string_view> names;   // by symbol: the grammar's static strings
   std::array<TSFieldId, size_t(Field::kCount)> fields{};
   std::vector<uint8_t> field_slots;  // by grammar field id: 1 + the Field, or 0 for one we do not name
 
@@ -68,8 +69,10 @@ struct GrammarTables {
     const TSLanguage* lang = tree_sitter_python();
     uint32_t count = ts_language_symbol_count(lang);
     kinds.assign(count, Kind::Other);
+    names.assign(count, std::string_view());
     for (uint32_t s = 0; s < count; ++s) {
       std::string_view name = ts_language_symbol_name(lang, TSSymbol(s));
+      names[s] = name;
       for (const auto& [kind, kind_name] : kKindNames)
         if (name == kind_name) kinds[s] = kind;
     }
@@ -180,7 +183,12 @@ Node Tree::named_descendant_for_span(ByteSpan span) const {
 }
 
 std::string_view Node::type() const {
-  return null() ? std::string_view() : ts_language_symbol_name(language(), tree_->nodes_[id_].symbol);
+  if (null()) return {};
+  // A table lookup: checks compare types of many nodes, and the C API's name needs a strlen.
+  const auto& names = tables().names;
+  TSSymbol symbol = tree_->nodes_[id_].symbol;
+  // The builtin error symbols sit outside the table.
+  return symbol < names.size() ? names[symbol] : std::string_view(ts_language_symbol_name(language(), symbol));
 }
 
 std::string_view Node::text() const {
