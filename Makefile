@@ -56,10 +56,12 @@ bench: build
 docs: build
 	@$(BUILD_DIR)/tpulint docs --output-dir docs/checks
 
-# Installs build/tpulint as PREFIX/bin/tpulint (for the pre-commit hooks and CI jobs).
+# Installs build/tpulint as PREFIX/bin/tpulint (for the pre-commit hooks and CI jobs), and the
+# C/C++ frontend it loads when it parses C/C++ as PREFIX/lib/tpulint/libtpulint_clang.so.
 PREFIX ?= /usr/local
 install: build
 	install -D -m 755 $(BUILD_DIR)/tpulint $(DESTDIR)$(PREFIX)/bin/tpulint
+	install -D -m 644 $(BUILD_DIR)/libtpulint_clang.so $(DESTDIR)$(PREFIX)/lib/tpulint/libtpulint_clang.so
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -173,9 +173,9 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
   enabled->parse_only = options_.parse_only;
   cxx::ClangFrontendOptions clang;
   if (options_.compile_database_dir)
-    clang.compile_database = cxx::CompileDatabase::load(*options_.compile_database_dir);
+    clang.compile_database = cxx::load_compile_database(*options_.compile_database_dir);
   else if (options_.find_compile_database)
-    clang.compile_database = cxx::CompileDatabase::find(root);
+    clang.compile_database = cxx::find_compile_database(root);
   return [enabled, clang]() -> std::unique_ptr<FileAnalyzer> {
     return std::make_unique<LanguageDispatcher>(*enabled, clang);
   };
@@ -217,9 +217,15 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   std::optional<ResultCache> cache;
   if (options_.cache_dir)
     cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(discovery.root, request.max_file_size));
-  auto results = analyze_files(discovery.files, factory,
-                               {request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
-                                request.isolate, request.file_timeout});
+  AnalysisOptions analysis{request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
+                           request.isolate, request.file_timeout, {}};
+  // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
+  // a missing frontend fails the scan here rather than quietly in every C/C++ file.
+  analysis.prepare = [this](LanguageSet languages) {
+    bool native = contains(languages, Language::Cxx) || contains(languages, Language::Cuda);
+    if (native && (options_.parse_only || !checks::native_checks(selected_).empty())) cxx::load_clang_module();
+  };
+  auto results = analyze_files(discovery.files, factory, analysis);
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },
@@ -229,7 +235,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, {}});
   return std::move(results.front());
 }
 

@@ -210,6 +210,11 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
     }
     pending.push_back(i);
   }
+  if (options.prepare && !pending.empty()) {
+    LanguageSet languages = 0;
+    for (size_t i : pending) languages = languages | files[i].language;
+    options.prepare(languages);
+  }
   if (options.isolate && !pending.empty()) {
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;

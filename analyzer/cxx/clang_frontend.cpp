@@ -1,5 +1,7 @@
 // The only translation unit that includes Clang's headers (they cost ~25 s to compile).
-// It turns a Clang AST into the plain facts of native_facts.h.
+// It turns a Clang AST into the plain facts of native_facts.h. Built into the Clang module,
+// libtpulint_clang.so, which the binary loads at first use (clang_loader.cpp).
+#include "core/version.h"
 #include "cxx/clang_frontend.h"
 #include "cxx/lexical_scan.h"
 #include "cxx/project_headers.h"
@@ -30,29 +32,23 @@ using namespace clang;
 // ---------------------------------------------------------------------------------------------
 // Compile database
 
-struct CompileDatabase::Impl {
+class CompileDatabase {
+ public:
   std::unique_ptr<tooling::CompilationDatabase> db;
 };
 
-CompileDatabase::CompileDatabase(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CompileDatabase::~CompileDatabase() = default;
+namespace {
 
-std::shared_ptr<const CompileDatabase> CompileDatabase::load(const fs::path& dir) {
+std::shared_ptr<const CompileDatabase> load_database(const fs::path& dir) {
   std::string error;
   auto db = tooling::CompilationDatabase::loadFromDirectory(dir.string(), error);
   if (!db) throw std::runtime_error("cannot load a compile database from '" + dir.string() + "': " + error);
-  auto impl = std::make_unique<Impl>();
-  impl->db = std::move(db);
-  return std::shared_ptr<const CompileDatabase>(new CompileDatabase(std::move(impl)));
+  auto out = std::make_shared<CompileDatabase>();
+  out->db = std::move(db);
+  return out;
 }
 
-std::shared_ptr<const CompileDatabase> CompileDatabase::find(const fs::path& root) {
-  for (const fs::path& dir : {root, root / "build"}) {
-    std::error_code ec;
-    if (fs::is_regular_file(dir / "compile_commands.json", ec)) return load(dir);
-  }
-  return nullptr;
-}
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Fact recording
@@ -412,10 +408,18 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
 
 }  // namespace
 
-ClangFrontend::ClangFrontend(ClangFrontendOptions options) : options_(std::move(options)) {}
-ClangFrontend::~ClangFrontend() = default;
+namespace {
 
-NativeFile ClangFrontend::parse(const SourceFile& file) {
+class ClangParser final : public NativeParser {
+ public:
+  explicit ClangParser(ClangFrontendOptions options) : options_(std::move(options)) {}
+  NativeFile parse(const SourceFile& file) override;
+
+ private:
+  ClangFrontendOptions options_;
+};
+
+NativeFile ClangParser::parse(const SourceFile& file) {
   NativeFile out;
   out.language = file.language();
   std::string abs = file.absolute_path().string();
@@ -423,7 +427,7 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
   std::unique_ptr<tooling::CompilationDatabase> fixed;
   const tooling::CompilationDatabase* db = nullptr;
   if (options_.compile_database) {
-    const auto& real = *options_.compile_database->impl().db;
+    const auto& real = *options_.compile_database->db;
     if (!real.getCompileCommands(abs).empty()) {
       db = &real;
       out.used_compile_database = true;
@@ -474,4 +478,19 @@ NativeFile ClangFrontend::parse(const SourceFile& file) {
   return out;
 }
 
+}  // namespace
+
 }  // namespace tpulint::cxx
+
+// The module's one exported symbol (everything else in it is hidden).
+extern "C" __attribute__((visibility("default"))) const tpulint::cxx::ClangModule* tpulint_clang_module() {
+  using namespace tpulint::cxx;
+  static const ClangModule module{
+      .version = tpulint::kToolVersion,
+      .load_compile_database = load_database,
+      .make_parser = [](ClangFrontendOptions options) -> std::unique_ptr<NativeParser> {
+        return std::make_unique<ClangParser>(std::move(options));
+      },
+  };
+  return &module;
+}

@@ -20,42 +20,57 @@
 
 namespace tpulint::cxx {
 
-// A loaded compile_commands.json; read-only and shared by all workers.
-class CompileDatabase {
- public:
-  // Loads DIR/compile_commands.json. Throws std::runtime_error with Clang's message on failure.
-  static std::shared_ptr<const CompileDatabase> load(const std::filesystem::path& dir);
-  // compile_commands.json at `root` or `root`/build, if there is one (nullptr otherwise).
-  static std::shared_ptr<const CompileDatabase> find(const std::filesystem::path& root);
-  ~CompileDatabase();
+// A loaded compile_commands.json; read-only and shared by all workers. Opaque: made and read
+// by the Clang module alone.
+class CompileDatabase;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-
- private:
-  explicit CompileDatabase(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
+// Loads DIR/compile_commands.json. Throws std::runtime_error with Clang's message on failure.
+std::shared_ptr<const CompileDatabase> load_compile_database(const std::filesystem::path& dir);
+// compile_commands.json at `root` or `root`/build, if there is one (nullptr otherwise).
+std::shared_ptr<const CompileDatabase> find_compile_database(const std::filesystem::path& root);
 
 struct ClangFrontendOptions {
   std::shared_ptr<const CompileDatabase> compile_database;  // may be null
 };
 
-// One per worker thread.
+// What the Clang module implements: one parser per worker.
+class NativeParser {
+ public:
+  virtual ~NativeParser() = default;
+  // Parses `file` (its text as already loaded, not re-read from disk) and records its facts.
+  // Throws std::runtime_error if Clang could not build an AST at all.
+  virtual NativeFile parse(const SourceFile& file) = 0;
+};
+
+// One per worker thread. Clang and LLVM (~100 MB of shared libraries whose loading costs more
+// than a cached scan) live in a module, libtpulint_clang.so, loaded when the first
+// ClangFrontend or compile database is made: a scan without C/C++ files never loads them.
 class ClangFrontend {
  public:
+  // Throws std::runtime_error, naming the path tried, when the module cannot be loaded.
   explicit ClangFrontend(ClangFrontendOptions options);
   ~ClangFrontend();
   ClangFrontend(const ClangFrontend&) = delete;
   ClangFrontend& operator=(const ClangFrontend&) = delete;
 
-  // Parses `file` (its text as already loaded, not re-read from disk) and records its facts.
-  // Throws std::runtime_error if Clang could not build an AST at all.
-  NativeFile parse(const SourceFile& file);
+  NativeFile parse(const SourceFile& file) { return parser_->parse(file); }
 
  private:
-  ClangFrontendOptions options_;
+  std::unique_ptr<NativeParser> parser_;
 };
+
+// Loads the Clang module now, if it is not loaded yet (once per process). Throws
+// std::runtime_error, naming the paths tried, when it cannot be loaded.
+void load_clang_module();
+
+// The module's entry point: its version (it must be the binary's own) and its two factories.
+struct ClangModule {
+  std::string_view version;
+  std::shared_ptr<const CompileDatabase> (*load_compile_database)(const std::filesystem::path& dir);
+  std::unique_ptr<NativeParser> (*make_parser)(ClangFrontendOptions options);
+};
+inline constexpr char kClangModuleEntry[] = "tpulint_clang_module";
+inline constexpr char kClangModuleFile[] = "libtpulint_clang.so";
 
 // The built-in header force-included in header-free CUDA parses (cuda_shim.cpp).
 extern const char kCudaShimPath[];

@@ -1,0 +1,101 @@
+// Loads the Clang module (libtpulint_clang.so) at first use. Binding libclang-cpp and libLLVM
+// at start-up cost ~30M instructions and ~70 MB of mapped pages on every run, more than a
+// whole cached scan; a scan with no C/C++ file to parse now never pays it. A worker forked
+// after the module was loaded inherits it.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <vector>
+
+#include "core/version.h"
+#include "cxx/clang_frontend.h"
+
+// Defined when the executable itself links the module's code (the libFuzzer target, whose
+// coverage must see Clang's frontend from its first input); otherwise null, and it is loaded.
+extern "C" const tpulint::cxx::ClangModule* tpulint_clang_module() __attribute__((weak));
+
+namespace tpulint::cxx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where the module is looked for, in order: $TPULINT_CLANG_MODULE (a file), beside the
+// executable (the build directory), PREFIX/lib/tpulint for an installed PREFIX/bin/tpulint, and
+// the build directory this binary was built in (the test binaries live in build/tests/).
+std::vector<fs::path> module_candidates() {
+  if (const char* env = std::getenv("TPULINT_CLANG_MODULE"); env && *env) return {fs::path(env)};
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    out.push_back(exe.parent_path() / kClangModuleFile);
+    out.push_back(exe.parent_path().parent_path() / "lib" / "tpulint" / kClangModuleFile);
+  }
+  out.push_back(fs::path(TPULINT_CLANG_MODULE_DIR) / kClangModuleFile);
+  return out;
+}
+
+const ClangModule& load_module() {
+  if (tpulint_clang_module) return *tpulint_clang_module();
+  std::vector<fs::path> candidates = module_candidates();
+  std::string tried;
+  for (const fs::path& path : candidates) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      tried += (tried.empty() ? "" : ", ") + path.string();
+      continue;
+    }
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error("cannot load the C/C++ frontend " + path.string() + ": " + dlerror());
+    auto entry = reinterpret_cast<const ClangModule* (*)()>(dlsym(handle, kClangModuleEntry));
+    if (!entry) throw std::runtime_error("not a tpulint C/C++ frontend module: " + path.string());
+    const ClangModule* module = entry();
+    if (module->version != kToolVersion)
+      throw std::runtime_error("the C/C++ frontend " + path.string() + " is version " + std::string(module->version) +
+                               ", this tpulint is " + std::string(kToolVersion) + ": reinstall both together");
+    return *module;  // never unloaded: parsers and databases it made may live until exit
+  }
+  throw std::runtime_error(std::string("the C/C++ frontend (") + kClangModuleFile + ") is not installed; looked at " +
+                           tried + " (set TPULINT_CLANG_MODULE to its path)");
+}
+
+// Loaded once per process; a failure is remembered and reported to every caller.
+const ClangModule& module() {
+  static std::once_flag once;
+  static const ClangModule* loaded = nullptr;
+  static std::string error;
+  std::call_once(once, [] {
+    try {
+      loaded = &load_module();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  if (!loaded) throw std::runtime_error(error);
+  return *loaded;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompileDatabase> load_compile_database(const fs::path& dir) {
+  return module().load_compile_database(dir);
+}
+
+std::shared_ptr<const CompileDatabase> find_compile_database(const fs::path& root) {
+  for (const fs::path& dir : {root, root / "build"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir / "compile_commands.json", ec)) return load_compile_database(dir);
+  }
+  return nullptr;
+}
+
+void load_clang_module() { module(); }
+
+ClangFrontend::ClangFrontend(ClangFrontendOptions options) : parser_(module().make_parser(std::move(options))) {}
+ClangFrontend::~ClangFrontend() = default;
+
+}  // namespace tpulint::cxx
