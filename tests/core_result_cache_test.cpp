@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -123,4 +125,22 @@ TEST_CASE("result cache: a run that stores nothing and drops nothing leaves the 
   }
   CHECK(fs::last_write_time(file) != written);
   CHECK_FALSE(ResultCache(dir.path, "/project", "s").find_by_stamp("a.py", kStamp, 0));
+}
+
+TEST_CASE("result cache: the tool's hash is its build ID, read from memory as readelf reads it from the file",
+          "[cache]") {
+  std::string_view id = executable_build_id();
+  REQUIRE_FALSE(id.empty());  // Debian's toolchain links with --build-id
+  std::string hex;
+  for (unsigned char c : id) hex += fmt::format("{:02x}", c);
+  // readelf (binutils, which the compiler needs) prints the executable's notes.
+  std::string command = "readelf -n /proc/" + std::to_string(getpid()) + "/exe";
+  std::string listing;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) listing.append(buf, n);
+    pclose(p);
+  }
+  CHECK(listing.find("Build ID: " + hex) != std::string::npos);
+  CHECK(tool_build_hash() == content_hash(id));
 }

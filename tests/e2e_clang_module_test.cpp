@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -32,6 +33,27 @@ void write_tree(const TempDir& dir) {
   auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
   for (const char* name : {"model.py", "kernel.cu"}) std::filesystem::last_write_time(dir.path() / name, old);
 }
+
+// A copy of the built module, that a test may alter, and the environment that makes tpulint use it.
+struct ModuleCopy {
+  TempDir dir;
+  std::filesystem::path path = dir.path() / "libtpulint_clang.so";
+  std::string env = "TPULINT_CLANG_MODULE='" + path.string() + "'";
+  ModuleCopy() {
+    std::filesystem::copy_file(std::filesystem::path(TPULINT_BINARY).parent_path() / "libtpulint_clang.so", path);
+  }
+};
+
+// The tree scanned with a result cache and a copy of the module.
+struct CachedScan {
+  TempDir tree, cache;
+  ModuleCopy module;
+  CachedScan() { write_tree(tree); }
+  tpulint::testing::CommandResult run(const std::string& extra = "") const {
+    return run_tpulint("scan '" + tree.str() + "' --format json --cache-dir '" + cache.str() + "' " + extra,
+                       TPULINT_SOURCE_DIR, module.env);
+  }
+};
 
 }  // namespace
 
@@ -72,16 +94,41 @@ TEST_CASE("a scan that must parse C/C++ without the Clang module fails and says 
 }
 
 TEST_CASE("C/C++ results answered by the cache need no Clang module", "[e2e][clang-module]") {
-  TempDir dir;
-  write_tree(dir);
-  TempDir cache;
-  std::string scan = "scan '" + dir.str() + "' --format json --cache-dir '" + cache.str() + "'";
-  auto cold = run_tpulint(scan);
+  CachedScan scan;
+  auto cold = scan.run();
   INFO(cold.err);
   REQUIRE(cold.exit_code == 0);
   CHECK(finding_ids(cold.out) == std::vector<std::string>{"TPU101", "TPU201"});
-  auto cached = run_tpulint(scan, TPULINT_SOURCE_DIR, kMissingModule);
+  // The module turned to zeros of the same size and time: the same identity for the cache, and
+  // a scan that tried to load it would fail.
+  const std::filesystem::path& module = scan.module.path;
+  const auto size = std::filesystem::file_size(module);
+  const auto time = std::filesystem::last_write_time(module);
+  std::ofstream(module, std::ios::binary | std::ios::trunc) << std::string(size, '\0');
+  std::filesystem::last_write_time(module, time);
+  auto cached = scan.run();
   INFO(cached.err);
   CHECK(cached.exit_code == 0);
   CHECK(cached.out == cold.out);
+  auto cold_again = scan.run("--no-cache");
+  CHECK(cold_again.exit_code == 2);
+  CHECK(cold_again.err.find("cannot load the C/C++ frontend " + module.string()) != std::string::npos);
+}
+
+TEST_CASE("a rebuilt or reinstalled Clang module invalidates cached results", "[e2e][clang-module]") {
+  CachedScan scan;
+  auto cache_files = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(scan.cache.path())) n += e.path().extension() == ".cache";
+    return n;
+  };
+  REQUIRE(scan.run().exit_code == 0);
+  REQUIRE(scan.run().exit_code == 0);
+  CHECK(cache_files() == 1);  // the same module: the same cache
+  const std::filesystem::path& module = scan.module.path;
+  std::filesystem::last_write_time(module, std::filesystem::last_write_time(module) - std::chrono::hours(1));
+  auto after = scan.run();
+  CHECK(after.exit_code == 0);
+  CHECK(finding_ids(after.out) == std::vector<std::string>{"TPU101", "TPU201"});
+  CHECK(cache_files() == 2);  // another module: results kept apart
 }

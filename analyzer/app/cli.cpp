@@ -197,7 +197,7 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
 
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
-  out << render(report, s.format, to_stdout);
+  report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   out.flush();
   for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
   return threshold_exit_code(s, report, err);
@@ -228,7 +228,7 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
   }
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
-  out << render(report, s.format, to_stdout);
+  report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   out.flush();
   for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
   return threshold_exit_code(s, report, err);

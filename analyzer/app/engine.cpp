@@ -185,6 +185,8 @@ std::string Engine::cache_settings_key(const std::filesystem::path& root, uint64
   std::string key = fmt::format("max-file-size={}\nselected=", max_file_size);
   for (std::string_view id : selected_) key += fmt::format("{},", id);
   for (const auto& [glob, ids] : options_.per_path_ignores) key += fmt::format("\nper-path:{}={}", glob, fmt::join(ids, ","));
+  // The C/C++ frontend: it is built and installed apart from this binary.
+  key += "\nclang-module=" + cxx::clang_module_identity();
   // The compile database in use, and its contents.
   std::optional<std::filesystem::path> db = options_.compile_database_dir;
   if (!db && options_.find_compile_database)

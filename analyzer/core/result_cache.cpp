@@ -7,7 +7,9 @@
 #include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <cstring>
 #include <fstream>
+#include <link.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,8 +33,44 @@ std::optional<FileStamp> stamp_of(const fs::path& file) {
 
 uint64_t content_hash(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
+std::string_view executable_build_id() {
+  static const std::string_view id = [] {
+    std::string_view found;
+    // The executable is the first object dl_iterate_phdr reports; its notes are in memory.
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) -> int {
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_NOTE) continue;
+            const size_t align = ph.p_align == 8 ? 8 : 4;  // a note's name and data are padded to it
+            auto pad = [align](size_t n) { return (n + align - 1) / align * align; };
+            const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+            const char* end = p + ph.p_memsz;
+            while (size_t(end - p) >= sizeof(ElfW(Nhdr))) {
+              const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
+              const char* name = p + sizeof(ElfW(Nhdr));
+              const char* desc = name + pad(note->n_namesz);
+              if (desc + note->n_descsz > end) break;
+              if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                *static_cast<std::string_view*>(data) = std::string_view(desc, note->n_descsz);
+                return 1;
+              }
+              p = desc + pad(note->n_descsz);
+            }
+          }
+          return 1;  // the executable only
+        },
+        &found);
+    return found;
+  }();
+  return id;
+}
+
 uint64_t tool_build_hash() {
   static const uint64_t hash = [] {
+    // The linker's build ID is a hash of the binary already: read from memory, not from the
+    // 4 MB file (which cost a cached run a tenth of its page faults).
+    if (std::string_view id = executable_build_id(); !id.empty()) return content_hash(id);
     std::ifstream in("/proc/self/exe", std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -55,11 +93,12 @@ std::optional<fs::path> default_cache_dir() {
 ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view settings_key) {
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
   file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));
-  std::ifstream in(file_, std::ios::binary);
+  std::ifstream in(file_, std::ios::binary | std::ios::ate);
   if (!in) return;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  // Read in one piece into a string of the file's size (a stringstream would grow and copy).
+  std::string text(size_t(std::max<std::streamoff>(in.tellg(), 0)), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), std::streamsize(text.size()))) return;
   const std::string header = fmt::format("tpulint-results {}\n", kFormatVersion);
   if (!text.starts_with(header)) return;
   // Reads the number at `at` and the space after it.

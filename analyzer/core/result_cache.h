@@ -30,6 +30,8 @@ uint64_t content_hash(std::string_view bytes);
 
 // A hash of the running tpulint binary, so a rebuilt tool never trusts an older one's results.
 uint64_t tool_build_hash();
+// The GNU build ID of the running executable, as bytes; empty if it was linked without one.
+std::string_view executable_build_id();
 
 class ResultCache {
  public:

@@ -63,6 +63,11 @@ class ClangFrontend {
 // std::runtime_error, naming the paths tried, when it cannot be loaded.
 void load_clang_module();
 
+// The module a C/C++ parse would load, named by path, size and modification time, found
+// without loading it: the result cache keys on it, so that a rebuilt or reinstalled frontend
+// never reuses an older one's results. "linked in" when the binary contains the frontend.
+std::string clang_module_identity();
+
 // The module's entry point: its version (it must be the binary's own) and its two factories.
 struct ClangModule {
   std::string_view version;

@@ -95,6 +95,19 @@ std::shared_ptr<const CompileDatabase> find_compile_database(const fs::path& roo
 
 void load_clang_module() { module(); }
 
+std::string clang_module_identity() {
+  if (tpulint_clang_module) return "linked in";
+  for (const fs::path& path : module_candidates()) {
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (ec) continue;
+    auto mtime = fs::last_write_time(path, ec);
+    if (ec) continue;
+    return path.string() + " " + std::to_string(size) + " " + std::to_string(mtime.time_since_epoch().count());
+  }
+  return "missing";
+}
+
 ClangFrontend::ClangFrontend(ClangFrontendOptions options) : parser_(module().make_parser(std::move(options))) {}
 ClangFrontend::~ClangFrontend() = default;
 
