@@ -114,22 +114,18 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     bool check_errors = tree.root().has_error();
 
     // One pre-order walk over the tree's node table (no recursion: nesting depth is the input's
-    // to choose). `path` holds the current node's ancestors and itself, root first.
-    std::vector<Node> path;
+    // to choose). A frame ends where its node's subtree ends.
     for (uint32_t id = 0; id < tree.node_count();) {
       Node node(&tree, id);
-      while (!path.empty() && path.back() != node.parent()) path.pop_back();
-      uint32_t depth = uint32_t(path.size());
-      while (!frames.empty() && frames.back().depth >= depth) frames.pop_back();
-      path.push_back(node);
+      while (!frames.empty() && id >= tree.subtree_end(frames.back().node)) frames.pop_back();
       Kind kind = node.kind();
       ctx.set_current(node);
       bool descend = true;
 
       if (check_errors && (kind == Kind::Error || node.is_missing())) {
         errors.add(node.span());
-        // A re-parsed ERROR node is walked through its re-parse instead.
-        if (depth == 1 && replaced.count({t, node.span().begin})) descend = false;
+        // A re-parsed top-level ERROR node is walked through its re-parse instead.
+        if (node.parent() == tree.root() && replaced.count({t, node.span().begin})) descend = false;
       }
       if (descend) {
         for (const PythonCheckEntry& e : by_kind_[size_t(kind)]) {
@@ -142,7 +138,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
         Frame f{kind == Kind::FunctionDefinition ? Frame::Type::Function
                 : kind == Kind::ClassDefinition  ? Frame::Type::Class
                                                  : Frame::Type::Loop,
-                node, {}, depth, {}};
+                node, {}, {}};
         if (Node body = node.field(Field::Body)) f.body = body.span();
         if (kind == Kind::FunctionDefinition) f.decorators = decorator_names(node, ctx);
         frames.push_back(std::move(f));

@@ -25,13 +25,7 @@ std::vector<uint32_t> PythonContext::scope_chain(Node n) const {
   return chain;
 }
 
-namespace {
-const std::optional<std::string> kNoNameValue;
-}  // namespace
-
-const std::optional<std::string>& PythonContext::remembered(uint32_t slot) const {
-  return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
-}
+const std::optional<std::string> PythonContext::kNoNameValue;
 
 const std::optional<std::string>& PythonContext::remember(std::vector<uint32_t>& slots, Node n,
                                                           std::optional<std::string> name) const {
@@ -110,10 +104,9 @@ bool is_whole_reference(Node n) {
 
 }  // namespace
 
-const std::optional<std::string>& PythonContext::reference_name(Node n) const {
+const std::optional<std::string>& PythonContext::resolve_reference(Node n) const {
   if (!n) return kNoNameValue;
   if (n.tree() != &tree_) return is_whole_reference(n) ? qualified_name(n) : kNoNameValue;
-  if (uint32_t slot = reference_slots_[n.id()]; slot != kUnresolved) return remembered(slot);
   if (!is_whole_reference(n)) {
     reference_slots_[n.id()] = kNoName;
     return kNoNameValue;

@@ -25,7 +25,6 @@ struct Frame {
   Type type;
   Node node;                            // function_definition, class_definition, for/while
   ByteSpan body;                        // its body: code in it runs inside the frame
-  uint32_t depth = 0;                   // tree depth of `node` (the walk's bookkeeping)
   std::vector<std::string> decorators;  // functions: qualified names, e.g. "jax.jit", "torch.compile"
 };
 
@@ -48,7 +47,12 @@ class PythonContext {
   // outermost attribute of a chain, that is read (not bound by an assignment, a parameter or an
   // import, and not the member name of an attribute). With `import torch as T`, the attribute
   // `T.cuda.synchronize` gives "torch.cuda.synchronize"; its inner `T.cuda` gives nothing.
-  const std::optional<std::string>& reference_name(Node n) const;
+  const std::optional<std::string>& reference_name(Node n) const {
+    // Inline: a dozen checks ask for every identifier and attribute; all but the first are answered here.
+    if (n && n.tree() == &tree_)
+      if (uint32_t slot = reference_slots_[n.id()]; slot != kUnresolved) return remembered(slot);
+    return resolve_reference(n);
+  }
 
   // The innermost function whose body contains the current node, or nullptr at module level.
   const Frame* enclosing_function() const;
@@ -72,7 +76,10 @@ class PythonContext {
   // The qualified name of an identifier or attribute chain, resolved through the imports.
   std::optional<std::string> resolve(Node expr) const;
   const std::optional<std::string>& remember(std::vector<uint32_t>& slots, Node n, std::optional<std::string> name) const;
-  const std::optional<std::string>& remembered(uint32_t slot) const;
+  const std::optional<std::string>& remembered(uint32_t slot) const {
+    return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
+  }
+  const std::optional<std::string>& resolve_reference(Node n) const;
 
   const SourceFile& file_;
   const Tree& tree_;
@@ -85,6 +92,7 @@ class PythonContext {
   // node of the tree: kUnresolved, kNoName, or kFirstName + the name's index in names_ (a deque,
   // so that a returned reference stays valid as names are added).
   static constexpr uint32_t kUnresolved = 0, kNoName = 1, kFirstName = 2;
+  static const std::optional<std::string> kNoNameValue;
   mutable std::vector<uint32_t> qualified_slots_;  // by node id, for qualified_name()
   mutable std::vector<uint32_t> reference_slots_;  // by node id, for reference_name()
   mutable std::deque<std::optional<std::string>> names_;
