@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,6 +30,14 @@ TEST_CASE("JsonWriter: strings are escaped as nlohmann escapes them, invalid UTF
   for (int i = 0; i < 2000; ++i) {
     std::string s(random() % 12, ' ');
     for (char& c : s) c = char(random() % 256);
+    strings.push_back(s);
+  }
+  // Long, mostly plain strings (messages, hints) with a rare special byte anywhere: the
+  // eight-bytes-at-a-time scan must stop at each.
+  const std::string specials = std::string("\"\\\x01\x1f\x7f\x80\xc3\xff\n\t") + '\0';
+  for (int i = 0; i < 4000; ++i) {
+    std::string s(random() % 80, ' ');
+    for (char& c : s) c = random() % 40 ? char(0x20 + random() % 0x5f) : specials[random() % specials.size()];
     strings.push_back(s);
   }
   size_t mismatches = 0;
@@ -74,4 +84,40 @@ TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2
   inner["inner"] = ordered_json::array({1, ordered_json::array()});
   doc["nested"] = ordered_json::array({inner, ordered_json::object(), "last"});
   CHECK(text == reference(doc));
+}
+
+TEST_CASE("JsonWriter: doubles are written as nlohmann writes them", "[report][json]") {
+  std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 12.0, 0.35, 0.3, 0.1 + 0.2, 1.0 / 3, 0.01, 0.005, 1e-7, 99.99,
+                                1461.5, 415.55, 1e12, 9.99e12 + 0.25, 1e13, 1e15, 1e16, 1.5e300, -2.75,
+                                std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()};
+  std::mt19937_64 random(7);  // fixed seed: the same values every run
+  std::uniform_real_distribution<double> any(-1e6, 1e6);
+  for (int i = 0; i < 20000; ++i) {
+    double x = any(random);
+    values.push_back(x);
+    values.push_back(std::round(x * 100) / 100);  // the report's two-decimal values
+    values.push_back(std::round(x) / 4);
+  }
+  size_t mismatches = 0;
+  for (double x : values) {
+    std::string mine;
+    append_json_number(mine, x);
+    if (mine != nlohmann::json(x).dump()) {
+      if (++mismatches <= 5) WARN(mine << " vs " << nlohmann::json(x).dump());
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("JsonWriter: indentation past the precomputed depth", "[report][json]") {
+  std::string text;
+  JsonWriter w(text);
+  for (int depth = 0; depth < 70; ++depth) w.begin_array().value(depth);
+  w.value("deepest");
+  for (int depth = 0; depth < 70; ++depth) w.end_array();
+  // The same document, built inside out: [0, [1, [... [69, "deepest"]]]].
+  ordered_json expected = ordered_json::array({69, "deepest"});
+  for (int depth = 68; depth >= 0; --depth) expected = ordered_json::array({ordered_json(depth), expected});
+  CHECK(text == reference(expected));
 }

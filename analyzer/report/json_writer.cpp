@@ -1,27 +1,62 @@
 #include "report/json_writer.h"
 
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace tpulint::report {
 
+namespace {
+
+// What a byte needs in a JSON string: nothing, an escape, or (above 0x7F) nlohmann's UTF-8 handling.
+enum ByteClass : uint8_t { kPlain, kEscape, kNonAscii };
+constexpr std::array<uint8_t, 256> kByteClasses = [] {
+  std::array<uint8_t, 256> classes{};
+  for (int c = 0; c < 256; ++c)
+    classes[c] = c >= 0x80 ? kNonAscii : (c < 0x20 || c == '"' || c == '\\') ? kEscape : kPlain;
+  return classes;
+}();
+
+}  // namespace
+
+// The length of the run of plain bytes (printable ASCII but '"' and '\\') at the start of `s`,
+// eight bytes at a time: a report's strings are long messages and hints, nearly all plain.
+size_t plain_prefix(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto has_zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    // A byte below 0x20 or above 0x7F, a '"' or a '\\' ends the run (below 0x20: w - 0x20 borrows
+    // into the high bit of a byte whose high bit was clear).
+    uint64_t special = (w & kHighs) | ((w - 0x20 * kOnes) & ~w & kHighs) | has_zero_byte(w ^ ('"' * kOnes)) |
+                       has_zero_byte(w ^ ('\\' * kOnes));
+    if (special) break;
+  }
+  while (i < s.size() && kByteClasses[static_cast<unsigned char>(s[i])] == kPlain) ++i;
+  return i;
+}
+
 void append_json_string(std::string& out, std::string_view s) {
   // Text with bytes above 0x7F goes through nlohmann::json, whose handling of invalid UTF-8
-  // (where one replacement character ends and the next byte starts) is the reference; plain
-  // ASCII, nearly every string of a report, is escaped here.
-  for (unsigned char c : s) {
-    if (c >= 0x80) {
-      out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // (where one replacement character ends and the next byte starts) is the reference.
+  const size_t start = out.size();
+  const std::string_view whole = s;
+  out += '"';
+  for (;;) {
+    const size_t plain = plain_prefix(s);
+    out.append(s.data(), plain);
+    if (plain == s.size()) break;
+    const unsigned char c = static_cast<unsigned char>(s[plain]);
+    if (kByteClasses[c] == kNonAscii) {
+      out.resize(start);
+      out += nlohmann::json(whole).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       return;
     }
-  }
-  out += '"';
-  size_t copied = 0;  // s[copied, i) needs no escape: appended in one piece
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + copied, i - copied);
-    copied = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -32,9 +67,35 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\t': out += "\\t"; break;
       default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
     }
+    s.remove_prefix(plain + 1);
   }
-  out.append(s.data() + copied, s.size() - copied);
   out += '"';
+}
+
+void append_json_number(std::string& out, double x) {
+  // The report's numbers are hours and scores rounded to two decimals. Such a value is written
+  // as its hundredths (12.0, 0.35, 1461.5) when h / 100, correctly rounded, is exactly the
+  // double: then the text reads back as it, which makes it the shortest form, nlohmann's.
+  // Anything else is nlohmann's to write.
+  if (std::isfinite(x) && x != 0 && std::fabs(x) < 1e13) {
+    const double hundredths = std::round(x * 100);
+    if (double(int64_t(hundredths)) / 100 == x) {
+      const int64_t h = int64_t(hundredths);
+      const uint64_t magnitude = uint64_t(h < 0 ? -h : h);
+      char text[32];
+      char* end = text;
+      if (h < 0) *end++ = '-';
+      end = std::to_chars(end, text + sizeof text, magnitude / 100).ptr;
+      *end++ = '.';
+      *end++ = char('0' + magnitude % 100 / 10);
+      *end++ = char('0' + magnitude % 10);
+      if (end[-1] == '0') --end;  // "0.30" -> "0.3", "12.00" -> "12.0"
+      if (end[-1] == '0' && end[-2] != '.') --end;
+      out.append(text, end);
+      return;
+    }
+  }
+  out += nlohmann::json(x).dump();
 }
 
 void JsonWriter::before_value() {
@@ -43,14 +104,31 @@ void JsonWriter::before_value() {
     return;
   }
   if (counts_.empty()) return;  // the top-level value
-  out_ += counts_.back()++ ? ",\n" : "\n";
-  out_.append(2 * counts_.size(), ' ');
+  // ",\n" (or "\n" for the first item) and the indentation, in one append.
+  constexpr size_t kMaxIndent = 64;
+  static const std::string kLead = ",\n" + std::string(2 * kMaxIndent, ' ');
+  const bool first = counts_.back()++ == 0;
+  if (counts_.size() <= kMaxIndent) {
+    out_.append(kLead, first ? 1 : 0, (first ? 1 : 2) + 2 * counts_.size());
+  } else {
+    out_ += first ? "\n" : ",\n";
+    out_.append(2 * counts_.size(), ' ');
+  }
 }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();
-  append_json_string(out_, name);
-  out_ += ": ";
+  // A member name is a short identifier: written with its quotes and ": " in one append.
+  char text[64];
+  if (name.size() + 4 <= sizeof text && plain_prefix(name) == name.size()) {
+    text[0] = '"';
+    std::memcpy(text + 1, name.data(), name.size());
+    std::memcpy(text + 1 + name.size(), "\": ", 3);
+    out_.append(text, name.size() + 4);
+  } else {
+    append_json_string(out_, name);
+    out_ += ": ";
+  }
   after_key_ = true;
   return *this;
 }
@@ -114,7 +192,7 @@ JsonWriter& JsonWriter::value(uint64_t n) {
 
 JsonWriter& JsonWriter::value(double x) {
   before_value();
-  out_ += nlohmann::json(x).dump();  // nlohmann's shortest form ("12.0", "0.35", "null" for NaN)
+  append_json_number(out_, x);
   return *this;
 }
 

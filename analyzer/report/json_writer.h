@@ -51,5 +51,7 @@ class JsonWriter {
 
 // `s` as a JSON string literal, quotes included, as nlohmann::json writes it.
 void append_json_string(std::string& out, std::string_view s);
+// A double as nlohmann::json's dump() writes it (its shortest form: "12.0", "0.35", "null" for NaN).
+void append_json_number(std::string& out, double x);
 
 }  // namespace tpulint::report
