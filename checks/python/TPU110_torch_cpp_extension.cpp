@@ -117,7 +117,7 @@ class TorchCppExtension final : public python::PythonCheck {
     if (callee.kind() != Kind::Identifier && callee.kind() != Kind::Attribute) return;
     // Following local variables costs a walk of the scope: only in files that import the module.
     std::vector<std::string> names;
-    if (auto q = ctx.qualified_name(callee))
+    if (const auto& q = ctx.qualified_name(callee))
       names.push_back(*q);
     else if (ctx.imports().imports(kModule))
       names = pyhelp::resolved_names(callee, ctx);
@@ -201,7 +201,7 @@ class TorchCppExtension final : public python::PythonCheck {
       Node n = stack.back();
       stack.pop_back();
       if (n.kind() == Kind::Identifier || n.kind() == Kind::Attribute) {
-        auto q = ctx.qualified_name(n);
+        const auto& q = ctx.qualified_name(n);
         if (q && *q == fmt::format("{}.BuildExtension", kModule)) {
           build_ext = n;
           continue;

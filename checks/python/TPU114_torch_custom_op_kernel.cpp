@@ -61,7 +61,7 @@ std::vector<Registration> registrations_of(Node call, const python::PythonContex
   auto add = [&](const std::string& op, const std::vector<Device>& devices) {
     for (Device d : devices) out.push_back({op, d, callee});
   };
-  auto q = ctx.qualified_name(callee);
+  const auto& q = ctx.qualified_name(callee);
   if (q && *q == "torch.library.custom_op") {
     Node types = args.keyword("device_types");
     if (!types || types.type() == "none")

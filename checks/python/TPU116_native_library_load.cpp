@@ -97,7 +97,7 @@ class NativeLibraryLoad final : public python::PythonCheck {
     if (!im.imports("ctypes") && !im.imports("numpy") && !im.imports("torch")) return;
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
-    auto q = ctx.qualified_name(callee);
+    const auto& q = ctx.qualified_name(callee);
     if (!q) return;
     python::CallArguments args = python::call_arguments(call);
     Node arg = !args.positional.empty() ? args.positional[0] : args.keyword("name");

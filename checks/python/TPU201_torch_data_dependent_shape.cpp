@@ -54,7 +54,7 @@ class TorchDataDependentShape final : public python::PythonCheck {
     if (dyn::in_data_loading(ctx)) return;  // a Dataset's __getitem__ runs on the host
 
     // Function form, through any alias: torch.nonzero(x), T.unique(x), nz(x).
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       // `F.one_hot(x)` is `x.max() + 1` wide unless `num_classes` is given.
       if (*q == "torch.nn.functional.one_hot") {
         auto args = python::call_arguments(call);

@@ -33,7 +33,7 @@ bool tensor_repeats(Node repeats, const python::PythonContext& ctx, int hops = 0
            tensor_repeats(repeats.field(Field::Right), ctx, hops);
   if (repeats.kind() == Kind::Call) {
     Node callee = repeats.field(Field::Function);
-    if (auto q = ctx.qualified_name(callee)) return q->starts_with("torch.");
+    if (const auto& q = ctx.qualified_name(callee)) return q->starts_with("torch.");
     if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return false;
     std::string_view method = callee.field(Field::Attribute).text();
     return method != "item" && method != "size" && method != "numel" && method != "dim" && method != "tolist";
@@ -57,7 +57,7 @@ class TorchRepeatInterleaveTensor final : public python::PythonCheck {
     Node callee = call.field(Field::Function);
     auto args = python::call_arguments(call);
     if (args.has_splat || args.keyword("output_size") || dyn::in_data_loading(ctx)) return;
-    auto q = ctx.qualified_name(callee);
+    const auto& q = ctx.qualified_name(callee);
     if (q) {
       if (*q != "torch.repeat_interleave") return;
       // `torch.repeat_interleave(repeats)`: the one-argument overload repeats each index.

@@ -125,7 +125,7 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
     auto args = python::call_arguments(call);
     const SizeArguments* spec = nullptr;
     std::string subject;
-    auto q = ctx.qualified_name(callee);
+    const auto& q = ctx.qualified_name(callee);
     if (q) {
       if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return;
       spec = find_sizes(kFunctions, std::string_view(*q).substr(6));

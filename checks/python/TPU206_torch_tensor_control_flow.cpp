@@ -31,7 +31,7 @@ bool named_like_loss(std::string_view name) {
 // The torch op a call computes (function form, one level under torch, torch.nn.functional or
 // torch.linalg), or "" when it is not one or returns a Python value (`torch.is_tensor`).
 std::string torch_op(Node call, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(call.field(Field::Function));
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   if (!q) return {};
   std::string_view name = *q;
   for (std::string_view prefix : {"torch.nn.functional.", "torch.linalg.", "torch."}) {

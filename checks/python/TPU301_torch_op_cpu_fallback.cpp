@@ -98,7 +98,7 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     Node callee = call.field(Field::Function);
     const TorchOpsCpuFallbackRow* row = nullptr;
     bool method = false;
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       if (!q->starts_with("torch.")) return;
       row = pa::find_row(data::kTorchOpsCpuFallback, &TorchOpsCpuFallbackRow::api, *q);
     } else if (pa::method_receiver_may_be(callee, ctx, "torch")) {

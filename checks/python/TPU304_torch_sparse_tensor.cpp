@@ -51,7 +51,8 @@ class TorchSparseTensor final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    auto q = ctx.reference_name(n);
+    if (!pa::may_be_whole_reference(n)) return;
+    const auto& q = ctx.reference_name(n);
     if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
                std::string(kHint), *q);
@@ -60,7 +61,7 @@ class TorchSparseTensor final : public python::PythonCheck {
  private:
   static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       for (std::string_view layer : kSparseGradLayers) {
         if (*q != layer) continue;
         Node sparse = python::call_arguments(call).keyword("sparse");

@@ -1,6 +1,5 @@
 #include "checks/python/TPU3xx_4xx_common.h"
 
-#include <cctype>
 #include <charconv>
 
 namespace tpulint::checks::pyapi {
@@ -40,7 +39,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     return 0;
   }
   if (cond.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(cond.field(Field::Function));
+    const auto& q = ctx.qualified_name(cond.field(Field::Function));
     return q && (*q == "torch.cuda.is_available" || *q == "torch.cuda.is_initialized") ? 1 : 0;
   }
   if (cond.kind() == Kind::Attribute || cond.kind() == Kind::Identifier) {
@@ -62,7 +61,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
         mentions_cuda = true;
       if (c.kind() == Kind::Attribute && c.field(Field::Attribute).text() == "NCCL") mentions_cuda = true;
       if (c.kind() == Kind::Call) {
-        auto q = ctx.qualified_name(c.field(Field::Function));
+        const auto& q = ctx.qualified_name(c.field(Field::Function));
         if (q && *q == "torch.cuda.device_count") mentions_cuda = true;
       }
     }
@@ -76,7 +75,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
 bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
   if (!e) return false;
   if (e.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(e.field(Field::Function));
+    const auto& q = ctx.qualified_name(e.field(Field::Function));
     if (q && *q == qualified) return true;
   }
   for (uint32_t i = 0; i < e.named_child_count(); ++i)
@@ -85,6 +84,12 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 }
 
 }  // namespace
+
+bool may_be_whole_reference(Node n) {
+  Node parent = n.parent();
+  if (!parent || parent.kind() != Kind::Attribute) return true;
+  return n.kind() != Kind::Identifier && !(parent.field(Field::Object) == n);
+}
 
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
@@ -154,10 +159,29 @@ std::optional<bool> bool_literal(Node n) {
 
 bool is_none(Node n) { return n && n.type() == "none"; }
 
+namespace {
+// std::tolower in the "C" locale, which tpulint never changes, without the call per character.
+char lower_char(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+}  // namespace
+
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = lower_char(c);
   return out;
+}
+
+bool lower_equals(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i)
+    if (lower_char(text[i]) != lower[i]) return false;
+  return true;
+}
+
+bool lower_contains(std::string_view text, std::string_view lower) {
+  if (lower.size() > text.size()) return false;
+  for (size_t at = 0; at + lower.size() <= text.size(); ++at)
+    if (lower_equals(text.substr(at, lower.size()), lower)) return true;
+  return false;
 }
 
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword) {
@@ -197,7 +221,7 @@ bool is_keras_class(Node class_def, const PythonContext& ctx) {
     Node bases = class_def.named_child(i);
     if (bases.kind() != Kind::ArgumentList) continue;
     for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      auto q = ctx.qualified_name(bases.named_child(j));
+      const auto& q = ctx.qualified_name(bases.named_child(j));
       if (q && (q->starts_with("tensorflow.keras.") || q->starts_with("keras.") || q->starts_with("tf_keras.")))
         return true;
     }
@@ -234,6 +258,7 @@ std::span<const Kind> ReferenceCheck::kinds() const {
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
+  if (!may_be_whole_reference(n)) return;
   const auto& q = ctx.reference_name(n);
   if (!q) return;
   auto m = match(*q, n, ctx);

@@ -17,6 +17,11 @@ using python::Kind;
 using python::Node;
 using python::PythonContext;
 
+// False for the parts of an attribute chain that PythonContext::reference_name never resolves:
+// its root and member names and its inner attributes (`T`, `cuda`, `T.cuda` in `T.cuda.synchronize`).
+// Testing this first spares the reference lookup for most identifiers and attributes.
+bool may_be_whole_reference(Node n);
+
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
 
@@ -43,6 +48,10 @@ bool is_none(Node n);
 
 // ASCII lower case, for names and device strings compared without case.
 std::string ascii_lower(std::string_view s);
+// Without building the lower-case copy: whether ascii_lower(text) contains, or equals, `lower`
+// (which must be lower case).
+bool lower_contains(std::string_view text, std::string_view lower);
+bool lower_equals(std::string_view text, std::string_view lower);
 
 // A call's argument by position or keyword: `pos` counts positional arguments only.
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword);

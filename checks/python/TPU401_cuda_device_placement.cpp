@@ -82,7 +82,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
   static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    auto q = ctx.reference_name(n);
+    if (!pyapi::may_be_whole_reference(n)) return;
+    const auto& q = ctx.reference_name(n);
     if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);
     ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),
@@ -109,7 +110,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
     }
 
     // torch.device("cuda"), torch.device("cuda", 0), torch.device(type="cuda").
-    if (auto q = ctx.qualified_name(callee); q && *q == "torch.device") {
+    if (const auto& q = ctx.qualified_name(callee); q && *q == "torch.device") {
       Node arg = !args.positional.empty() ? args.positional[0] : args.keyword("type");
       if (arg) {
         if (Node s = cuda_device_literal(arg))

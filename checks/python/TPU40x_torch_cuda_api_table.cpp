@@ -20,7 +20,7 @@ bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
   if (call_of(n, ctx)) return true;
   if (!parent || parent.kind() != Kind::ArgumentList) return false;
   Node call = parent.parent();
-  auto callee = ctx.qualified_name(call.field(python::Field::Function));
+  const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
   return callee && *callee == "functools.partial" && parent.named_child(0) == n;
 }
 

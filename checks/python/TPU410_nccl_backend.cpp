@@ -47,7 +47,7 @@ bool chooses_backend(Node s, const python::PythonContext& ctx) {
   }
   if (p.kind() == Kind::ArgumentList) {
     Node call = p.parent();
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     python::CallArguments args = python::call_arguments(call);
     return q && (*q == "torch.distributed.init_process_group" || *q == "torch.distributed.new_group") &&
            !args.positional.empty() && args.positional[0] == n;
@@ -71,7 +71,8 @@ class NcclBackend final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Attribute) {
-      auto q = ctx.reference_name(n);
+      if (!pa::may_be_whole_reference(n)) return;
+      const auto& q = ctx.reference_name(n);
       if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
         ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
                       "host",

@@ -31,7 +31,7 @@ class DataParallelCudaDevices final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (!q) return;
     python::CallArguments args = python::call_arguments(call);
     if (is_ddp(*q)) {

@@ -78,7 +78,7 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
 
  private:
   static void check_reference(Node ref, std::string_view role, python::PythonContext& ctx) {
-    auto q = ctx.qualified_name(ref);
+    const auto& q = ctx.qualified_name(ref);
     if (!q) return;
     const data::CudaOnlyLibraryApisRow* row = find_api(*q);
     if (!row) return;

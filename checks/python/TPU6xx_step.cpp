@@ -446,7 +446,7 @@ bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
 }  // namespace
 
 std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(expr);
+  const auto& q = ctx.qualified_name(expr);
   if (!q) return q;
   Node root = expr;
   while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
@@ -494,7 +494,7 @@ bool scope_calls_method(Node scope, std::string_view method, const PythonContext
 
 bool scope_reads_clock(Node scope, const PythonContext& ctx) {
   return scope_has_call(scope, "time.", ctx, [&](Node call) {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     return q && (q->starts_with("time.") || q->starts_with("timeit."));
   });
 }
@@ -513,7 +513,7 @@ bool in_unit_test(const PythonContext& ctx) {
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
 
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(call.field(Field::Function));
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
 }
 
@@ -566,7 +566,7 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx) {
   if (m != "batch" && m != "padded_batch") return false;
   std::unordered_set<std::string> followed;
   return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
-    auto q = ctx.qualified_name(c.field(Field::Function));
+    const auto& q = ctx.qualified_name(c.field(Field::Function));
     return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
   }, followed);
 }
@@ -735,7 +735,7 @@ Value classify_call(Node call, const PythonContext& ctx) {
   if (callee.kind() == Kind::Identifier && host_builtin(callee.text())) return Value::Host;
   // A transformed function's result: `jax.grad(f)(p)`, `jax.vmap(f)(x)`, `jax.value_and_grad(f)(p)`.
   if (callee.kind() == Kind::Call) {
-    auto inner = ctx.qualified_name(callee.field(Field::Function));
+    const auto& inner = ctx.qualified_name(callee.field(Field::Function));
     if (inner && inner->starts_with("jax.")) return Value::Tensor;
   }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
