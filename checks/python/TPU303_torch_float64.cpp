@@ -72,14 +72,14 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
 class TorchFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_method(n, ctx);
-    if (!pa::may_be_whole_reference(n)) return;
-    const auto& q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
 
     // torch.set_default_dtype(torch.float64): every later float tensor is 64-bit.

@@ -45,14 +45,14 @@ constexpr std::string_view kHint =
 class TorchSparseTensor final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    if (!pa::may_be_whole_reference(n)) return;
-    const auto& q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
                std::string(kHint), *q);

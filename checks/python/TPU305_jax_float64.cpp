@@ -37,7 +37,7 @@ constexpr std::string_view kDtypeHint = "use 'jnp.float32' (or bfloat16), and ke
 class JaxFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call, Kind::Assignment};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call, Kind::Assignment};
     return k;
   }
 
@@ -50,8 +50,8 @@ class JaxFloat64 final : public python::PythonCheck {
       default:
         break;
     }
-    if (!pa::may_be_whole_reference(n)) return;
-    const auto& q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !(is_jax_float64(*q) || is_numpy_float64(*q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;
     Node p = n.parent();

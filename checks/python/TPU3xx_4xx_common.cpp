@@ -85,11 +85,38 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 
 }  // namespace
 
-bool may_be_whole_reference(Node n) {
-  Node parent = n.parent();
-  if (!parent || parent.kind() != Kind::Attribute) return true;
-  return n.kind() != Kind::Identifier && !(parent.field(Field::Object) == n);
+namespace {
+
+struct LastReference {
+  const python::Tree* tree = nullptr;
+  uint32_t id = 0;
+  const std::optional<std::string>* name = nullptr;  // in the context's memo, valid while on the node
+  uint64_t serial = 0;
+};
+// Per thread: each thread walks its own trees.
+thread_local LastReference t_last_reference;
+
+}  // namespace
+
+const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
+  LastReference& last = t_last_reference;
+  if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
+  last.tree = n.tree();
+  last.id = n.id();
+  last.name = &ctx.reference_name(n);
+  ++last.serial;
+  return *last.name;
 }
+
+bool forget_reference(Node module) {
+  if (module.kind() != Kind::Module) return false;
+  t_last_reference.tree = nullptr;
+  t_last_reference.name = nullptr;
+  ++t_last_reference.serial;
+  return true;
+}
+
+uint64_t reference_serial() { return t_last_reference.serial; }
 
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
@@ -253,18 +280,22 @@ bool in_tf_model_code(const PythonContext& ctx) {
 }
 
 std::span<const Kind> ReferenceCheck::kinds() const {
-  static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute};
+  static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute};
   return k;
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  if (!may_be_whole_reference(n)) return;
-  const auto& q = ctx.reference_name(n);
-  if (!q) return;
-  auto m = match(*q, n, ctx);
+  if (forget_reference(n)) return;
+  if (const auto& q = reference_name(n, ctx)) check_reference(*q, n, ctx);
+}
+
+// Out of line: check() runs on every identifier and attribute, this only on resolved names,
+// and its frame (a Match, a message) would make every call of check() pay for setting it up.
+[[gnu::noinline]] void ReferenceCheck::check_reference(const std::string& qualified, Node n, PythonContext& ctx) const {
+  auto m = match(qualified, n, ctx);
   if (!m) return;
   Node call = m->at_call ? call_of(n, ctx) : Node();
-  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
+  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), qualified);
   if (m->severity) f.severity = *m->severity;
 }
 

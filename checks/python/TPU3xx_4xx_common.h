@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,10 +18,16 @@ using python::Kind;
 using python::Node;
 using python::PythonContext;
 
-// False for the parts of an attribute chain that PythonContext::reference_name never resolves:
-// its root and member names and its inner attributes (`T`, `cuda`, `T.cuda` in `T.cuda.synchronize`).
-// Testing this first spares the reference lookup for most identifiers and attributes.
-bool may_be_whole_reference(Node n);
+// PythonContext::reference_name(n), remembered for the last node asked about: the dozen checks
+// called one after another on each identifier and attribute all ask it, and this answers all
+// but the first with one comparison. A check that calls it lists Kind::Module in its kinds and
+// calls forget_reference on the module node (returning when it is one): a later tree may sit
+// at the address of an earlier one.
+const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
+bool forget_reference(Node module);
+// A number that changes with every node reference_name answers for anew: a match can memoize
+// what it derives from the name under it.
+uint64_t reference_serial();
 
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
@@ -84,7 +91,8 @@ const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std
 }
 
 // A check whose declarative match is a whole name reference (see PythonContext::reference_name): it is called
-// on identifiers and attribute chains, and `match` decides from the resolved qualified name.
+// on identifiers and attribute chains (and module nodes, see forget_reference), and `match` decides from
+// the resolved qualified name.
 class ReferenceCheck : public python::PythonCheck {
  public:
   struct Match {
@@ -98,6 +106,9 @@ class ReferenceCheck : public python::PythonCheck {
 
  protected:
   virtual std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const = 0;
+
+ private:
+  void check_reference(const std::string& qualified, Node n, PythonContext& ctx) const;
 };
 
 // The start of `call`'s method name, so that a method-form finding underlines `.name(...)` only.

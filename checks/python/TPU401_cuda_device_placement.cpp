@@ -50,7 +50,7 @@ bool is_cuda_tensor_type(std::string_view q) {
 class CudaDevicePlacement final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
+    static constexpr Kind k[] = {Kind::Module, Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
     return k;
   }
 
@@ -82,8 +82,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
   static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    if (!pyapi::may_be_whole_reference(n)) return;
-    const auto& q = ctx.reference_name(n);
+    if (pyapi::forget_reference(n)) return;
+    const auto& q = pyapi::reference_name(n, ctx);
     if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);
     ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),

@@ -27,7 +27,7 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
   constexpr CudaFp16Amp() : TorchCudaApiCheck("TPU409") {}
 
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 

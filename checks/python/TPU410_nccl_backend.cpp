@@ -65,14 +65,14 @@ constexpr std::string_view kHint =
 class NcclBackend final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::String, Kind::Attribute};
+    static constexpr Kind k[] = {Kind::Module, Kind::String, Kind::Attribute};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
+    if (pa::forget_reference(n)) return;
     if (n.kind() == Kind::Attribute) {
-      if (!pa::may_be_whole_reference(n)) return;
-      const auto& q = ctx.reference_name(n);
+      const auto& q = pa::reference_name(n, ctx);
       if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
         ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
                       "host",
