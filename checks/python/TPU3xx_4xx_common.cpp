@@ -211,6 +211,17 @@ bool lower_contains(std::string_view text, std::string_view lower) {
   return false;
 }
 
+bool passes_keyword(Node call, std::string_view name) {
+  Node args = call.field(Field::Arguments);
+  if (!args || args.kind() != Kind::ArgumentList) return false;
+  for (uint32_t i = 0; i < args.named_child_count(); ++i) {
+    Node a = args.named_child(i);
+    if (a.kind() != Kind::KeywordArgument) continue;
+    if (Node k = a.field(Field::Name); k && k.text() == name) return true;
+  }
+  return false;
+}
+
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword) {
   if (Node k = args.keyword(keyword)) return k;
   return pos < args.positional.size() ? args.positional[pos] : Node();
