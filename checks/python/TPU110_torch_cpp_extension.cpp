@@ -119,7 +119,7 @@ class TorchCppExtension final : public python::PythonCheck {
     // Following local variables costs a walk of the scope: only in files that import the module.
     bool of_module = q ? python::has_module_prefix(*q, kModule) : ctx.imports().imports(kModule);
     // Most calls are neither the module's nor a `setup(cmdclass=...)`: tell them first.
-    if (!of_module && !pyapi::passes_keyword(call, "cmdclass")) return;
+    if (!of_module && !pyapi::passes_keyword(call, {"cmdclass"})) return;
     if (!ctx.imports().imports("torch")) return;
     std::vector<std::string> names;
     if (q)

@@ -55,18 +55,20 @@ class TorchRepeatInterleaveTensor final : public python::PythonCheck {
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
+    const auto& q = ctx.qualified_name(callee);
+    // Only repeat_interleave matters: tell it by name before building the argument list.
+    if (q ? *q != "torch.repeat_interleave"
+          : callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "repeat_interleave")
+      return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.keyword("output_size") || dyn::in_data_loading(ctx)) return;
-    const auto& q = ctx.qualified_name(callee);
     if (q) {
-      if (*q != "torch.repeat_interleave") return;
       // `torch.repeat_interleave(repeats)`: the one-argument overload repeats each index.
       bool counts_only = args.positional.size() == 1 && !args.keyword("repeats");
       if (!counts_only && !tensor_repeats(pyapi::argument(args, 1, "repeats"), ctx)) return;
       ctx.report(call, fmt::format("'{}' with tensor repeats has a data-dependent output length", *q), hint(), *q);
       return;
     }
-    if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "repeat_interleave") return;
     if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
     if (!tensor_repeats(pyapi::argument(args, 0, "repeats"), ctx)) return;
     ctx.report(pyapi::from_method_name(call),

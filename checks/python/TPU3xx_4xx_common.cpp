@@ -211,13 +211,14 @@ bool lower_contains(std::string_view text, std::string_view lower) {
   return false;
 }
 
-bool passes_keyword(Node call, std::string_view name) {
+bool passes_keyword(Node call, std::initializer_list<std::string_view> names) {
   Node args = call.field(Field::Arguments);
   if (!args || args.kind() != Kind::ArgumentList) return false;
   for (uint32_t i = 0; i < args.named_child_count(); ++i) {
     Node a = args.named_child(i);
     if (a.kind() != Kind::KeywordArgument) continue;
-    if (Node k = a.field(Field::Name); k && k.text() == name) return true;
+    if (Node k = a.field(Field::Name); k && std::find(names.begin(), names.end(), k.text()) != names.end())
+      return true;
   }
   return false;
 }

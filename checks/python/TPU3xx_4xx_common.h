@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,9 +61,9 @@ std::string ascii_lower(std::string_view s);
 bool lower_contains(std::string_view text, std::string_view lower);
 bool lower_equals(std::string_view text, std::string_view lower);
 
-// Whether `call` passes the keyword argument `name=`: CallArguments::keyword without building
-// the argument lists, for a test that rejects most calls.
-bool passes_keyword(Node call, std::string_view name);
+// Whether `call` passes one of the keyword arguments `names`: CallArguments::keyword without
+// building the argument lists, for a test that rejects most calls.
+bool passes_keyword(Node call, std::initializer_list<std::string_view> names);
 
 // A call's argument by position or keyword: `pos` counts positional arguments only.
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword);
