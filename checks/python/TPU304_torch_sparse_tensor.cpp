@@ -1,5 +1,6 @@
 // TPU304: sparse tensors in PyTorch code (torch.sparse.*, sparse constructors, .to_sparse(), sparse=True).
 // User docs: docs/checks/TPU304.md (generated from the CheckInfo below).
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 
@@ -73,8 +74,11 @@ class TorchSparseTensor final : public python::PythonCheck {
       }
       return;
     }
-    if (callee.kind() != Kind::Attribute || !pa::method_receiver_may_be(callee, ctx, "torch")) return;
+    if (callee.kind() != Kind::Attribute) return;
     std::string_view method = callee.field(Field::Attribute).text();
+    if (std::find(kSparseMethods.begin(), kSparseMethods.end(), method) == kSparseMethods.end() ||
+        !pa::method_receiver_may_be(callee, ctx, "torch"))
+      return;
     for (std::string_view m : kSparseMethods) {
       if (m != method) continue;
       ctx.report(pa::from_method_name(call),

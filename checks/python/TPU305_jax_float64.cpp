@@ -87,7 +87,9 @@ class JaxFloat64 final : public python::PythonCheck {
   // jax.config.update("jax_enable_x64", True); jax.experimental.enable_x64().
   static void check_call(Node call, python::PythonContext& ctx) {
     const auto& q = ctx.qualified_name(call.field(Field::Function));
-    if (!q) return;
+    if (!q || (*q != "jax.config.update" && *q != "jax.config.config.update" && *q != "jax.experimental.enable_x64" &&
+               *q != "jax.enable_x64" && *q != "os.environ.setdefault"))
+      return;
     python::CallArguments args = python::call_arguments(call);
     if (*q == "jax.config.update" || *q == "jax.config.config.update") {
       if (args.positional.size() < 2) return;
@@ -113,15 +115,16 @@ class JaxFloat64 final : public python::PythonCheck {
   static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
-    if (!left || !right || !truthy_literal(right)) return;
+    if (!left || !right) return;
+    // The target decides before the value is read: most assignments set neither flag.
     if (left.kind() == Kind::Subscript) {
       const auto& target = ctx.qualified_name(left.field(Field::Value));
+      if (!target || *target != "os.environ") return;
       auto key = pa::string_literal(left.field(Field::Subscript));
-      if (target && *target == "os.environ" && key && *key == "JAX_ENABLE_X64")
-        report_x64(assign, ctx, "'JAX_ENABLE_X64'");
+      if (key && *key == "JAX_ENABLE_X64" && truthy_literal(right)) report_x64(assign, ctx, "'JAX_ENABLE_X64'");
       return;
     }
-    if (const auto& q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64")
+    if (const auto& q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64" && truthy_literal(right))
       report_x64(assign, ctx, "'jax_enable_x64'");
   }
 };

@@ -85,39 +85,6 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 
 }  // namespace
 
-namespace {
-
-struct LastReference {
-  const python::Tree* tree = nullptr;
-  uint32_t id = 0;
-  const std::optional<std::string>* name = nullptr;  // in the context's memo, valid while on the node
-  uint64_t serial = 0;
-};
-// Per thread: each thread walks its own trees.
-thread_local LastReference t_last_reference;
-
-}  // namespace
-
-const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
-  LastReference& last = t_last_reference;
-  if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
-  last.tree = n.tree();
-  last.id = n.id();
-  last.name = &ctx.reference_name(n);
-  ++last.serial;
-  return *last.name;
-}
-
-bool forget_reference(Node module) {
-  if (module.kind() != Kind::Module) return false;
-  t_last_reference.tree = nullptr;
-  t_last_reference.name = nullptr;
-  ++t_last_reference.serial;
-  return true;
-}
-
-uint64_t reference_serial() { return t_last_reference.serial; }
-
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;

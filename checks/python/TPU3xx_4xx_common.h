@@ -24,11 +24,11 @@ using python::PythonContext;
 // but the first with one comparison. A check that calls it lists Kind::Module in its kinds and
 // calls forget_reference on the module node (returning when it is one): a later tree may sit
 // at the address of an earlier one.
-const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
-bool forget_reference(Node module);
+inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
+inline bool forget_reference(Node module);
 // A number that changes with every node reference_name answers for anew: a match can memoize
 // what it derives from the name under it.
-uint64_t reference_serial();
+inline uint64_t reference_serial();
 
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
@@ -118,5 +118,38 @@ class ReferenceCheck : public python::PythonCheck {
 
 // The start of `call`'s method name, so that a method-form finding underlines `.name(...)` only.
 ByteSpan from_method_name(Node call);
+
+// --- inline definitions: reference_name and forget_reference run on every identifier and attribute ---
+
+namespace detail {
+struct LastReference {
+  const python::Tree* tree = nullptr;
+  uint32_t id = 0;
+  const std::optional<std::string>* name = nullptr;  // in the context's memo, valid while on the node
+  uint64_t serial = 0;
+};
+// Per thread: each thread walks its own trees.
+inline thread_local LastReference t_last_reference;
+}  // namespace detail
+
+inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
+  detail::LastReference& last = detail::t_last_reference;
+  if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
+  last.tree = n.tree();
+  last.id = n.id();
+  last.name = &ctx.reference_name(n);
+  ++last.serial;
+  return *last.name;
+}
+
+inline bool forget_reference(Node module) {
+  if (module.kind() != Kind::Module) return false;
+  detail::t_last_reference.tree = nullptr;
+  detail::t_last_reference.name = nullptr;
+  ++detail::t_last_reference.serial;
+  return true;
+}
+
+inline uint64_t reference_serial() { return detail::t_last_reference.serial; }
 
 }  // namespace tpulint::checks::pyapi
