@@ -85,6 +85,15 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 
 }  // namespace
 
+[[gnu::noinline]] const std::optional<std::string>& detail::remember_reference(Node n, const PythonContext& ctx) {
+  LastReference& last = t_last_reference;
+  last.tree = n.tree();
+  last.id = n.id();
+  last.name = &ctx.reference_name(n);
+  ++last.serial;
+  return *last.name;
+}
+
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;
@@ -265,7 +274,18 @@ std::span<const Kind> ReferenceCheck::kinds() const {
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
   if (forget_reference(n)) return;
-  if (const auto& q = reference_name(n, ctx)) check_reference(*q, n, ctx);
+  // Both calls are tail calls: the common case, a node another check already asked about and
+  // whose name does not resolve, costs a few comparisons.
+  const detail::LastReference& last = detail::t_last_reference;
+  if (last.tree == n.tree() && last.id == n.id() && last.name) {
+    if (*last.name) check_reference(**last.name, n, ctx);
+    return;
+  }
+  check_first_reference(n, ctx);
+}
+
+[[gnu::noinline]] void ReferenceCheck::check_first_reference(Node n, PythonContext& ctx) const {
+  if (const auto& q = detail::remember_reference(n, ctx)) check_reference(*q, n, ctx);
 }
 
 // Out of line: check() runs on every identifier and attribute, this only on resolved names,

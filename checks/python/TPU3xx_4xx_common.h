@@ -113,6 +113,7 @@ class ReferenceCheck : public python::PythonCheck {
   virtual std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const = 0;
 
  private:
+  void check_first_reference(Node n, PythonContext& ctx) const;
   void check_reference(const std::string& qualified, Node n, PythonContext& ctx) const;
 };
 
@@ -130,16 +131,15 @@ struct LastReference {
 };
 // Per thread: each thread walks its own trees.
 inline thread_local LastReference t_last_reference;
+
+// The first question about a node: out of line, so that the callers' fast path stays small.
+const std::optional<std::string>& remember_reference(Node n, const PythonContext& ctx);
 }  // namespace detail
 
 inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
-  detail::LastReference& last = detail::t_last_reference;
+  const detail::LastReference& last = detail::t_last_reference;
   if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
-  last.tree = n.tree();
-  last.id = n.id();
-  last.name = &ctx.reference_name(n);
-  ++last.serial;
-  return *last.name;
+  return detail::remember_reference(n, ctx);
 }
 
 inline bool forget_reference(Node module) {
