@@ -780,10 +780,10 @@ bool called_from_tf_model_code(const PythonContext& ctx) {
 }  // namespace
 
 std::string tf_op_name(Node call, const PythonContext& ctx) {
-  if (call.kind() != Kind::Call || !ctx.imports().imports("tensorflow")) return {};
+  if (call.kind() != Kind::Call) return {};
   const auto& q = ctx.qualified_name(call.field(Field::Function));
   constexpr std::string_view kTf = "tensorflow.";
-  if (!q || !q->starts_with(kTf)) return {};
+  if (!q || !q->starts_with(kTf) || !ctx.imports().imports("tensorflow")) return {};
   std::string_view name = std::string_view(*q).substr(kTf.size());
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());

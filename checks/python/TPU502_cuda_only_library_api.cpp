@@ -31,21 +31,10 @@ bool names(std::string_view api, std::string_view q) {
          q.substr(qdot) == api.substr(dot);
 }
 
-// The top-level packages of the table's libraries ("apex", "nvidia", ...), sorted: a name in
-// none of them matches no row, which spares most calls the scan of the table.
-bool in_table_package(std::string_view q) {
-  static const std::vector<std::string_view> kPackages = [] {
-    std::vector<std::string_view> out;
-    for (const auto& row : data::kCudaOnlyLibraryApis) out.push_back(row.library.substr(0, row.library.find('.')));
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }();
-  return std::binary_search(kPackages.begin(), kPackages.end(), q.substr(0, q.find('.')));
-}
-
 const data::CudaOnlyLibraryApisRow* find_api(std::string_view q) {
-  if (!in_table_package(q)) return nullptr;
+  static const std::vector<std::string_view> kPackages =
+      pyhelp::top_level_packages(data::kCudaOnlyLibraryApis, &data::CudaOnlyLibraryApisRow::library);
+  if (!pyhelp::in_packages(kPackages, q)) return nullptr;
   for (const auto& row : data::kCudaOnlyLibraryApis)
     if (python::has_module_prefix(q, row.library) && names(row.api, q)) return &row;
   return nullptr;
