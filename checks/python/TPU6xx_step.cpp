@@ -586,9 +586,9 @@ bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, std::unord
 
 bool is_tf_data_batch(Node call, const PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
+  if (callee.kind() != Kind::Attribute) return false;
   std::string_view m = callee.field(Field::Attribute).text();
-  if (m != "batch" && m != "padded_batch") return false;
+  if ((m != "batch" && m != "padded_batch") || !ctx.imports().imports("tensorflow")) return false;
   std::unordered_set<std::string> followed;
   return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
     const auto& q = ctx.qualified_name(c.field(Field::Function));
