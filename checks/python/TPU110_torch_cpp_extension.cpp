@@ -7,6 +7,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
+#include "checks/python/TPU3xx_4xx_common.h"
 
 namespace tpulint::checks {
 
@@ -112,14 +113,18 @@ class TorchCppExtension final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch")) return;
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Identifier && callee.kind() != Kind::Attribute) return;
+    const auto& q = ctx.qualified_name(callee);
     // Following local variables costs a walk of the scope: only in files that import the module.
+    bool of_module = q ? python::has_module_prefix(*q, kModule) : ctx.imports().imports(kModule);
+    // Most calls are neither the module's nor a `setup(cmdclass=...)`: tell them first.
+    if (!of_module && !pyapi::passes_keyword(call, {"cmdclass"})) return;
+    if (!ctx.imports().imports("torch")) return;
     std::vector<std::string> names;
-    if (auto q = ctx.qualified_name(callee))
+    if (q)
       names.push_back(*q);
-    else if (ctx.imports().imports(kModule))
+    else if (of_module)
       names = pyhelp::resolved_names(callee, ctx);
     python::CallArguments args = python::call_arguments(call);
 
@@ -201,7 +206,7 @@ class TorchCppExtension final : public python::PythonCheck {
       Node n = stack.back();
       stack.pop_back();
       if (n.kind() == Kind::Identifier || n.kind() == Kind::Attribute) {
-        auto q = ctx.qualified_name(n);
+        const auto& q = ctx.qualified_name(n);
         if (q && *q == fmt::format("{}.BuildExtension", kModule)) {
           build_ext = n;
           continue;

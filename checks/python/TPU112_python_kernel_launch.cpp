@@ -49,7 +49,7 @@ class PythonKernelLaunch final : public python::PythonCheck {
       dsl = module_kernel(name, ctx);
     } else if (kernel.kind() == Kind::Call) {
       // torch.library.wrap_triton(kernel)[grid](...): the Triton launch that torch.compile can trace.
-      auto q = ctx.qualified_name(kernel.field(Field::Function));
+      const auto& q = ctx.qualified_name(kernel.field(Field::Function));
       python::CallArguments args = python::call_arguments(kernel);
       if (q && (*q == "torch.library.wrap_triton" || *q == "torch.library.capture_triton") &&
           !args.positional.empty()) {

@@ -3,6 +3,8 @@
 // User docs: docs/checks/TPU113.md (generated from the CheckInfo below).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
 
@@ -61,10 +63,6 @@ class PythonCudaKernel final : public python::PythonCheck {
   }
 
   void check(Node node, python::PythonContext& ctx) const override {
-    const python::ImportTable& im = ctx.imports();
-    if (!im.imports("cupy") && !im.imports("cupyx") && !im.imports("numba") && !im.imports("pycuda") &&
-        !im.imports("cutlass") && !im.imports("tilelang") && !im.imports("torch"))
-      return;
     if (node.kind() == Kind::FunctionDefinition)
       check_function(node, ctx);
     else
@@ -72,9 +70,34 @@ class PythonCudaKernel final : public python::PythonCheck {
   }
 
  private:
+  // Asked only once a node could be a finding: most calls and functions are not.
+  static bool imports_kernel_library(const python::PythonContext& ctx) {
+    const python::ImportTable& im = ctx.imports();
+    return im.imports("cupy") || im.imports("cupyx") || im.imports("numba") || im.imports("pycuda") ||
+           im.imports("cutlass") || im.imports("tilelang") || im.imports("torch");
+  }
+
+  // The APIs check_call reports.
+  static bool kernel_api(std::string_view api) {
+    static constexpr std::string_view kApis[] = {"cupy.RawKernel",
+                                                 "cupy.RawModule",
+                                                 "pycuda.compiler.SourceModule",
+                                                 "cupy.ElementwiseKernel",
+                                                 "cupy.ReductionKernel",
+                                                 "pycuda.elementwise.ElementwiseKernel",
+                                                 "pycuda.reduction.ReductionKernel",
+                                                 "torch.cuda.jiterator._create_jit_fn",
+                                                 "torch.cuda.jiterator._create_multi_output_jit_fn",
+                                                 "cupy.fuse",
+                                                 "numba.cuda.jit"};
+    return std::find(std::begin(kApis), std::end(kApis), api) != std::end(kApis);
+  }
+
   static void check_function(Node fn, python::PythonContext& ctx) {
+    // Only decorators make a kernel.
+    if (Node parent = fn.parent(); !parent || parent.kind() != Kind::DecoratedDefinition) return;
     Node name = fn.field(Field::Name);
-    if (!name) return;
+    if (!name || !imports_kernel_library(ctx)) return;
     uint32_t lines = fn.line_count();
     std::string subject = pyhelp::function_display_name(fn, ctx);
     KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
@@ -115,8 +138,8 @@ class PythonCudaKernel final : public python::PythonCheck {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
     if (call.parent() && call.parent().kind() == Kind::Decorator) return;  // reported on the function
-    auto q = ctx.qualified_name(callee);
-    if (!q) return;
+    const auto& q = ctx.qualified_name(callee);
+    if (!q || !kernel_api(*q) || !imports_kernel_library(ctx)) return;
     python::CallArguments args = python::call_arguments(call);
     const std::string& api = *q;
 

@@ -56,12 +56,18 @@ std::vector<Registration> registrations_of(Node call, const python::PythonContex
   std::vector<Registration> out;
   Node callee = call.field(Field::Function);
   if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return out;
+  const auto& q = ctx.qualified_name(callee);
+  // Told by name before the argument list is built: most calls register nothing.
+  bool library_impl = !q && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "impl";
+  if (!(q && (*q == "torch.library.custom_op" || *q == "torch.library.triton_op" || *q == "torch.library.impl" ||
+              *q == "torch.library.register_kernel")) &&
+      !(library_impl && library_file()))
+    return out;
   python::CallArguments args = python::call_arguments(call);
   auto pos = [&](size_t i) { return i < args.positional.size() ? args.positional[i] : Node(); };
   auto add = [&](const std::string& op, const std::vector<Device>& devices) {
     for (Device d : devices) out.push_back({op, d, callee});
   };
-  auto q = ctx.qualified_name(callee);
   if (q && *q == "torch.library.custom_op") {
     Node types = args.keyword("device_types");
     if (!types || types.type() == "none")
@@ -82,8 +88,7 @@ std::vector<Registration> registrations_of(Node call, const python::PythonContex
       Node types = pos(1) ? pos(1) : args.keyword("device_types");
       add(op_name(first), devices_of(types));
     }
-  } else if (!q && callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "impl" &&
-             library_file()) {
+  } else if (library_impl) {
     // lib.impl("op", fn, "CUDA") on a torch.library.Library object.
     Node key = pos(2) ? pos(2) : args.keyword("dispatch_key");
     if (pos(0) && pos(0).kind() == Kind::String && key) add(op_name(pos(0)), devices_of(key));
@@ -105,11 +110,10 @@ class TorchCustomOpKernel final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch")) return;
     // Searching the text is O(file): only for a `.impl(...)` call, and once per file walk below.
     auto library_file = [&ctx] { return ctx.tree().text().find("Library(") != std::string_view::npos; };
     std::vector<Registration> mine = registrations_of(call, ctx, library_file);
-    if (mine.empty()) return;
+    if (mine.empty() || !ctx.imports().imports("torch")) return;
 
     // Every registration in the file decides what the op has (a rare walk: only at a registration).
     std::vector<Registration> all;

@@ -31,7 +31,7 @@ class TorchCustomOpCall final : public python::PythonCheck {
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute) return;
-    auto q = ctx.qualified_name(callee);
+    const auto& q = ctx.qualified_name(callee);
     constexpr std::string_view kOps = "torch.ops.";
     if (!q || !q->starts_with(kOps)) return;
     // torch.ops.<ns>.<op>[.<overload>]: at least a namespace and an op.

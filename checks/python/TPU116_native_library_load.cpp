@@ -93,16 +93,22 @@ class NativeLibraryLoad final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    const python::ImportTable& im = ctx.imports();
-    if (!im.imports("ctypes") && !im.imports("numpy") && !im.imports("torch")) return;
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
-    auto q = ctx.qualified_name(callee);
-    if (!q) return;
+    const auto& q = ctx.qualified_name(callee);
+    static constexpr std::array<std::string_view, 9> kLoaders = {
+        "ctypes.CDLL",        "ctypes.OleDLL",           "ctypes.PyDLL",         "ctypes.WinDLL",
+        "ctypes.cdll.LoadLibrary", "ctypes.oledll.LoadLibrary", "ctypes.pydll.LoadLibrary",
+        "ctypes.windll.LoadLibrary", "numpy.ctypeslib.load_library"};
+    bool op_library = q && (*q == "torch.ops.load_library" || *q == "torch.classes.load_library");
+    // The loaders are told by name before the imports test and the argument list.
+    if (!q || (!op_library && std::find(kLoaders.begin(), kLoaders.end(), *q) == kLoaders.end())) return;
+    const python::ImportTable& im = ctx.imports();
+    if (!im.imports("ctypes") && !im.imports("numpy") && !im.imports("torch")) return;
     python::CallArguments args = python::call_arguments(call);
     Node arg = !args.positional.empty() ? args.positional[0] : args.keyword("name");
 
-    if (*q == "torch.ops.load_library" || *q == "torch.classes.load_library") {
+    if (op_library) {
       std::vector<std::string> names = candidate_names(arg, ctx);
       std::string label = names.empty() ? "" : fmt::format(" '{}'", names.front());
       ctx.report(callee, fmt::format("'{}' loads the native custom-op library{}", *q, label),
@@ -111,11 +117,6 @@ class NativeLibraryLoad final : public python::PythonCheck {
                  names.empty() ? *q : names.front());
       return;
     }
-    static constexpr std::array<std::string_view, 9> kLoaders = {
-        "ctypes.CDLL",        "ctypes.OleDLL",           "ctypes.PyDLL",         "ctypes.WinDLL",
-        "ctypes.cdll.LoadLibrary", "ctypes.oledll.LoadLibrary", "ctypes.pydll.LoadLibrary",
-        "ctypes.windll.LoadLibrary", "numpy.ctypeslib.load_library"};
-    if (std::find(kLoaders.begin(), kLoaders.end(), *q) == kLoaders.end()) return;
 
     std::string project;
     for (const std::string& name : candidate_names(arg, ctx)) {

@@ -23,7 +23,7 @@ std::vector<Decorator> decorators_of(Node function, const python::PythonContext&
       dec.call = target;
       target = target.field(Field::Function);
     }
-    if (auto q = ctx.qualified_name(target)) dec.name = *q;
+    if (const auto& q = ctx.qualified_name(target)) dec.name = *q;
     out.push_back(std::move(dec));
   }
   return out;
@@ -150,12 +150,12 @@ std::vector<Node> alternatives(Node expr) {
 }
 
 std::vector<std::string> resolved_names(Node expr, const python::PythonContext& ctx) {
-  if (auto q = ctx.qualified_name(expr)) return {*q};
+  if (const auto& q = ctx.qualified_name(expr)) return {*q};
   std::vector<std::string> out;
   if (expr.kind() != Kind::Identifier) return out;
   for (Node value : assigned_values(expr.text(), ctx)) {
     for (Node alt : alternatives(value)) {
-      auto q = ctx.qualified_name(alt);
+      const auto& q = ctx.qualified_name(alt);
       if (q && std::find(out.begin(), out.end(), *q) == out.end()) out.push_back(*q);
     }
   }

@@ -3,6 +3,8 @@
 // first-party modules. Only those checks include this header.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -105,6 +107,21 @@ inline bool is_python_module_in_project(std::string_view module, const SourceFil
 
 // The first component of a dotted name: "apex.amp" -> "apex".
 std::string_view top_level(std::string_view dotted);
+
+// The top-level packages of a table's column of dotted names ("apex", "nvidia", ...), sorted and
+// unique: a name whose top level is none of them matches no row, which spares most lookups the
+// scan of the table.
+template <class Row, std::size_t N>
+std::vector<std::string_view> top_level_packages(const Row (&table)[N], std::string_view Row::*column) {
+  std::vector<std::string_view> out;
+  for (const Row& row : table) out.push_back(top_level(row.*column));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+inline bool in_packages(const std::vector<std::string_view>& packages, std::string_view dotted) {
+  return std::binary_search(packages.begin(), packages.end(), top_level(dotted));
+}
 
 
 }  // namespace tpulint::checks::pyhelp

@@ -51,12 +51,13 @@ class TorchDataDependentShape final : public python::PythonCheck {
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute && callee.kind() != Kind::Identifier) return;
-    if (dyn::in_data_loading(ctx)) return;  // a Dataset's __getitem__ runs on the host
+    // The op is told by its name before anything costlier is asked.
 
     // Function form, through any alias: torch.nonzero(x), T.unique(x), nz(x).
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       // `F.one_hot(x)` is `x.max() + 1` wide unless `num_classes` is given.
       if (*q == "torch.nn.functional.one_hot") {
+        if (dyn::in_data_loading(ctx)) return;  // a Dataset's __getitem__ runs on the host
         auto args = python::call_arguments(call);
         Node classes = pyapi::argument(args, 1, "num_classes");
         if (args.has_splat || (classes && pyapi::int_literal(classes) != -1)) return;
@@ -66,18 +67,18 @@ class TorchDataDependentShape final : public python::PythonCheck {
       }
       constexpr std::string_view kTorch = "torch.";
       if (!q->starts_with(kTorch) || q->find('.', kTorch.size()) != std::string::npos) return;
-      if (const DynamicShapeOp* op = find_op(std::string_view(*q).substr(kTorch.size())))
+      const DynamicShapeOp* op = find_op(std::string_view(*q).substr(kTorch.size()));
+      if (op && !dyn::in_data_loading(ctx))
         ctx.report(call, fmt::format("'{}' returns a data-dependent shape", *q), std::string(op->hint), *q);
       return;
     }
 
     // Method form: x.nonzero(), (a > 0).unique(). The receiver's type is unknown: see the heuristic.
-    if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
+    const DynamicShapeOp* op = callee.kind() == Kind::Attribute ? find_op(callee.field(Field::Attribute).text()) : nullptr;
+    if (!op || dyn::in_data_loading(ctx) || !pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
     if (dyn::array_origin(callee.field(Field::Object), ctx) == dyn::ArrayOrigin::Other ||
         dyn::numpy_argument(call, ctx))
       return;
-    const DynamicShapeOp* op = find_op(callee.field(Field::Attribute).text());
-    if (!op) return;
     std::string subject = fmt::format("torch.Tensor.{}", op->name);
     ByteSpan from_method{callee.field(Field::Attribute).span().begin, call.span().end};
     ctx.report(from_method, fmt::format("'.{}()' returns a data-dependent shape", op->name), std::string(op->hint), subject);

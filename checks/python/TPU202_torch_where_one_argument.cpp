@@ -21,7 +21,7 @@ class TorchWhereOneArgument final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (!q || *q != "torch.where" || dyn::in_data_loading(ctx)) return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.positional.size() + args.keywords.size() != 1) return;

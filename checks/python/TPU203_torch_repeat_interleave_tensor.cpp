@@ -33,7 +33,7 @@ bool tensor_repeats(Node repeats, const python::PythonContext& ctx, int hops = 0
            tensor_repeats(repeats.field(Field::Right), ctx, hops);
   if (repeats.kind() == Kind::Call) {
     Node callee = repeats.field(Field::Function);
-    if (auto q = ctx.qualified_name(callee)) return q->starts_with("torch.");
+    if (const auto& q = ctx.qualified_name(callee)) return q->starts_with("torch.");
     if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return false;
     std::string_view method = callee.field(Field::Attribute).text();
     return method != "item" && method != "size" && method != "numel" && method != "dim" && method != "tolist";
@@ -55,18 +55,20 @@ class TorchRepeatInterleaveTensor final : public python::PythonCheck {
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
+    const auto& q = ctx.qualified_name(callee);
+    // Only repeat_interleave matters: tell it by name before building the argument list.
+    if (q ? *q != "torch.repeat_interleave"
+          : callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "repeat_interleave")
+      return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.keyword("output_size") || dyn::in_data_loading(ctx)) return;
-    auto q = ctx.qualified_name(callee);
     if (q) {
-      if (*q != "torch.repeat_interleave") return;
       // `torch.repeat_interleave(repeats)`: the one-argument overload repeats each index.
       bool counts_only = args.positional.size() == 1 && !args.keyword("repeats");
       if (!counts_only && !tensor_repeats(pyapi::argument(args, 1, "repeats"), ctx)) return;
       ctx.report(call, fmt::format("'{}' with tensor repeats has a data-dependent output length", *q), hint(), *q);
       return;
     }
-    if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "repeat_interleave") return;
     if (!pyapi::method_receiver_may_be(callee, ctx, "torch")) return;
     if (!tensor_repeats(pyapi::argument(args, 0, "repeats"), ctx)) return;
     ctx.report(pyapi::from_method_name(call),

@@ -40,13 +40,14 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
   }
 
   void check(Node subscript, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch") || dyn::in_data_loading(ctx) || dyn::in_numpy_only_function(ctx)) return;
+    if (!ctx.imports().imports("torch") || dyn::in_data_loading(ctx)) return;
     Node value = subscript.field(Field::Value);
     if (!value || dyn::indexes_other_library(value, ctx, "torch")) return;
     Node mask;
     for (Node index : dyn::subscript_indices(subscript))
       if (dyn::is_torch_mask(index, ctx)) mask = index;
-    if (!mask) return;
+    // The numpy-only test walks the whole function: asked last.
+    if (!mask || dyn::in_numpy_only_function(ctx)) return;
     // A NumPy array indexed by a mask, or an array of unknown origin by a NumPy mask.
     dyn::ArrayOrigin origin = dyn::array_origin(value, ctx);
     if (origin == dyn::ArrayOrigin::Other) return;

@@ -94,7 +94,6 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
-    if (!ctx.imports().imports("torch") || dyn::in_data_loading(ctx)) return;
     if (n.kind() == Kind::Subscript)
       check_slices(n, ctx);
     else
@@ -102,7 +101,13 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
   }
 
  private:
+  // Torch code that runs on the device; asked once a node could be a finding.
+  static bool in_torch_device_code(const python::PythonContext& ctx) {
+    return ctx.imports().imports("torch") && !dyn::in_data_loading(ctx);
+  }
+
   static void check_slices(Node subscript, python::PythonContext& ctx) {
+    if (!in_torch_device_code(ctx)) return;
     if (dyn::indexes_other_library(subscript.field(Field::Value), ctx, "torch")) return;
     for (Node index : dyn::subscript_indices(subscript)) {
       if (index.type() != "slice") continue;
@@ -122,23 +127,21 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
 
   static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
-    auto args = python::call_arguments(call);
+    static constexpr SizeArguments kRange{"range", 0, -1, {}};
     const SizeArguments* spec = nullptr;
-    std::string subject;
-    auto q = ctx.qualified_name(callee);
+    const auto& q = ctx.qualified_name(callee);
     if (q) {
       if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return;
       spec = find_sizes(kFunctions, std::string_view(*q).substr(6));
-      subject = *q;
     } else if (callee.kind() == Kind::Identifier && callee.text() == "range") {
-      static constexpr SizeArguments kRange{"range", 0, -1, {}};
       spec = &kRange;
-      subject = "range";
-    } else if (pyapi::method_receiver_may_be(callee, ctx, "torch")) {
+    } else if (callee.kind() == Kind::Attribute) {
       spec = find_sizes(kMethods, callee.field(Field::Attribute).text());
-      if (spec) subject = fmt::format("torch.Tensor.{}", spec->name);
+      if (spec && !pyapi::method_receiver_may_be(callee, ctx, "torch")) spec = nullptr;
     }
-    if (!spec) return;
+    if (!spec || !in_torch_device_code(ctx)) return;
+    std::string subject = q ? *q : spec == &kRange ? "range" : fmt::format("torch.Tensor.{}", spec->name);
+    auto args = python::call_arguments(call);
     auto found = host_size(args, *spec, ctx);
     if (!found) return;
     auto [arg, how] = *found;

@@ -31,7 +31,7 @@ bool named_like_loss(std::string_view name) {
 // The torch op a call computes (function form, one level under torch, torch.nn.functional or
 // torch.linalg), or "" when it is not one or returns a Python value (`torch.is_tensor`).
 std::string torch_op(Node call, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(call.field(Field::Function));
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   if (!q) return {};
   std::string_view name = *q;
   for (std::string_view prefix : {"torch.nn.functional.", "torch.linalg.", "torch."}) {
@@ -122,7 +122,16 @@ Node assert_condition(Node call, const PythonContext& ctx) {
   for (int depth = 0; depth < 4; ++depth) {
     Node parent = cond.parent();
     if (!parent) return Node();
-    if (parent.type() == "assert_statement") {
+    // The kind tells most parents without the out-of-line type(): the statement and operators
+    // below have no Kind of their own.
+    Kind kind = parent.kind();
+    if (kind == Kind::Call || kind == Kind::Attribute) {
+      cond = parent;
+      continue;
+    }
+    if (kind != Kind::Other) return Node();
+    std::string_view t = parent.type();
+    if (t == "assert_statement") {
       if (parent.named_child(0) != cond) return Node();
       // Only the condition's first call reports, once per assert.
       std::vector<Node> stack{cond};
@@ -134,9 +143,8 @@ Node assert_condition(Node call, const PythonContext& ctx) {
       }
       return Node();
     }
-    std::string_view t = parent.type();
     if (t != "comparison_operator" && t != "boolean_operator" && t != "not_operator" &&
-        t != "parenthesized_expression" && t != "attribute" && parent.kind() != Kind::Call)
+        t != "parenthesized_expression")
       return Node();
     cond = parent;
   }

@@ -39,7 +39,7 @@ class JaxDynamicShapeOp final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     constexpr std::string_view kJnp = "jax.numpy.";
     if (!q || !q->starts_with(kJnp)) return;
     std::string_view name = std::string_view(*q).substr(kJnp.size());

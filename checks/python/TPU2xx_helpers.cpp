@@ -121,7 +121,7 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
   if (e.kind() == Kind::Subscript) return array_origin_at(e.field(Field::Value), ctx, hops);
   if (e.kind() == Kind::Call) {
     Node callee = e.field(Field::Function);
-    if (auto q = ctx.qualified_name(callee))
+    if (const auto& q = ctx.qualified_name(callee))
       return *q == "torch" || q->starts_with("torch.") ? ArrayOrigin::Torch : ArrayOrigin::Other;
     if (callee.kind() != Kind::Attribute) return ArrayOrigin::Unknown;
     std::string_view method = callee.field(Field::Attribute).text();
@@ -158,7 +158,7 @@ bool in_numpy_only_function(const PythonContext& ctx) {
     stack.pop_back();
     if (!n) continue;
     if (n.kind() == Kind::Identifier) {
-      if (auto q = ctx.qualified_name(n)) {
+      if (const auto& q = ctx.qualified_name(n)) {
         if (*q == "torch" || q->starts_with("torch.")) return false;
         if (*q == "numpy" || q->starts_with("numpy.")) numpy = true;
       }
@@ -172,8 +172,8 @@ bool in_numpy_only_function(const PythonContext& ctx) {
 bool in_data_loading(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
-    std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
-    if (name == "__getitem__" || name.find("collate") != std::string::npos) return true;
+    std::string_view name = f.node.field(Field::Name).text();
+    if (pyapi::lower_equals(name, "__getitem__") || pyapi::lower_contains(name, "collate")) return true;
   }
   return false;
 }
@@ -214,7 +214,7 @@ constexpr std::array<std::string_view, 22> kTorchPredicates = {
 bool is_torch_predicate_call(Node call, const PythonContext& ctx) {
   if (call.kind() != Kind::Call) return false;
   Node callee = call.field(Field::Function);
-  auto q = ctx.qualified_name(callee);
+  const auto& q = ctx.qualified_name(callee);
   std::string_view name;
   if (q) {
     if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return false;
@@ -280,7 +280,7 @@ std::string fmt_method(std::string_view method) { return "'." + std::string(meth
 std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string& storage) {
   if (call.kind() != Kind::Call) return {};
   Node callee = call.field(Field::Function);
-  if (auto q = ctx.qualified_name(callee)) {
+  if (const auto& q = ctx.qualified_name(callee)) {
     if (!q->starts_with("torch.") || q->find('.', 6) != std::string::npos) return {};
     storage = q->substr(6);
     return storage;
@@ -657,7 +657,7 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
         if (uses_traced_at(kw.second, scope, ctx, hops)) return true;
       return false;
     };
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       // `jnp.ndim(x)`, `np.shape(x)`, `jnp.size(x)` read static facts.
       for (std::string_view fact : {".ndim", ".shape", ".size", ".result_type", ".iscomplexobj", ".isscalar"})
         if (q->ends_with(fact)) return false;
@@ -704,7 +704,7 @@ bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ct
                                                : is_traced_mask_at(operand, scope, ctx, hops);
   }
   if (e.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(e.field(Field::Function));
+    const auto& q = ctx.qualified_name(e.field(Field::Function));
     if (!q || !q->starts_with("jax.numpy.") || !contains(kJaxPredicates, std::string_view(*q).substr(10)))
       return false;
     return uses_traced_at(e, scope, ctx, 0);
@@ -742,7 +742,7 @@ bool tf_compiled_function(Node function, const PythonContext& ctx) {
       Node d = holder.named_child(i);
       if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
       Node expr = d.named_child(0);
-      auto q = ctx.qualified_name(expr.kind() == Kind::Call ? expr.field(Field::Function) : expr);
+      const auto& q = ctx.qualified_name(expr.kind() == Kind::Call ? expr.field(Field::Function) : expr);
       if (q && (*q == "tensorflow.function" || *q == "tensorflow.compat.v1.function")) return true;
     }
     holder = holder.parent();
@@ -780,10 +780,10 @@ bool called_from_tf_model_code(const PythonContext& ctx) {
 }  // namespace
 
 std::string tf_op_name(Node call, const PythonContext& ctx) {
-  if (call.kind() != Kind::Call || !ctx.imports().imports("tensorflow")) return {};
-  auto q = ctx.qualified_name(call.field(Field::Function));
+  if (call.kind() != Kind::Call) return {};
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   constexpr std::string_view kTf = "tensorflow.";
-  if (!q || !q->starts_with(kTf)) return {};
+  if (!q || !q->starts_with(kTf) || !ctx.imports().imports("tensorflow")) return {};
   std::string_view name = std::string_view(*q).substr(kTf.size());
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());

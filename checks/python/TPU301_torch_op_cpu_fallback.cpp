@@ -1,7 +1,9 @@
 // TPU301: a PyTorch op with no PyTorch/XLA lowering, which runs through the CPU fallback.
 // User docs: docs/checks/TPU301.md (generated from the CheckInfo below).
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
+#include <vector>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU3xx_4xx_common.h"
@@ -87,6 +89,20 @@ HoursRange parse_hours(std::string_view s) {
   return h;
 }
 
+// Whether the table has a row `torch.Tensor.<name>`: a test without building the name, for every
+// method call.
+bool is_table_method(std::string_view name) {
+  static const std::vector<std::string_view> kMethods = [] {
+    constexpr std::string_view kTensor = "torch.Tensor.";
+    std::vector<std::string_view> out;
+    for (const auto& row : data::kTorchOpsCpuFallback)
+      if (row.api.starts_with(kTensor)) out.push_back(row.api.substr(kTensor.size()));
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  return std::binary_search(kMethods.begin(), kMethods.end(), name);
+}
+
 class TorchOpCpuFallback final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -98,10 +114,11 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     Node callee = call.field(Field::Function);
     const TorchOpsCpuFallbackRow* row = nullptr;
     bool method = false;
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       if (!q->starts_with("torch.")) return;
       row = pa::find_row(data::kTorchOpsCpuFallback, &TorchOpsCpuFallbackRow::api, *q);
-    } else if (pa::method_receiver_may_be(callee, ctx, "torch")) {
+    } else if (callee.kind() == Kind::Attribute && is_table_method(callee.field(Field::Attribute).text()) &&
+               pa::method_receiver_may_be(callee, ctx, "torch")) {
       std::string api = "torch.Tensor." + std::string(callee.field(Field::Attribute).text());
       row = pa::find_row(data::kTorchOpsCpuFallback, &TorchOpsCpuFallbackRow::api, api);
       method = true;

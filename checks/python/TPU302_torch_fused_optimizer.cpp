@@ -49,7 +49,7 @@ class TorchFusedOptimizer final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (!q) return;
     const FusedOptimizer* opt = find_optimizer(*q);
     if (!opt) return;

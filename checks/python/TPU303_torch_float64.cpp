@@ -47,7 +47,7 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
   // is a menu: what each dtype builds is decided where it is used.
   if (p && (p.type() == "list" || p.type() == "tuple")) {
     for (uint32_t i = 0; i < p.named_child_count(); ++i) {
-      auto q = ctx.qualified_name(p.named_child(i));
+      const auto& q = ctx.qualified_name(p.named_child(i));
       if (q && q->starts_with("torch.") && !is_float64(*q) && (q->find("float") != std::string::npos ||
                                                                q->ends_with("half") || q->ends_with(".float")))
         return true;
@@ -58,7 +58,7 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
     if (cond.find("float64") != std::string_view::npos || cond.find("double") != std::string_view::npos) return true;
   }
   if (Node call = enclosing_call(n, ctx)) {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (q && (*q == "torch.finfo" || *q == "torch.iinfo")) return true;
     python::CallArguments args = python::call_arguments(call);
     Node device = args.keyword("device");
@@ -72,18 +72,19 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
 class TorchFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_method(n, ctx);
-    auto q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
 
     // torch.set_default_dtype(torch.float64): every later float tensor is 64-bit.
     if (Node call = enclosing_call(n, ctx)) {
-      auto callee = ctx.qualified_name(call.field(Field::Function));
+      const auto& callee = ctx.qualified_name(call.field(Field::Function));
       if (callee && *callee == "torch.set_default_dtype") {
         Finding& f = ctx.report(call, fmt::format("'torch.set_default_dtype({})' makes every new float tensor 64-bit, "
                                                   "which a TPU emulates in software",

@@ -1,5 +1,6 @@
 // TPU304: sparse tensors in PyTorch code (torch.sparse.*, sparse constructors, .to_sparse(), sparse=True).
 // User docs: docs/checks/TPU304.md (generated from the CheckInfo below).
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 
@@ -45,13 +46,14 @@ constexpr std::string_view kHint =
 class TorchSparseTensor final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    auto q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
                std::string(kHint), *q);
@@ -60,7 +62,7 @@ class TorchSparseTensor final : public python::PythonCheck {
  private:
   static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
-    if (auto q = ctx.qualified_name(callee)) {
+    if (const auto& q = ctx.qualified_name(callee)) {
       for (std::string_view layer : kSparseGradLayers) {
         if (*q != layer) continue;
         Node sparse = python::call_arguments(call).keyword("sparse");
@@ -72,8 +74,11 @@ class TorchSparseTensor final : public python::PythonCheck {
       }
       return;
     }
-    if (callee.kind() != Kind::Attribute || !pa::method_receiver_may_be(callee, ctx, "torch")) return;
+    if (callee.kind() != Kind::Attribute) return;
     std::string_view method = callee.field(Field::Attribute).text();
+    if (std::find(kSparseMethods.begin(), kSparseMethods.end(), method) == kSparseMethods.end() ||
+        !pa::method_receiver_may_be(callee, ctx, "torch"))
+      return;
     for (std::string_view m : kSparseMethods) {
       if (m != method) continue;
       ctx.report(pa::from_method_name(call),

@@ -37,7 +37,7 @@ constexpr std::string_view kDtypeHint = "use 'jnp.float32' (or bfloat16), and ke
 class JaxFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call, Kind::Assignment};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call, Kind::Assignment};
     return k;
   }
 
@@ -50,7 +50,8 @@ class JaxFloat64 final : public python::PythonCheck {
       default:
         break;
     }
-    auto q = ctx.reference_name(n);
+    if (pa::forget_reference(n)) return;
+    const auto& q = pa::reference_name(n, ctx);
     if (!q || !(is_jax_float64(*q) || is_numpy_float64(*q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;
     Node p = n.parent();
@@ -65,7 +66,7 @@ class JaxFloat64 final : public python::PythonCheck {
     if (is_numpy_float64(*q)) {
       Node holder = p && p.kind() == Kind::KeywordArgument ? p.parent() : p;
       if (!holder || holder.kind() != Kind::ArgumentList) return;
-      auto callee = ctx.qualified_name(holder.parent().field(Field::Function));
+      const auto& callee = ctx.qualified_name(holder.parent().field(Field::Function));
       if (!callee || !callee->starts_with("jax.")) return;
       ctx.report(n, fmt::format("'{}' asks a JAX function for a 64-bit type, which a TPU emulates in software when "
                                 "x64 is on",
@@ -85,8 +86,10 @@ class JaxFloat64 final : public python::PythonCheck {
 
   // jax.config.update("jax_enable_x64", True); jax.experimental.enable_x64().
   static void check_call(Node call, python::PythonContext& ctx) {
-    auto q = ctx.qualified_name(call.field(Field::Function));
-    if (!q) return;
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
+    if (!q || (*q != "jax.config.update" && *q != "jax.config.config.update" && *q != "jax.experimental.enable_x64" &&
+               *q != "jax.enable_x64" && *q != "os.environ.setdefault"))
+      return;
     python::CallArguments args = python::call_arguments(call);
     if (*q == "jax.config.update" || *q == "jax.config.config.update") {
       if (args.positional.size() < 2) return;
@@ -112,15 +115,16 @@ class JaxFloat64 final : public python::PythonCheck {
   static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
-    if (!left || !right || !truthy_literal(right)) return;
+    if (!left || !right) return;
+    // The target decides before the value is read: most assignments set neither flag.
     if (left.kind() == Kind::Subscript) {
-      auto target = ctx.qualified_name(left.field(Field::Value));
+      const auto& target = ctx.qualified_name(left.field(Field::Value));
+      if (!target || *target != "os.environ") return;
       auto key = pa::string_literal(left.field(Field::Subscript));
-      if (target && *target == "os.environ" && key && *key == "JAX_ENABLE_X64")
-        report_x64(assign, ctx, "'JAX_ENABLE_X64'");
+      if (key && *key == "JAX_ENABLE_X64" && truthy_literal(right)) report_x64(assign, ctx, "'JAX_ENABLE_X64'");
       return;
     }
-    if (auto q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64")
+    if (const auto& q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64" && truthy_literal(right))
       report_x64(assign, ctx, "'jax_enable_x64'");
   }
 };

@@ -1,6 +1,5 @@
 #include "checks/python/TPU3xx_4xx_common.h"
 
-#include <cctype>
 #include <charconv>
 
 namespace tpulint::checks::pyapi {
@@ -40,7 +39,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     return 0;
   }
   if (cond.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(cond.field(Field::Function));
+    const auto& q = ctx.qualified_name(cond.field(Field::Function));
     return q && (*q == "torch.cuda.is_available" || *q == "torch.cuda.is_initialized") ? 1 : 0;
   }
   if (cond.kind() == Kind::Attribute || cond.kind() == Kind::Identifier) {
@@ -62,7 +61,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
         mentions_cuda = true;
       if (c.kind() == Kind::Attribute && c.field(Field::Attribute).text() == "NCCL") mentions_cuda = true;
       if (c.kind() == Kind::Call) {
-        auto q = ctx.qualified_name(c.field(Field::Function));
+        const auto& q = ctx.qualified_name(c.field(Field::Function));
         if (q && *q == "torch.cuda.device_count") mentions_cuda = true;
       }
     }
@@ -76,7 +75,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
 bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
   if (!e) return false;
   if (e.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(e.field(Field::Function));
+    const auto& q = ctx.qualified_name(e.field(Field::Function));
     if (q && *q == qualified) return true;
   }
   for (uint32_t i = 0; i < e.named_child_count(); ++i)
@@ -85,6 +84,15 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 }
 
 }  // namespace
+
+[[gnu::noinline]] const std::optional<std::string>& detail::remember_reference(Node n, const PythonContext& ctx) {
+  LastReference& last = t_last_reference;
+  last.tree = n.tree();
+  last.id = n.id();
+  last.name = &ctx.reference_name(n);
+  ++last.serial;
+  return *last.name;
+}
 
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
@@ -154,10 +162,41 @@ std::optional<bool> bool_literal(Node n) {
 
 bool is_none(Node n) { return n && n.type() == "none"; }
 
+namespace {
+// std::tolower in the "C" locale, which tpulint never changes, without the call per character.
+char lower_char(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+}  // namespace
+
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = lower_char(c);
   return out;
+}
+
+bool lower_equals(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i)
+    if (lower_char(text[i]) != lower[i]) return false;
+  return true;
+}
+
+bool lower_contains(std::string_view text, std::string_view lower) {
+  if (lower.size() > text.size()) return false;
+  for (size_t at = 0; at + lower.size() <= text.size(); ++at)
+    if (lower_equals(text.substr(at, lower.size()), lower)) return true;
+  return false;
+}
+
+bool passes_keyword(Node call, std::initializer_list<std::string_view> names) {
+  Node args = call.field(Field::Arguments);
+  if (!args || args.kind() != Kind::ArgumentList) return false;
+  for (uint32_t i = 0; i < args.named_child_count(); ++i) {
+    Node a = args.named_child(i);
+    if (a.kind() != Kind::KeywordArgument) continue;
+    if (Node k = a.field(Field::Name); k && std::find(names.begin(), names.end(), k.text()) != names.end())
+      return true;
+  }
+  return false;
 }
 
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword) {
@@ -197,7 +236,7 @@ bool is_keras_class(Node class_def, const PythonContext& ctx) {
     Node bases = class_def.named_child(i);
     if (bases.kind() != Kind::ArgumentList) continue;
     for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      auto q = ctx.qualified_name(bases.named_child(j));
+      const auto& q = ctx.qualified_name(bases.named_child(j));
       if (q && (q->starts_with("tensorflow.keras.") || q->starts_with("keras.") || q->starts_with("tf_keras.")))
         return true;
     }
@@ -229,17 +268,33 @@ bool in_tf_model_code(const PythonContext& ctx) {
 }
 
 std::span<const Kind> ReferenceCheck::kinds() const {
-  static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute};
+  static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute};
   return k;
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  const auto& q = ctx.reference_name(n);
-  if (!q) return;
-  auto m = match(*q, n, ctx);
+  if (forget_reference(n)) return;
+  // Both calls are tail calls: the common case, a node another check already asked about and
+  // whose name does not resolve, costs a few comparisons.
+  const detail::LastReference& last = detail::t_last_reference;
+  if (last.tree == n.tree() && last.id == n.id() && last.name) {
+    if (*last.name) check_reference(**last.name, n, ctx);
+    return;
+  }
+  check_first_reference(n, ctx);
+}
+
+[[gnu::noinline]] void ReferenceCheck::check_first_reference(Node n, PythonContext& ctx) const {
+  if (const auto& q = detail::remember_reference(n, ctx)) check_reference(*q, n, ctx);
+}
+
+// Out of line: check() runs on every identifier and attribute, this only on resolved names,
+// and its frame (a Match, a message) would make every call of check() pay for setting it up.
+[[gnu::noinline]] void ReferenceCheck::check_reference(const std::string& qualified, Node n, PythonContext& ctx) const {
+  auto m = match(qualified, n, ctx);
   if (!m) return;
   Node call = m->at_call ? call_of(n, ctx) : Node();
-  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), *q);
+  Finding& f = ctx.report(call ? call : n, std::move(m->message), std::move(m->hint), qualified);
   if (m->severity) f.severity = *m->severity;
 }
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +18,17 @@ namespace tpulint::checks::pyapi {
 using python::Kind;
 using python::Node;
 using python::PythonContext;
+
+// PythonContext::reference_name(n), remembered for the last node asked about: the dozen checks
+// called one after another on each identifier and attribute all ask it, and this answers all
+// but the first with one comparison. A check that calls it lists Kind::Module in its kinds and
+// calls forget_reference on the module node (returning when it is one): a later tree may sit
+// at the address of an earlier one.
+inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
+inline bool forget_reference(Node module);
+// A number that changes with every node reference_name answers for anew: a match can memoize
+// what it derives from the name under it.
+inline uint64_t reference_serial();
 
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
@@ -43,6 +56,14 @@ bool is_none(Node n);
 
 // ASCII lower case, for names and device strings compared without case.
 std::string ascii_lower(std::string_view s);
+// Without building the lower-case copy: whether ascii_lower(text) contains, or equals, `lower`
+// (which must be lower case).
+bool lower_contains(std::string_view text, std::string_view lower);
+bool lower_equals(std::string_view text, std::string_view lower);
+
+// Whether `call` passes one of the keyword arguments `names`: CallArguments::keyword without
+// building the argument lists, for a test that rejects most calls.
+bool passes_keyword(Node call, std::initializer_list<std::string_view> names);
 
 // A call's argument by position or keyword: `pos` counts positional arguments only.
 Node argument(const python::CallArguments& args, size_t pos, std::string_view keyword);
@@ -75,7 +96,8 @@ const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std
 }
 
 // A check whose declarative match is a whole name reference (see PythonContext::reference_name): it is called
-// on identifiers and attribute chains, and `match` decides from the resolved qualified name.
+// on identifiers and attribute chains (and module nodes, see forget_reference), and `match` decides from
+// the resolved qualified name.
 class ReferenceCheck : public python::PythonCheck {
  public:
   struct Match {
@@ -89,9 +111,45 @@ class ReferenceCheck : public python::PythonCheck {
 
  protected:
   virtual std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const = 0;
+
+ private:
+  void check_first_reference(Node n, PythonContext& ctx) const;
+  void check_reference(const std::string& qualified, Node n, PythonContext& ctx) const;
 };
 
 // The start of `call`'s method name, so that a method-form finding underlines `.name(...)` only.
 ByteSpan from_method_name(Node call);
+
+// --- inline definitions: reference_name and forget_reference run on every identifier and attribute ---
+
+namespace detail {
+struct LastReference {
+  const python::Tree* tree = nullptr;
+  uint32_t id = 0;
+  const std::optional<std::string>* name = nullptr;  // in the context's memo, valid while on the node
+  uint64_t serial = 0;
+};
+// Per thread: each thread walks its own trees.
+inline thread_local LastReference t_last_reference;
+
+// The first question about a node: out of line, so that the callers' fast path stays small.
+const std::optional<std::string>& remember_reference(Node n, const PythonContext& ctx);
+}  // namespace detail
+
+inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
+  const detail::LastReference& last = detail::t_last_reference;
+  if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
+  return detail::remember_reference(n, ctx);
+}
+
+inline bool forget_reference(Node module) {
+  if (module.kind() != Kind::Module) return false;
+  detail::t_last_reference.tree = nullptr;
+  detail::t_last_reference.name = nullptr;
+  ++detail::t_last_reference.serial;
+  return true;
+}
+
+inline uint64_t reference_serial() { return detail::t_last_reference.serial; }
 
 }  // namespace tpulint::checks::pyapi

@@ -50,7 +50,7 @@ bool is_cuda_tensor_type(std::string_view q) {
 class CudaDevicePlacement final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
+    static constexpr Kind k[] = {Kind::Module, Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
     return k;
   }
 
@@ -82,7 +82,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
   static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    auto q = ctx.reference_name(n);
+    if (pyapi::forget_reference(n)) return;
+    const auto& q = pyapi::reference_name(n, ctx);
     if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);
     ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),
@@ -91,12 +92,17 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
+    // Most calls are none of those below: tell them without building the argument list.
+    std::string_view method = callee.kind() == Kind::Attribute ? callee.field(Field::Attribute).text() : "";
+    const auto& q = ctx.qualified_name(callee);
+    if (method != "cuda" && method != "to" && !(q && *q == "torch.device") &&
+        !pyapi::passes_keyword(call, {"device", "map_location", "default"}))
+      return;
     python::CallArguments args = python::call_arguments(call);
 
     if (callee.kind() == Kind::Attribute) {
-      std::string_view method = callee.field(Field::Attribute).text();
       // x.cuda(): only on a receiver that is not an imported module (torch.cuda is not a call).
-      if (method == "cuda" && !ctx.qualified_name(callee)) {
+      if (method == "cuda" && !q) {
         ByteSpan from_method{callee.field(Field::Attribute).span().begin, call.span().end};
         ctx.report(from_method, "'.cuda()' moves the tensor or module to a CUDA device", std::string(kHint), ".cuda()");
       }
@@ -109,7 +115,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
     }
 
     // torch.device("cuda"), torch.device("cuda", 0), torch.device(type="cuda").
-    if (auto q = ctx.qualified_name(callee); q && *q == "torch.device") {
+    if (q && *q == "torch.device") {
       Node arg = !args.positional.empty() ? args.positional[0] : args.keyword("type");
       if (arg) {
         if (Node s = cuda_device_literal(arg))

@@ -18,7 +18,7 @@ class TorchCudaStreamsEvents final : public pa::TorchCudaApiCheck {
   constexpr TorchCudaStreamsEvents() : TorchCudaApiCheck("TPU404") {}
 
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 

@@ -27,16 +27,19 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
   constexpr CudaFp16Amp() : TorchCudaApiCheck("TPU409") {}
 
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() != Kind::Call) return TorchCudaApiCheck::check(n, ctx);
-    auto q = ctx.qualified_name(n.field(Field::Function));
+    const auto& q = ctx.qualified_name(n.field(Field::Function));
     if (!q) return;
+    bool autocast = *q == "torch.autocast" || *q == "torch.amp.autocast" || *q == "torch.amp.autocast_mode.autocast";
+    bool scaler = *q == "torch.amp.GradScaler" || *q == "torch.GradScaler" || *q == "torch.amp.grad_scaler.GradScaler";
+    if (!autocast && !scaler) return;
     python::CallArguments args = python::call_arguments(n);
-    if (*q == "torch.autocast" || *q == "torch.amp.autocast" || *q == "torch.amp.autocast_mode.autocast") {
+    if (autocast) {
       auto device = pa::string_literal(pa::argument(args, 0, "device_type"));
       if (!device || *device != "cuda") return;
       if (pa::bool_literal(args.keyword("enabled")) == false) {
@@ -52,7 +55,7 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
                  std::string(kAutocastHint), "torch.autocast(\"cuda\")");
       return;
     }
-    if (*q == "torch.amp.GradScaler" || *q == "torch.GradScaler" || *q == "torch.amp.grad_scaler.GradScaler") {
+    if (scaler) {
       Node device = pa::argument(args, 0, "device");
       if (device && pa::string_literal(device) != "cuda") return;
       if (args.has_splat && !device) return;

@@ -20,7 +20,7 @@ bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
   if (call_of(n, ctx)) return true;
   if (!parent || parent.kind() != Kind::ArgumentList) return false;
   Node call = parent.parent();
-  auto callee = ctx.qualified_name(call.field(python::Field::Function));
+  const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
   return callee && *callee == "functools.partial" && parent.named_child(0) == n;
 }
 
@@ -29,7 +29,16 @@ bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
 std::optional<ReferenceCheck::Match> TorchCudaApiCheck::match(const std::string& qualified, Node n,
                                                               PythonContext& ctx) const {
   if (!qualified.starts_with("torch.")) return std::nullopt;
-  const TorchCudaApisRow* row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
+  // The checks sharing the table are called one after another on the same reference: look it up once.
+  thread_local struct {
+    uint64_t serial = 0;
+    const TorchCudaApisRow* row = nullptr;
+  } t_lookup;
+  if (t_lookup.serial != reference_serial()) {
+    t_lookup.row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
+    t_lookup.serial = reference_serial();
+  }
+  const TorchCudaApisRow* row = t_lookup.row;
   if (!row || row->check != check_id_ || row->on_tpu_host == "not reported" || in_test(n, ctx)) return std::nullopt;
   if (!used(qualified, n, ctx)) return std::nullopt;
   bool raises = row->on_tpu_host == "raises";

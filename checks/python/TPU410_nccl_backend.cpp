@@ -47,7 +47,7 @@ bool chooses_backend(Node s, const python::PythonContext& ctx) {
   }
   if (p.kind() == Kind::ArgumentList) {
     Node call = p.parent();
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     python::CallArguments args = python::call_arguments(call);
     return q && (*q == "torch.distributed.init_process_group" || *q == "torch.distributed.new_group") &&
            !args.positional.empty() && args.positional[0] == n;
@@ -65,13 +65,14 @@ constexpr std::string_view kHint =
 class NcclBackend final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::String, Kind::Attribute};
+    static constexpr Kind k[] = {Kind::Module, Kind::String, Kind::Attribute};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
+    if (pa::forget_reference(n)) return;
     if (n.kind() == Kind::Attribute) {
-      auto q = ctx.reference_name(n);
+      const auto& q = pa::reference_name(n, ctx);
       if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
         ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
                       "host",

@@ -31,8 +31,8 @@ class DataParallelCudaDevices final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    auto q = ctx.qualified_name(call.field(Field::Function));
-    if (!q) return;
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
+    if (!q || (!is_ddp(*q) && !is_dp(*q))) return;
     python::CallArguments args = python::call_arguments(call);
     if (is_ddp(*q)) {
       // DistributedDataParallel(module, device_ids=None, output_device=None, ...)

@@ -33,7 +33,7 @@ class JaxGpuBackend final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Assignment) return check_environ(n, ctx);
-    auto q = ctx.qualified_name(n.field(Field::Function));
+    const auto& q = ctx.qualified_name(n.field(Field::Function));
     if (!q || !q->starts_with("jax")) return;
     python::CallArguments args = python::call_arguments(n);
     Node platform;
@@ -66,7 +66,7 @@ class JaxGpuBackend final : public python::PythonCheck {
   static void check_environ(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     if (!left || left.kind() != Kind::Subscript || !gpu_platform(assign.field(Field::Right))) return;
-    auto target = ctx.qualified_name(left.field(Field::Value));
+    const auto& target = ctx.qualified_name(left.field(Field::Value));
     auto key = pa::string_literal(left.field(Field::Subscript));
     if (!target || *target != "os.environ" || !key || (*key != "JAX_PLATFORMS" && *key != "JAX_PLATFORM_NAME")) return;
     ctx.report(assign, fmt::format("'{}' selects the GPU backend, which a TPU host does not have", *key),

@@ -18,6 +18,9 @@ using python::Node;
 // The table row whose module is `module` or a dotted prefix of it ("flash_attn.layers" ->
 // "flash_attn"); the longest such prefix wins.
 const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
+  static const std::vector<std::string_view> kPackages =
+      pyhelp::top_level_packages(data::kCudaOnlyLibraries, &data::CudaOnlyLibrariesRow::module);
+  if (!pyhelp::in_packages(kPackages, module)) return nullptr;
   const data::CudaOnlyLibrariesRow* best = nullptr;
   for (const auto& row : data::kCudaOnlyLibraries) {
     if (python::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))

@@ -2,6 +2,7 @@
 // xops.memory_efficient_attention, ...) that has a known TPU-side replacement.
 // User docs: docs/checks/TPU502.md (generated from the CheckInfo below).
 #include <algorithm>
+#include <vector>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -31,6 +32,9 @@ bool names(std::string_view api, std::string_view q) {
 }
 
 const data::CudaOnlyLibraryApisRow* find_api(std::string_view q) {
+  static const std::vector<std::string_view> kPackages =
+      pyhelp::top_level_packages(data::kCudaOnlyLibraryApis, &data::CudaOnlyLibraryApisRow::library);
+  if (!pyhelp::in_packages(kPackages, q)) return nullptr;
   for (const auto& row : data::kCudaOnlyLibraryApis)
     if (python::has_module_prefix(q, row.library) && names(row.api, q)) return &row;
   return nullptr;
@@ -78,7 +82,7 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
 
  private:
   static void check_reference(Node ref, std::string_view role, python::PythonContext& ctx) {
-    auto q = ctx.qualified_name(ref);
+    const auto& q = ctx.qualified_name(ref);
     if (!q) return;
     const data::CudaOnlyLibraryApisRow* row = find_api(*q);
     if (!row) return;

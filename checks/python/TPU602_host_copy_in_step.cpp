@@ -19,7 +19,7 @@ bool to_cpu(Node call, const python::PythonContext& ctx) {
   auto args = python::call_arguments(call);
   Node target = pyapi::argument(args, 0, "device");
   if (target && target.kind() == Kind::Call) {
-    auto q = ctx.qualified_name(target.field(Field::Function));
+    const auto& q = ctx.qualified_name(target.field(Field::Function));
     if (!q || *q != "torch.device") return false;
     target = pyapi::argument(python::call_arguments(target), 0, "type");
   }

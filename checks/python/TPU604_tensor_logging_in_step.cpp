@@ -19,25 +19,28 @@ using python::Node;
 
 // The logging call `call` is, as shown in messages, or empty: print, logging.info, logger.info,
 // wandb.log, mlflow.log_metric, writer.add_scalar, progress.set_postfix.
+bool logging_api(std::string_view q) {
+  return (q.starts_with("logging.") && q.find('.', 8) == std::string_view::npos) || q == "wandb.log" ||
+         q.starts_with("mlflow.log_metric");
+}
+
 std::string logging_call(Node call, const python::PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  auto q = step::explicit_qualified_name(callee, ctx);
-  if (callee.kind() == Kind::Identifier) return !q && callee.text() == "print" ? "print" : "";
+  if (callee.kind() == Kind::Identifier)
+    return callee.text() == "print" && !step::explicit_qualified_name(callee, ctx) ? "print" : "";
   if (callee.kind() != Kind::Attribute) return {};
-  if (q) {
-    if ((q->starts_with("logging.") && q->find('.', 8) == std::string::npos) || *q == "wandb.log" ||
-        q->starts_with("mlflow.log_metric"))
-      return *q;
-    return {};
-  }
   static constexpr std::array<std::string_view, 8> kLevels = {"critical", "debug", "error", "exception",
                                                               "info",     "log",   "warn",  "warning"};
   std::string_view method = callee.field(Field::Attribute).text();
-  std::string receiver = pyapi::ascii_lower(step::last_name(callee.field(Field::Object)));
   bool level = std::find(kLevels.begin(), kLevels.end(), method) != kLevels.end();
+  bool board = method == "add_scalar" || method == "add_scalars" || method == "add_histogram" || method == "set_postfix";
+  // Most calls are none of these: tell them before the star-import test of explicit_qualified_name.
+  const auto& resolved = ctx.qualified_name(callee);
+  if (!level && !board && !(resolved && logging_api(*resolved))) return {};
+  if (auto q = step::explicit_qualified_name(callee, ctx)) return logging_api(*q) ? *q : "";
+  std::string receiver = pyapi::ascii_lower(step::last_name(callee.field(Field::Object)));
   if (level && receiver.find("log") != std::string::npos) return fmt::format("{}.{}", receiver, method);
-  if (method == "add_scalar" || method == "add_scalars" || method == "add_histogram" || method == "set_postfix")
-    return fmt::format("{}.{}", receiver, method);
+  if (board) return fmt::format("{}.{}", receiver, method);
   return {};
 }
 
@@ -80,10 +83,10 @@ Node tensor_argument(Node call, const python::PythonContext& ctx, const step::St
 
 class TensorLoggingInStep final : public step::StepCallCheck {
   void check_call(Node call, python::PythonContext& ctx) const override {
-    const auto& imports = ctx.imports();
-    if (!imports.imports("torch") && !imports.imports("jax") && !imports.imports("tensorflow")) return;
     std::string logger = logging_call(call, ctx);
     if (logger.empty()) return;
+    const auto& imports = ctx.imports();
+    if (!imports.imports("torch") && !imports.imports("jax") && !imports.imports("tensorflow")) return;
     step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic) return;
     bool traced = in.compiler == step::Compiler::Jax || in.compiler == step::Compiler::Tf;

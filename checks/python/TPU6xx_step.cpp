@@ -181,9 +181,21 @@ bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes,
   return false;
 }
 
+// The last names of the callees whose qualified name the index asks about: compilers, optax's
+// update and the data loaders. A callee `a.b.name` keeps its last name when resolved; a bare name
+// may be an import alias (`from jax import jit as J`), or resolve through a star import as itself.
+bool indexed_callee_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 11> kNames = {
+      "DataLoader", "MpDeviceLoader", "ParallelLoader", "apply_updates", "compile", "filter_jit",
+      "filter_pmap", "function",      "jit",            "pjit",          "pmap"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
 FileIndex build_index(const PythonContext& ctx) {
   FileIndex idx;
   const python::ImportTable& imports = ctx.imports();
+  std::unordered_set<std::string_view> imported_names;  // names bound by an import statement
+  for (const python::ImportBinding& b : imports.bindings()) imported_names.insert(b.local);
   struct Function {
     uint32_t start;
     int parent;
@@ -191,12 +203,15 @@ FileIndex build_index(const PythonContext& ctx) {
   };
   std::vector<Function> functions;
   std::vector<Node> classes;
-  struct Item {
-    Node node;
+  // The function and loop a node is in, for the nodes before `end` (a subtree's end in the
+  // tree's pre-order node table, which the walk follows).
+  struct Context {
+    uint32_t end;
     int function;  // index into functions, -1 at module level
     bool in_loop;  // inside a loop of that function
   };
-  std::vector<Item> stack{{ctx.tree().root(), -1, false}};
+  const python::Tree& tree = ctx.tree();
+  std::vector<Context> contexts{{tree.node_count(), -1, false}};
   std::vector<std::pair<int, std::string>> loop_calls;  // (function, callee name) of calls in loops
   std::vector<uint32_t> scopes;
   auto scopes_of = [&](int f) -> std::span<const uint32_t> {
@@ -205,12 +220,18 @@ FileIndex build_index(const PythonContext& ctx) {
     scopes.push_back(python::kModuleScope);
     return scopes;
   };
-  while (!stack.empty()) {
-    Item it = stack.back();
-    stack.pop_back();
-    Node n = it.node;
-    int function = it.function;
-    bool in_loop = it.in_loop;
+  // The kinds the walk acts on: it passes over the others with one test.
+  constexpr uint64_t kIndexed = uint64_t(1) << size_t(Kind::FunctionDefinition) |
+                                uint64_t(1) << size_t(Kind::ClassDefinition) |
+                                uint64_t(1) << size_t(Kind::ForStatement) |
+                                uint64_t(1) << size_t(Kind::WhileStatement) | uint64_t(1) << size_t(Kind::Call);
+  static_assert(size_t(Kind::kCount) <= 64);
+  for (uint32_t id = 0; id < tree.node_count(); ++id) {
+    Node n(&tree, id);
+    if (!(kIndexed >> size_t(n.kind()) & 1) || !n.is_named()) continue;
+    while (id >= contexts.back().end) contexts.pop_back();
+    int function = contexts.back().function;
+    bool in_loop = contexts.back().in_loop;
     switch (n.kind()) {
       case Kind::FunctionDefinition: {
         std::string name(n.field(Field::Name).text());
@@ -234,8 +255,7 @@ FileIndex build_index(const PythonContext& ctx) {
         }
         if (step_function_name(name)) idx.step_functions.insert(name);
         functions.push_back({n.span().begin, function, name});
-        function = int(functions.size() - 1);
-        in_loop = false;
+        contexts.push_back({tree.subtree_end(n), int(functions.size() - 1), false});
         break;
       }
       case Kind::ClassDefinition:
@@ -243,10 +263,16 @@ FileIndex build_index(const PythonContext& ctx) {
         break;
       case Kind::ForStatement:
       case Kind::WhileStatement:
-        in_loop = true;
+        contexts.push_back({tree.subtree_end(n), function, true});
         break;
       case Kind::Call: {
-        auto q = qualified_in(n.field(Field::Function), scopes_of(function), imports);
+        Node callee = n.field(Field::Function);
+        std::optional<std::string> q;
+        if (callee.kind() == Kind::Attribute ? indexed_callee_name(callee.field(Field::Attribute).text())
+                                             : callee.kind() == Kind::Identifier &&
+                                                   (indexed_callee_name(callee.text()) ||
+                                                    imported_names.count(callee.text())))
+          q = qualified_in(callee, scopes_of(function), imports);
         if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None)
           index_compile_call(n, c, scopes_of(function), imports, idx);
         // A function that updates parameters once per call is a step; one that only runs a
@@ -261,7 +287,7 @@ FileIndex build_index(const PythonContext& ctx) {
           if (step_marker(n, q) != Marker::None)
             idx.epoch_functions.insert(functions[size_t(function)].name);
           else
-            loop_calls.emplace_back(function, std::string(last_name(n.field(Field::Function))));
+            loop_calls.emplace_back(function, std::string(last_name(callee)));
         }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
@@ -275,7 +301,6 @@ FileIndex build_index(const PythonContext& ctx) {
       default:
         break;
     }
-    for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back({n.named_child(i), function, in_loop});
   }
   for (const auto& [f, callee] : loop_calls)
     if (idx.step_callables.count(callee) || idx.step_functions.count(callee))
@@ -446,7 +471,7 @@ bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
 }  // namespace
 
 std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(expr);
+  const auto& q = ctx.qualified_name(expr);
   if (!q) return q;
   Node root = expr;
   while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
@@ -494,7 +519,7 @@ bool scope_calls_method(Node scope, std::string_view method, const PythonContext
 
 bool scope_reads_clock(Node scope, const PythonContext& ctx) {
   return scope_has_call(scope, "time.", ctx, [&](Node call) {
-    auto q = ctx.qualified_name(call.field(Field::Function));
+    const auto& q = ctx.qualified_name(call.field(Field::Function));
     return q && (q->starts_with("time.") || q->starts_with("timeit."));
   });
 }
@@ -513,7 +538,7 @@ bool in_unit_test(const PythonContext& ctx) {
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
 
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {
-  auto q = ctx.qualified_name(call.field(Field::Function));
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
 }
 
@@ -561,12 +586,12 @@ bool chain_any(Node expr, const PythonContext& ctx, const Pred& pred, std::unord
 
 bool is_tf_data_batch(Node call, const PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  if (callee.kind() != Kind::Attribute || !ctx.imports().imports("tensorflow")) return false;
+  if (callee.kind() != Kind::Attribute) return false;
   std::string_view m = callee.field(Field::Attribute).text();
-  if (m != "batch" && m != "padded_batch") return false;
+  if ((m != "batch" && m != "padded_batch") || !ctx.imports().imports("tensorflow")) return false;
   std::unordered_set<std::string> followed;
   return chain_any(callee.field(Field::Object), ctx, [&](Node c) {
-    auto q = ctx.qualified_name(c.field(Field::Function));
+    const auto& q = ctx.qualified_name(c.field(Field::Function));
     return q && (q->starts_with("tensorflow.data.") || q->starts_with("tensorflow_datasets."));
   }, followed);
 }
@@ -735,7 +760,7 @@ Value classify_call(Node call, const PythonContext& ctx) {
   if (callee.kind() == Kind::Identifier && host_builtin(callee.text())) return Value::Host;
   // A transformed function's result: `jax.grad(f)(p)`, `jax.vmap(f)(x)`, `jax.value_and_grad(f)(p)`.
   if (callee.kind() == Kind::Call) {
-    auto inner = ctx.qualified_name(callee.field(Field::Function));
+    const auto& inner = ctx.qualified_name(callee.field(Field::Function));
     if (inner && inner->starts_with("jax.")) return Value::Tensor;
   }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
