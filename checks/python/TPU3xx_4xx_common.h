@@ -26,6 +26,11 @@ using python::PythonContext;
 // at the address of an earlier one.
 inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
 inline bool forget_reference(Node module);
+// True when `n` is the node reference_name last answered for and its name does not resolve:
+// the common case of a check called after others on an identifier, told in a few comparisons.
+// Checks test it, then call their out-of-line handler of resolved names (a tail call), so that
+// the path taken for most nodes saves no registers.
+inline bool known_unresolved(Node n);
 // A number that changes with every node reference_name answers for anew: a match can memoize
 // what it derives from the name under it.
 inline uint64_t reference_serial();
@@ -151,5 +156,10 @@ inline bool forget_reference(Node module) {
 }
 
 inline uint64_t reference_serial() { return detail::t_last_reference.serial; }
+
+inline bool known_unresolved(Node n) {
+  const detail::LastReference& last = detail::t_last_reference;
+  return last.tree == n.tree() && last.id == n.id() && last.name && !*last.name;
+}
 
 }  // namespace tpulint::checks::pyapi
