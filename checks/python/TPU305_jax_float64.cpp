@@ -122,12 +122,14 @@ class JaxFloat64 final : public python::PythonCheck {
     if (!left || !right) return;
     // The target decides before the value is read: most assignments set neither flag.
     if (left.kind() == Kind::Subscript) {
+      if (!pa::may_resolve_to(left.field(Field::Value), "os.environ", ctx)) return;
       const auto& target = ctx.qualified_name(left.field(Field::Value));
       if (!target || *target != "os.environ") return;
       auto key = pa::string_literal(left.field(Field::Subscript));
       if (key && *key == "JAX_ENABLE_X64" && truthy_literal(right)) report_x64(assign, ctx, "'JAX_ENABLE_X64'");
       return;
     }
+    if (!pa::may_resolve_to(left, "jax.config.jax_enable_x64", ctx)) return;
     if (const auto& q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64" && truthy_literal(right))
       report_x64(assign, ctx, "'jax_enable_x64'");
   }

@@ -35,6 +35,11 @@ inline bool known_unresolved(Node n);
 // what it derives from the name under it.
 inline uint64_t reference_serial();
 
+// False when ctx.qualified_name(expr) cannot be `target`: an attribute chain resolves to a name
+// ending in its own last name, and a bare name resolves only through an import that binds it or
+// a star import (which keeps the name). For targets asked about rarely, before resolving.
+bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx);
+
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
 
