@@ -52,7 +52,7 @@ class TorchSparseTensor final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    if (pa::forget_reference(n) || pa::known_unresolved(n)) return;
+    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
     check_reference(n, ctx);
   }
 

@@ -50,7 +50,7 @@ class JaxFloat64 final : public python::PythonCheck {
       default:
         break;
     }
-    if (pa::forget_reference(n) || pa::known_unresolved(n)) return;
+    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
     check_reference(n, ctx);
   }
 

@@ -283,14 +283,15 @@ std::span<const Kind> ReferenceCheck::kinds() const {
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  if (forget_reference(n)) return;
   // Both calls are tail calls: the common case, a node another check already asked about and
-  // whose name does not resolve, costs a few comparisons.
+  // whose name does not resolve, costs a few comparisons. A module node never matches the
+  // remembered node (no check asks about a module), so it always reaches forget_reference.
   const detail::LastReference& last = detail::t_last_reference;
   if (last.tree == n.tree() && last.id == n.id() && last.name) {
     if (*last.name) check_reference(**last.name, n, ctx);
     return;
   }
+  if (forget_reference(n)) return;
   check_first_reference(n, ctx);
 }
 

@@ -28,8 +28,9 @@ inline const std::optional<std::string>& reference_name(Node n, const PythonCont
 inline bool forget_reference(Node module);
 // True when `n` is the node reference_name last answered for and its name does not resolve:
 // the common case of a check called after others on an identifier, told in a few comparisons.
-// Checks test it, then call their out-of-line handler of resolved names (a tail call), so that
-// the path taken for most nodes saves no registers.
+// Checks test it (before forget_reference: a module node is never the remembered node), then
+// call their out-of-line handler of resolved names (a tail call), so that the path taken for
+// most nodes saves no registers.
 inline bool known_unresolved(Node n);
 // A number that changes with every node reference_name answers for anew: a match can memoize
 // what it derives from the name under it.

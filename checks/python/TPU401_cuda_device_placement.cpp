@@ -61,7 +61,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
       case Kind::Assignment:
         return check_assignment(n, ctx);
       default:
-        if (pyapi::forget_reference(n) || pyapi::known_unresolved(n)) return;
+        if (pyapi::known_unresolved(n) || pyapi::forget_reference(n)) return;
         return check_tensor_type(n, ctx);
     }
   }
