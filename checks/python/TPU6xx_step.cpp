@@ -544,10 +544,7 @@ bool in_unit_test(const PythonContext& ctx) {
 bool says_train(std::string_view text) { return lower(text).find("train") != std::string::npos; }
 
 bool is_torch_dataloader(Node call, const PythonContext& ctx) {
-  Node callee = call.field(Field::Function);
-  // `x.y.Name` resolves to a name ending in `.Name`: most attribute calls are told without resolving.
-  if (callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() != "DataLoader") return false;
-  const auto& q = ctx.qualified_name(callee);
+  const auto& q = ctx.qualified_name(call.field(Field::Function));
   return q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader");
 }
 
