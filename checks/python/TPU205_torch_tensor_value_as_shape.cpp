@@ -107,7 +107,11 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
   }
 
   static void check_slices(Node subscript, python::PythonContext& ctx) {
-    if (!in_torch_device_code(ctx)) return;
+    // Only slice bounds are read below: most subscripts have none.
+    bool sliced = false;
+    for (uint32_t i = 0; i < subscript.named_child_count() && !sliced; ++i)
+      sliced = subscript.named_child(i).type() == "slice";
+    if (!sliced || !in_torch_device_code(ctx)) return;
     if (dyn::indexes_other_library(subscript.field(Field::Value), ctx, "torch")) return;
     for (Node index : dyn::subscript_indices(subscript)) {
       if (index.type() != "slice") continue;

@@ -78,7 +78,12 @@ class TorchFloat64 final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_method(n, ctx);
-    if (pa::forget_reference(n)) return;
+    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
+    check_reference(n, ctx);
+  }
+
+ private:
+  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
     const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
 
@@ -105,9 +110,8 @@ class TorchFloat64 final : public python::PythonCheck {
                "use 'torch.float32' (or bfloat16), and keep float64 math on the host", *q);
   }
 
- private:
   // x.double(): the method exists on tensors and modules only (NumPy arrays have none).
-  static void check_method(Node call, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_method(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "double") return;
     if (ctx.qualified_name(callee) || !pa::method_receiver_may_be(callee, ctx, "torch")) return;

@@ -52,15 +52,19 @@ class TorchSparseTensor final : public python::PythonCheck {
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);
-    if (pa::forget_reference(n)) return;
+    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
+    check_reference(n, ctx);
+  }
+
+ private:
+  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
     const auto& q = pa::reference_name(n, ctx);
     if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
                std::string(kHint), *q);
   }
 
- private:
-  static void check_call(Node call, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     if (const auto& q = ctx.qualified_name(callee)) {
       for (std::string_view layer : kSparseGradLayers) {

@@ -50,7 +50,12 @@ class JaxFloat64 final : public python::PythonCheck {
       default:
         break;
     }
-    if (pa::forget_reference(n)) return;
+    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
+    check_reference(n, ctx);
+  }
+
+ private:
+  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
     const auto& q = pa::reference_name(n, ctx);
     if (!q || !(is_jax_float64(*q) || is_numpy_float64(*q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;
@@ -75,7 +80,6 @@ class JaxFloat64 final : public python::PythonCheck {
     }
   }
 
- private:
   static void report_x64(Node at, python::PythonContext& ctx, std::string what) {
     Finding& f = ctx.report(at, fmt::format("{} turns on 64-bit floats everywhere, which a TPU emulates in software",
                                             what),
@@ -85,7 +89,7 @@ class JaxFloat64 final : public python::PythonCheck {
   }
 
   // jax.config.update("jax_enable_x64", True); jax.experimental.enable_x64().
-  static void check_call(Node call, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
     const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (!q || (*q != "jax.config.update" && *q != "jax.config.config.update" && *q != "jax.experimental.enable_x64" &&
                *q != "jax.enable_x64" && *q != "os.environ.setdefault"))
@@ -112,18 +116,20 @@ class JaxFloat64 final : public python::PythonCheck {
   }
 
   // os.environ["JAX_ENABLE_X64"] = "1"; jax.config.jax_enable_x64 = True.
-  static void check_assignment(Node assign, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
     if (!left || !right) return;
     // The target decides before the value is read: most assignments set neither flag.
     if (left.kind() == Kind::Subscript) {
+      if (!pa::may_resolve_to(left.field(Field::Value), "os.environ", ctx)) return;
       const auto& target = ctx.qualified_name(left.field(Field::Value));
       if (!target || *target != "os.environ") return;
       auto key = pa::string_literal(left.field(Field::Subscript));
       if (key && *key == "JAX_ENABLE_X64" && truthy_literal(right)) report_x64(assign, ctx, "'JAX_ENABLE_X64'");
       return;
     }
+    if (!pa::may_resolve_to(left, "jax.config.jax_enable_x64", ctx)) return;
     if (const auto& q = ctx.qualified_name(left); q && *q == "jax.config.jax_enable_x64" && truthy_literal(right))
       report_x64(assign, ctx, "'jax_enable_x64'");
   }

@@ -94,6 +94,16 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
   return *last.name;
 }
 
+bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx) {
+  std::string_view last = target.substr(target.rfind('.') + 1);
+  if (expr.kind() == Kind::Attribute) return expr.field(Field::Attribute).text() == last;
+  if (expr.kind() != Kind::Identifier) return false;
+  if (expr.text() == last) return true;
+  const auto& bindings = ctx.imports().bindings();
+  return std::any_of(bindings.begin(), bindings.end(),
+                     [&](const python::ImportBinding& b) { return b.local == expr.text(); });
+}
+
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;
@@ -273,14 +283,15 @@ std::span<const Kind> ReferenceCheck::kinds() const {
 }
 
 void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  if (forget_reference(n)) return;
   // Both calls are tail calls: the common case, a node another check already asked about and
-  // whose name does not resolve, costs a few comparisons.
+  // whose name does not resolve, costs a few comparisons. A module node never matches the
+  // remembered node (no check asks about a module), so it always reaches forget_reference.
   const detail::LastReference& last = detail::t_last_reference;
   if (last.tree == n.tree() && last.id == n.id() && last.name) {
     if (*last.name) check_reference(**last.name, n, ctx);
     return;
   }
+  if (forget_reference(n)) return;
   check_first_reference(n, ctx);
 }
 

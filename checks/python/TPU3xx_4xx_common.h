@@ -26,9 +26,20 @@ using python::PythonContext;
 // at the address of an earlier one.
 inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
 inline bool forget_reference(Node module);
+// True when `n` is the node reference_name last answered for and its name does not resolve:
+// the common case of a check called after others on an identifier, told in a few comparisons.
+// Checks test it (before forget_reference: a module node is never the remembered node), then
+// call their out-of-line handler of resolved names (a tail call), so that the path taken for
+// most nodes saves no registers.
+inline bool known_unresolved(Node n);
 // A number that changes with every node reference_name answers for anew: a match can memoize
 // what it derives from the name under it.
 inline uint64_t reference_serial();
+
+// False when ctx.qualified_name(expr) cannot be `target`: an attribute chain resolves to a name
+// ending in its own last name, and a bare name resolves only through an import that binds it or
+// a star import (which keeps the name). For targets asked about rarely, before resolving.
+bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx);
 
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
@@ -151,5 +162,10 @@ inline bool forget_reference(Node module) {
 }
 
 inline uint64_t reference_serial() { return detail::t_last_reference.serial; }
+
+inline bool known_unresolved(Node n) {
+  const detail::LastReference& last = detail::t_last_reference;
+  return last.tree == n.tree() && last.id == n.id() && last.name && !*last.name;
+}
 
 }  // namespace tpulint::checks::pyapi

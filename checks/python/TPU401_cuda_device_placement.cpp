@@ -61,13 +61,14 @@ class CudaDevicePlacement final : public python::PythonCheck {
       case Kind::Assignment:
         return check_assignment(n, ctx);
       default:
+        if (pyapi::known_unresolved(n) || pyapi::forget_reference(n)) return;
         return check_tensor_type(n, ctx);
     }
   }
 
  private:
   // device = "cuda"; cfg.MODEL.DEVICE = "cuda"; device = "cuda" if torch.cuda.is_available() else "cpu".
-  static void check_assignment(Node assign, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
     if (!left || !right) return;
@@ -81,8 +82,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
   }
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
-  static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    if (pyapi::forget_reference(n)) return;
+  [[gnu::noinline]] static void check_tensor_type(Node n, python::PythonContext& ctx) {
     const auto& q = pyapi::reference_name(n, ctx);
     if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);
@@ -90,7 +90,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
                "use 'torch.tensor(data, dtype=..., device=device)' with the XLA device", *q);
   }
 
-  static void check_call(Node call, python::PythonContext& ctx) {
+  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     // Most calls are none of those below: tell them without building the argument list.
     std::string_view method = callee.kind() == Kind::Attribute ? callee.field(Field::Attribute).text() : "";

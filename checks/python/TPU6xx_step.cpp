@@ -370,7 +370,13 @@ const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIn
       std::string callee(last_name(n.field(Field::Function)));
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
       if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
-      Marker m = step_marker(n, ctx.qualified_name(n.field(Field::Function)));
+      // step_marker asks the qualified name only whether it is optax.apply_updates: an attribute
+      // call by another name needs no resolving.
+      static const std::optional<std::string> kUnresolved;
+      Node function = n.field(Field::Function);
+      bool may_be_update =
+          function.kind() != Kind::Attribute || function.field(Field::Attribute).text() == "apply_updates";
+      Marker m = step_marker(n, may_be_update ? ctx.qualified_name(function) : kUnresolved);
       if (m == Marker::Update || (m == Marker::Backward && !in_test)) marker = true;
       if (calls_step(n, idx) && out.calls.empty()) out.calls = callee;
     }
