@@ -10,8 +10,10 @@
 namespace tpulint::python {
 
 PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
-  for (const PythonCheckEntry& e : checks)
+  for (const PythonCheckEntry& e : checks) {
     for (Kind k : e.check->kinds()) by_kind_[size_t(k)].push_back(e);
+    if (e.check->checks_references()) reference_checks_.push_back(e);
+  }
 }
 
 namespace {
@@ -131,6 +133,14 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
         for (const PythonCheckEntry& e : by_kind_[size_t(kind)]) {
           ctx.set_check(e.info);
           e.check->check(node, ctx);
+        }
+        if ((kind == Kind::Identifier || kind == Kind::Attribute) && !reference_checks_.empty()) {
+          if (const std::optional<std::string>& name = ctx.reference_name(node)) {
+            for (const PythonCheckEntry& e : reference_checks_) {
+              ctx.set_check(e.info);
+              e.check->check_reference(node, *name, ctx);
+            }
+          }
         }
       }
       if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||

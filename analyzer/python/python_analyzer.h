@@ -22,6 +22,7 @@ class PythonAnalyzer {
  private:
   Parser parser_;
   std::array<std::vector<PythonCheckEntry>, size_t(Kind::kCount)> by_kind_;
+  std::vector<PythonCheckEntry> reference_checks_;  // those whose checks_references() is true
 };
 
 }  // namespace tpulint::python

@@ -101,11 +101,16 @@ class PythonContext {
 class PythonCheck {
  public:
   virtual ~PythonCheck() = default;
-  // The node kinds this check is called on.
-  virtual std::span<const Kind> kinds() const = 0;
+  // The node kinds check() is called on (none for a check of references only).
+  virtual std::span<const Kind> kinds() const { return {}; }
   // Called once per node of those kinds, in source order. Must not throw; returns early when
   // the node is not a match.
-  virtual void check(Node node, PythonContext& ctx) const = 0;
+  virtual void check(Node node, PythonContext& ctx) const {}
+  // Whether check_reference is called: once for each whole name reference that resolves through
+  // the imports (see PythonContext::reference_name), with the name it resolves to. The walk
+  // resolves each reference once for all such checks, and only resolved ones reach them.
+  virtual bool checks_references() const { return false; }
+  virtual void check_reference(Node n, const std::string& qualified, PythonContext& ctx) const {}
 };
 
 // A check to run together with its metadata (the CheckInfo its findings carry).

@@ -72,20 +72,14 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
 class TorchFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  void check(Node n, python::PythonContext& ctx) const override { check_method(n, ctx); }
 
-  void check(Node n, python::PythonContext& ctx) const override {
-    if (n.kind() == Kind::Call) return check_method(n, ctx);
-    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
-    check_reference(n, ctx);
-  }
-
- private:
-  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
-    const auto& q = pa::reference_name(n, ctx);
-    if (!q || !is_float64(*q) || harmless_use(n, ctx)) return;
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
+    if (!is_float64(q) || harmless_use(n, ctx)) return;
 
     // torch.set_default_dtype(torch.float64): every later float tensor is 64-bit.
     if (Node call = enclosing_call(n, ctx)) {
@@ -101,17 +95,17 @@ class TorchFloat64 final : public python::PythonCheck {
         return;
       }
     }
-    if (is_complex(*q)) {
-      ctx.report(n, fmt::format("'{}' is built on float64, which a TPU emulates in software", *q),
-                 "use 'torch.complex64', or keep the complex128 math on the host", *q);
+    if (is_complex(q)) {
+      ctx.report(n, fmt::format("'{}' is built on float64, which a TPU emulates in software", q),
+                 "use 'torch.complex64', or keep the complex128 math on the host", q);
       return;
     }
-    ctx.report(n, fmt::format("'{}' makes 64-bit float tensors, which a TPU emulates in software", *q),
-               "use 'torch.float32' (or bfloat16), and keep float64 math on the host", *q);
+    ctx.report(n, fmt::format("'{}' makes 64-bit float tensors, which a TPU emulates in software", q),
+               "use 'torch.float32' (or bfloat16), and keep float64 math on the host", q);
   }
 
   // x.double(): the method exists on tensors and modules only (NumPy arrays have none).
-  [[gnu::noinline]] static void check_method(Node call, python::PythonContext& ctx) {
+  static void check_method(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "double") return;
     if (ctx.qualified_name(callee) || !pa::method_receiver_may_be(callee, ctx, "torch")) return;

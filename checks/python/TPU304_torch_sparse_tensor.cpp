@@ -46,25 +46,19 @@ constexpr std::string_view kHint =
 class TorchSparseTensor final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
-  void check(Node n, python::PythonContext& ctx) const override {
-    if (n.kind() == Kind::Call) return check_call(n, ctx);
-    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
-    check_reference(n, ctx);
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
+    if (!is_sparse_name(q) || pa::in_test(n, ctx)) return;
+    ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", q),
+               std::string(kHint), q);
   }
 
- private:
-  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
-    const auto& q = pa::reference_name(n, ctx);
-    if (!q || !is_sparse_name(*q) || pa::in_test(n, ctx)) return;
-    ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", *q),
-               std::string(kHint), *q);
-  }
-
-  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
+  static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     if (const auto& q = ctx.qualified_name(callee)) {
       for (std::string_view layer : kSparseGradLayers) {

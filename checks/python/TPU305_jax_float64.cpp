@@ -37,46 +37,37 @@ constexpr std::string_view kDtypeHint = "use 'jnp.float32' (or bfloat16), and ke
 class JaxFloat64 final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call, Kind::Assignment};
+    static constexpr Kind k[] = {Kind::Call, Kind::Assignment};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
-    switch (n.kind()) {
-      case Kind::Call:
-        return check_call(n, ctx);
-      case Kind::Assignment:
-        return check_assignment(n, ctx);
-      default:
-        break;
-    }
-    if (pa::known_unresolved(n) || pa::forget_reference(n)) return;
-    check_reference(n, ctx);
+    if (n.kind() == Kind::Call) return check_call(n, ctx);
+    check_assignment(n, ctx);
   }
 
- private:
-  [[gnu::noinline]] static void check_reference(Node n, python::PythonContext& ctx) {
-    const auto& q = pa::reference_name(n, ctx);
-    if (!q || !(is_jax_float64(*q) || is_numpy_float64(*q))) return;
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
+    if (!(is_jax_float64(q) || is_numpy_float64(q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;
     Node p = n.parent();
-    if (is_jax_float64(*q)) {
+    if (is_jax_float64(q)) {
       ctx.report(n, fmt::format("'{}' is a 64-bit type: a TPU emulates it in software when x64 is on (and JAX "
                                 "silently uses 32 bits when it is off)",
-                                *q),
-                 std::string(kDtypeHint), *q);
+                                q),
+                 std::string(kDtypeHint), q);
       return;
     }
     // np.float64 handed to a JAX function as a dtype: jnp.zeros(n, dtype=np.float64).
-    if (is_numpy_float64(*q)) {
+    if (is_numpy_float64(q)) {
       Node holder = p && p.kind() == Kind::KeywordArgument ? p.parent() : p;
       if (!holder || holder.kind() != Kind::ArgumentList) return;
       const auto& callee = ctx.qualified_name(holder.parent().field(Field::Function));
       if (!callee || !callee->starts_with("jax.")) return;
       ctx.report(n, fmt::format("'{}' asks a JAX function for a 64-bit type, which a TPU emulates in software when "
                                 "x64 is on",
-                                *q),
-                 std::string(kDtypeHint), *q);
+                                q),
+                 std::string(kDtypeHint), q);
     }
   }
 
@@ -89,7 +80,7 @@ class JaxFloat64 final : public python::PythonCheck {
   }
 
   // jax.config.update("jax_enable_x64", True); jax.experimental.enable_x64().
-  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
+  static void check_call(Node call, python::PythonContext& ctx) {
     const auto& q = ctx.qualified_name(call.field(Field::Function));
     if (!q || (*q != "jax.config.update" && *q != "jax.config.config.update" && *q != "jax.experimental.enable_x64" &&
                *q != "jax.enable_x64" && *q != "os.environ.setdefault"))
@@ -116,7 +107,7 @@ class JaxFloat64 final : public python::PythonCheck {
   }
 
   // os.environ["JAX_ENABLE_X64"] = "1"; jax.config.jax_enable_x64 = True.
-  [[gnu::noinline]] static void check_assignment(Node assign, python::PythonContext& ctx) {
+  static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
     if (!left || !right) return;

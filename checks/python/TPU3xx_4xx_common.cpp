@@ -85,15 +85,6 @@ bool calls(Node e, std::string_view qualified, const PythonContext& ctx) {
 
 }  // namespace
 
-[[gnu::noinline]] const std::optional<std::string>& detail::remember_reference(Node n, const PythonContext& ctx) {
-  LastReference& last = t_last_reference;
-  last.tree = n.tree();
-  last.id = n.id();
-  last.name = &ctx.reference_name(n);
-  ++last.serial;
-  return *last.name;
-}
-
 bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx) {
   std::string_view last = target.substr(target.rfind('.') + 1);
   if (expr.kind() == Kind::Attribute) return expr.field(Field::Attribute).text() == last;
@@ -277,31 +268,7 @@ bool in_tf_model_code(const PythonContext& ctx) {
   return false;
 }
 
-std::span<const Kind> ReferenceCheck::kinds() const {
-  static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute};
-  return k;
-}
-
-void ReferenceCheck::check(Node n, PythonContext& ctx) const {
-  // Both calls are tail calls: the common case, a node another check already asked about and
-  // whose name does not resolve, costs a few comparisons. A module node never matches the
-  // remembered node (no check asks about a module), so it always reaches forget_reference.
-  const detail::LastReference& last = detail::t_last_reference;
-  if (last.tree == n.tree() && last.id == n.id() && last.name) {
-    if (*last.name) check_reference(**last.name, n, ctx);
-    return;
-  }
-  if (forget_reference(n)) return;
-  check_first_reference(n, ctx);
-}
-
-[[gnu::noinline]] void ReferenceCheck::check_first_reference(Node n, PythonContext& ctx) const {
-  if (const auto& q = detail::remember_reference(n, ctx)) check_reference(*q, n, ctx);
-}
-
-// Out of line: check() runs on every identifier and attribute, this only on resolved names,
-// and its frame (a Match, a message) would make every call of check() pay for setting it up.
-[[gnu::noinline]] void ReferenceCheck::check_reference(const std::string& qualified, Node n, PythonContext& ctx) const {
+void ReferenceCheck::check_reference(Node n, const std::string& qualified, PythonContext& ctx) const {
   auto m = match(qualified, n, ctx);
   if (!m) return;
   Node call = m->at_call ? call_of(n, ctx) : Node();

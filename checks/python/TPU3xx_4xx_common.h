@@ -19,22 +19,6 @@ using python::Kind;
 using python::Node;
 using python::PythonContext;
 
-// PythonContext::reference_name(n), remembered for the last node asked about: the dozen checks
-// called one after another on each identifier and attribute all ask it, and this answers all
-// but the first with one comparison. A check that calls it lists Kind::Module in its kinds and
-// calls forget_reference on the module node (returning when it is one): a later tree may sit
-// at the address of an earlier one.
-inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx);
-inline bool forget_reference(Node module);
-// True when `n` is the node reference_name last answered for and its name does not resolve:
-// the common case of a check called after others on an identifier, told in a few comparisons.
-// Checks test it (before forget_reference: a module node is never the remembered node), then
-// call their out-of-line handler of resolved names (a tail call), so that the path taken for
-// most nodes saves no registers.
-inline bool known_unresolved(Node n);
-// A number that changes with every node reference_name answers for anew: a match can memoize
-// what it derives from the name under it.
-inline uint64_t reference_serial();
 
 // False when ctx.qualified_name(expr) cannot be `target`: an attribute chain resolves to a name
 // ending in its own last name, and a bare name resolves only through an import that binds it or
@@ -106,9 +90,9 @@ const Row* find_row(const Row (&table)[N], std::string_view Row::*key_field, std
   return it != end && it->*key_field == key ? it : nullptr;
 }
 
-// A check whose declarative match is a whole name reference (see PythonContext::reference_name): it is called
-// on identifiers and attribute chains (and module nodes, see forget_reference), and `match` decides from
-// the resolved qualified name.
+// A check whose declarative match is a whole name reference (see PythonContext::reference_name):
+// it is called on each identifier and attribute chain that resolves through the imports, and
+// `match` decides from the resolved qualified name.
 class ReferenceCheck : public python::PythonCheck {
  public:
   struct Match {
@@ -117,55 +101,14 @@ class ReferenceCheck : public python::PythonCheck {
     bool at_call = true;  // underline the whole call when the reference is called
     std::optional<Severity> severity = std::nullopt;  // when this finding differs from the check's
   };
-  std::span<const Kind> kinds() const override;
-  void check(Node n, PythonContext& ctx) const override;
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& qualified, PythonContext& ctx) const override;
 
  protected:
   virtual std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const = 0;
-
- private:
-  void check_first_reference(Node n, PythonContext& ctx) const;
-  void check_reference(const std::string& qualified, Node n, PythonContext& ctx) const;
 };
 
 // The start of `call`'s method name, so that a method-form finding underlines `.name(...)` only.
 ByteSpan from_method_name(Node call);
-
-// --- inline definitions: reference_name and forget_reference run on every identifier and attribute ---
-
-namespace detail {
-struct LastReference {
-  const python::Tree* tree = nullptr;
-  uint32_t id = 0;
-  const std::optional<std::string>* name = nullptr;  // in the context's memo, valid while on the node
-  uint64_t serial = 0;
-};
-// Per thread: each thread walks its own trees.
-inline thread_local LastReference t_last_reference;
-
-// The first question about a node: out of line, so that the callers' fast path stays small.
-const std::optional<std::string>& remember_reference(Node n, const PythonContext& ctx);
-}  // namespace detail
-
-inline const std::optional<std::string>& reference_name(Node n, const PythonContext& ctx) {
-  const detail::LastReference& last = detail::t_last_reference;
-  if (last.tree == n.tree() && last.id == n.id() && last.name) return *last.name;
-  return detail::remember_reference(n, ctx);
-}
-
-inline bool forget_reference(Node module) {
-  if (module.kind() != Kind::Module) return false;
-  detail::t_last_reference.tree = nullptr;
-  detail::t_last_reference.name = nullptr;
-  ++detail::t_last_reference.serial;
-  return true;
-}
-
-inline uint64_t reference_serial() { return detail::t_last_reference.serial; }
-
-inline bool known_unresolved(Node n) {
-  const detail::LastReference& last = detail::t_last_reference;
-  return last.tree == n.tree() && last.id == n.id() && last.name && !*last.name;
-}
 
 }  // namespace tpulint::checks::pyapi

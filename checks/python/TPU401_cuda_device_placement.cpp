@@ -50,25 +50,27 @@ bool is_cuda_tensor_type(std::string_view q) {
 class CudaDevicePlacement final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Call, Kind::Assignment, Kind::Attribute, Kind::Identifier};
+    static constexpr Kind k[] = {Kind::Call, Kind::Assignment};
     return k;
   }
 
   void check(Node n, python::PythonContext& ctx) const override {
-    switch (n.kind()) {
-      case Kind::Call:
-        return check_call(n, ctx);
-      case Kind::Assignment:
-        return check_assignment(n, ctx);
-      default:
-        if (pyapi::known_unresolved(n) || pyapi::forget_reference(n)) return;
-        return check_tensor_type(n, ctx);
-    }
+    if (n.kind() == Kind::Call) return check_call(n, ctx);
+    check_assignment(n, ctx);
+  }
+
+  // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
+    if (!is_cuda_tensor_type(q) || pyapi::in_test(n, ctx)) return;
+    Node call = pyapi::call_of(n, ctx);
+    ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", q),
+               "use 'torch.tensor(data, dtype=..., device=device)' with the XLA device", q);
   }
 
  private:
   // device = "cuda"; cfg.MODEL.DEVICE = "cuda"; device = "cuda" if torch.cuda.is_available() else "cpu".
-  [[gnu::noinline]] static void check_assignment(Node assign, python::PythonContext& ctx) {
+  static void check_assignment(Node assign, python::PythonContext& ctx) {
     Node left = assign.field(Field::Left);
     Node right = assign.field(Field::Right);
     if (!left || !right) return;
@@ -81,16 +83,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
                  std::string(kHint), "device = \"cuda\"");
   }
 
-  // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
-  [[gnu::noinline]] static void check_tensor_type(Node n, python::PythonContext& ctx) {
-    const auto& q = pyapi::reference_name(n, ctx);
-    if (!q || !is_cuda_tensor_type(*q) || pyapi::in_test(n, ctx)) return;
-    Node call = pyapi::call_of(n, ctx);
-    ctx.report(call ? call : n, fmt::format("'{}' makes tensors on a CUDA device", *q),
-               "use 'torch.tensor(data, dtype=..., device=device)' with the XLA device", *q);
-  }
-
-  [[gnu::noinline]] static void check_call(Node call, python::PythonContext& ctx) {
+  static void check_call(Node call, python::PythonContext& ctx) {
     Node callee = call.field(Field::Function);
     // Most calls are none of those below: tell them without building the argument list.
     std::string_view method = callee.kind() == Kind::Attribute ? callee.field(Field::Attribute).text() : "";

@@ -18,18 +18,13 @@ class TorchCudaStreamsEvents final : public pa::TorchCudaApiCheck {
   constexpr TorchCudaStreamsEvents() : TorchCudaApiCheck("TPU404") {}
 
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
-
-  void check(Node n, python::PythonContext& ctx) const override {
-    if (n.kind() != Kind::Call) return TorchCudaApiCheck::check(n, ctx);
-    check_call(n, ctx);
-  }
+  void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
  private:
-  // Out of line: check() runs on every identifier too, and should not pay for this frame there.
-  [[gnu::noinline]] static void check_call(Node n, python::PythonContext& ctx) {
+  static void check_call(Node n, python::PythonContext& ctx) {
     Node callee = n.field(Field::Function);
     if (callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "record_stream") return;
     if (ctx.qualified_name(callee) || !pa::method_receiver_may_be(callee, ctx, "torch")) return;

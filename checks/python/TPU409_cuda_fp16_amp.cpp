@@ -27,18 +27,13 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
   constexpr CudaFp16Amp() : TorchCudaApiCheck("TPU409") {}
 
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Identifier, Kind::Attribute, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
-
-  void check(Node n, python::PythonContext& ctx) const override {
-    if (n.kind() != Kind::Call) return TorchCudaApiCheck::check(n, ctx);
-    check_call(n, ctx);
-  }
+  void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
  private:
-  // Out of line: check() runs on every identifier too, and should not pay for this frame there.
-  [[gnu::noinline]] static void check_call(Node n, python::PythonContext& ctx) {
+  static void check_call(Node n, python::PythonContext& ctx) {
     const auto& q = ctx.qualified_name(n.field(Field::Function));
     if (!q) return;
     bool autocast = *q == "torch.autocast" || *q == "torch.amp.autocast" || *q == "torch.amp.autocast_mode.autocast";

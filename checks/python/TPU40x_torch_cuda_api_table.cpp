@@ -29,16 +29,7 @@ bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
 std::optional<ReferenceCheck::Match> TorchCudaApiCheck::match(const std::string& qualified, Node n,
                                                               PythonContext& ctx) const {
   if (!qualified.starts_with("torch.")) return std::nullopt;
-  // The checks sharing the table are called one after another on the same reference: look it up once.
-  thread_local struct {
-    uint64_t serial = 0;
-    const TorchCudaApisRow* row = nullptr;
-  } t_lookup;
-  if (t_lookup.serial != reference_serial()) {
-    t_lookup.row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
-    t_lookup.serial = reference_serial();
-  }
-  const TorchCudaApisRow* row = t_lookup.row;
+  const TorchCudaApisRow* row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
   if (!row || row->check != check_id_ || row->on_tpu_host == "not reported" || in_test(n, ctx)) return std::nullopt;
   if (!used(qualified, n, ctx)) return std::nullopt;
   bool raises = row->on_tpu_host == "raises";

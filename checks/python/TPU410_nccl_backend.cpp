@@ -65,20 +65,19 @@ constexpr std::string_view kHint =
 class NcclBackend final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::String, Kind::Attribute};
+    static constexpr Kind k[] = {Kind::String};
     return k;
   }
 
+  // The enum spelled as an attribute: torch.distributed.Backend.NCCL.
+  bool checks_references() const override { return true; }
+  void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
+    if (n.kind() == Kind::Attribute && q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
+      ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU host",
+                 std::string(kHint), "nccl");
+  }
+
   void check(Node n, python::PythonContext& ctx) const override {
-    if (pa::forget_reference(n)) return;
-    if (n.kind() == Kind::Attribute) {
-      const auto& q = pa::reference_name(n, ctx);
-      if (q && *q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
-        ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU "
-                      "host",
-                   std::string(kHint), "nccl");
-      return;
-    }
     auto s = pa::string_literal(n);
     if (!s || pa::ascii_lower(*s) != "nccl" || !ctx.imports().imports("torch") || pa::in_test(n, ctx)) return;
     if (!chooses_backend(n, ctx)) return;
