@@ -140,10 +140,11 @@ Engine::Engine(EngineOptions options)
 
 SuppressionPolicy Engine::suppression_policy() const {
   auto selected = selected_;
+  std::sort(selected.begin(), selected.end());  // asked for every finding: a binary search
   auto per_path = options_.per_path_ignores;
   // A check runs on a file if it is selected and no per-path ignore covers it there.
   auto enabled = [selected, per_path](std::string_view id, std::string_view path) {
-    if (std::find(selected.begin(), selected.end(), id) == selected.end()) return false;
+    if (!std::binary_search(selected.begin(), selected.end(), id)) return false;
     for (const auto& [glob, prefixes] : per_path)
       if (path_or_parent_matches(glob, path))
         for (const std::string& p : prefixes)
