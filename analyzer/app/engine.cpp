@@ -190,12 +190,7 @@ std::string Engine::cache_settings_key(const std::filesystem::path& root, uint64
   key += "\nclang-module=" + cxx::clang_module_identity();
   // The compile database in use, and its contents.
   std::optional<std::filesystem::path> db = options_.compile_database_dir;
-  if (!db && options_.find_compile_database)
-    for (const auto& dir : {root, root / "build"})
-      if (std::filesystem::is_regular_file(dir / "compile_commands.json")) {
-        db = dir;
-        break;
-      }
+  if (!db && options_.find_compile_database) db = cxx::find_compile_database_dir(root);
   if (db) {
     std::ifstream in(*db / "compile_commands.json", std::ios::binary);
     std::stringstream ss;

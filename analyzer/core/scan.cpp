@@ -186,11 +186,13 @@ FileOutcome decode_outcome(const DiscoveredFile& file, const std::string& text) 
 // one long C++ parse from running alone at the end while the other workers idle (the
 // longest-processing-time-first rule). A C/C++ file costs a Clang parse, tens of times a Python
 // file of its size; within a language, cost grows with size. Results keep the files' order.
-static void order_longest_first(std::vector<size_t>& pending, std::span<const DiscoveredFile> files) {
+// `size` holds the sizes the cache lookup already read (0: not read).
+static void order_longest_first(std::vector<size_t>& pending, std::span<const DiscoveredFile> files,
+                                std::vector<uint64_t>& size) {
   auto native = [&](size_t i) { return files[i].language == Language::Cxx || files[i].language == Language::Cuda; };
-  std::vector<uint64_t> size(files.size(), 0);
   for (size_t i : pending)
-    if (auto stamp = stamp_of(files[i].absolute_path)) size[i] = stamp->size;
+    if (size[i] == 0)
+      if (auto stamp = stamp_of(files[i].absolute_path)) size[i] = stamp->size;
   std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) {
     if (native(a) != native(b)) return native(a);
     return size[a] > size[b];
@@ -212,10 +214,12 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   // a worker: on an unchanged tree no worker process is started at all.
   std::vector<FileOutcome> outcomes(files.size());
   std::vector<size_t> pending;
+  std::vector<uint64_t> size(files.size(), 0);  // from the stamps read here, for the work order
   for (size_t i = 0; i < files.size(); ++i) {
     if (options.cache) {
       const uint64_t hkey = context.dependency_key(files[i].language);
       auto stamp = stamp_of(files[i].absolute_path);
+      if (stamp) size[i] = stamp->size;
       if (stamp && stamp->size <= context.max_file_size) {
         if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey)) {
           outcomes[i].result = std::move(*hit);
@@ -225,7 +229,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
     }
     pending.push_back(i);
   }
-  if (jobs > 1 && pending.size() > 1) order_longest_first(pending, files);
+  if (jobs > 1 && pending.size() > 1) order_longest_first(pending, files, size);
   if (options.prepare && !pending.empty()) {
     LanguageSet languages = 0;
     for (size_t i : pending) languages = languages | files[i].language;

@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/source_file.h"
@@ -26,7 +27,10 @@ class CompileDatabase;
 
 // Loads DIR/compile_commands.json. Throws std::runtime_error with Clang's message on failure.
 std::shared_ptr<const CompileDatabase> load_compile_database(const std::filesystem::path& dir);
-// compile_commands.json at `root` or `root`/build, if there is one (nullptr otherwise).
+// The directory of the compile_commands.json at `root` or `root`/build, if there is one; found
+// without loading Clang.
+std::optional<std::filesystem::path> find_compile_database_dir(const std::filesystem::path& root);
+// That compile database, loaded (nullptr when there is none).
 std::shared_ptr<const CompileDatabase> find_compile_database(const std::filesystem::path& root);
 
 struct ClangFrontendOptions {

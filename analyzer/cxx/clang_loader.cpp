@@ -85,12 +85,17 @@ std::shared_ptr<const CompileDatabase> load_compile_database(const fs::path& dir
   return module().load_compile_database(dir);
 }
 
-std::shared_ptr<const CompileDatabase> find_compile_database(const fs::path& root) {
+std::optional<fs::path> find_compile_database_dir(const fs::path& root) {
   for (const fs::path& dir : {root, root / "build"}) {
     std::error_code ec;
-    if (fs::is_regular_file(dir / "compile_commands.json", ec)) return load_compile_database(dir);
+    if (fs::is_regular_file(dir / "compile_commands.json", ec)) return dir;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+std::shared_ptr<const CompileDatabase> find_compile_database(const fs::path& root) {
+  auto dir = find_compile_database_dir(root);
+  return dir ? load_compile_database(*dir) : nullptr;
 }
 
 void load_clang_module() { module(); }

@@ -89,10 +89,7 @@ bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx
   std::string_view last = target.substr(target.rfind('.') + 1);
   if (expr.kind() == Kind::Attribute) return expr.field(Field::Attribute).text() == last;
   if (expr.kind() != Kind::Identifier) return false;
-  if (expr.text() == last) return true;
-  const auto& bindings = ctx.imports().bindings();
-  return std::any_of(bindings.begin(), bindings.end(),
-                     [&](const python::ImportBinding& b) { return b.local == expr.text(); });
+  return expr.text() == last || ctx.imports().may_resolve(expr.text());
 }
 
 Node call_of(Node callee, const PythonContext& ctx) {
