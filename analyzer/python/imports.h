@@ -55,7 +55,9 @@ class ImportTable {
 
   // False when no scope can resolve `name`: no import binds it and the file has no star import.
   // Most identifiers are locals, so this one lookup spares finding the scopes around them.
-  bool may_resolve(std::string_view name) const { return has_star_import_ || bound_names_.contains(name); }
+  bool may_resolve(std::string_view name) const { return has_star_import_ || binds(name); }
+  // True if an import statement, in any scope, binds `name`.
+  bool binds(std::string_view name) const { return bound_names_.contains(name); }
 
   // True if any import in the file names `module` or a submodule of it ("torch" matches
   // `import torch.nn` and `from torch import nn`).

@@ -194,8 +194,6 @@ bool indexed_callee_name(std::string_view name) {
 FileIndex build_index(const PythonContext& ctx) {
   FileIndex idx;
   const python::ImportTable& imports = ctx.imports();
-  std::unordered_set<std::string_view> imported_names;  // names bound by an import statement
-  for (const python::ImportBinding& b : imports.bindings()) imported_names.insert(b.local);
   struct Function {
     uint32_t start;
     int parent;
@@ -271,7 +269,7 @@ FileIndex build_index(const PythonContext& ctx) {
         if (callee.kind() == Kind::Attribute ? indexed_callee_name(callee.field(Field::Attribute).text())
                                              : callee.kind() == Kind::Identifier &&
                                                    (indexed_callee_name(callee.text()) ||
-                                                    imported_names.count(callee.text())))
+                                                    imports.binds(callee.text())))
           q = qualified_in(callee, scopes_of(function), imports);
         if (Compiler c = q ? compiler_of(*q) : Compiler::None; c != Compiler::None)
           index_compile_call(n, c, scopes_of(function), imports, idx);
