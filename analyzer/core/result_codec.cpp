@@ -1,8 +1,11 @@
 #include "core/result_codec.h"
 
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <fmt/format.h>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tpulint {
@@ -15,23 +18,47 @@ namespace {
 // back to the same double.
 constexpr std::string_view kMagic = "r1";
 
+bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The length of the run at the start of `s` with nothing to escape, eight bytes at a time:
+// fields are messages, hints and source lines, nearly always without one.
+size_t unescaped_prefix(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    // A byte below 0x0E (tab, newline and carriage return are) or a backslash stops the word;
+    // a borrow can flag a plain byte too, which the byte-wise loop below then passes.
+    const uint64_t backslash = w ^ ('\\' * kOnes);
+    if (((w - 0x0E * kOnes) & ~w & kHighs) | ((backslash - kOnes) & ~backslash & kHighs)) break;
+  }
+  while (i < s.size() && !needs_escape(s[i])) ++i;
+  return i;
+}
+
 void put_string(std::string& out, std::string_view s) {
   out += '\t';
-  for (char c : s) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
+  for (;;) {
+    const size_t plain = unescaped_prefix(s);
+    out.append(s.data(), plain);
+    if (plain == s.size()) return;
+    const char c = s[plain];
+    out += '\\';
+    out += c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+    s.remove_prefix(plain + 1);
   }
 }
 
 template <typename Number>
 void put_number(std::string& out, Number n) {
   out += '\t';
-  fmt::format_to(std::back_inserter(out), "{}", n);
+  if constexpr (std::is_integral_v<Number>) {
+    char buf[24];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", n);
+  }
 }
 
 // Reads fields in order; any malformed or missing field makes the whole text invalid.
@@ -103,7 +130,17 @@ class FieldReader {
 }  // namespace
 
 std::string encode_result(const FileResult& r) {
-  std::string out(kMagic);
+  // Sized once: the strings plus room for the numbers and separators.
+  size_t size = 64 + r.skip_reason.size();
+  for (const Finding& f : r.findings) {
+    size += 160 + f.check_id.size() + f.check_name.size() + f.path.size() + f.message.size() + f.hint.size() +
+            f.subject.size() + f.source_line.size();
+    for (const std::string& p : f.related_paths) size += 1 + p.size();
+  }
+  for (const std::string& h : r.missing_headers) size += 1 + h.size();
+  std::string out;
+  out.reserve(size);
+  out += kMagic;
   put_number(out, int(r.language));
   put_number(out, r.analyzed ? 1 : 0);
   put_string(out, r.skip_reason);

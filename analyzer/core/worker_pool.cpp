@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -40,23 +41,35 @@ bool read_all(int fd, void* data, size_t n) {
 }
 
 // The child's loop: read a task index, run it, send [index][length][output]; exit on EOF.
+// Indices arrive ahead of need (see kQueueDepth), so the next one is usually already waiting.
 [[noreturn]] void worker_main(int in_fd, int out_fd, const std::function<std::string(size_t)>& task) {
   uint64_t index;
+  std::string message;
   while (read_all(in_fd, &index, sizeof index)) {
     std::string output = task(size_t(index));
+    // One write per message: the parent wakes once, not for a header and then its body.
     uint64_t header[2] = {index, output.size()};
-    if (!write_all(out_fd, header, sizeof header) || !write_all(out_fd, output.data(), output.size())) break;
+    message.assign(reinterpret_cast<const char*>(header), sizeof header);
+    message += output;
+    if (!write_all(out_fd, message.data(), message.size())) break;
   }
   _exit(0);  // no destructors, no atexit handlers: they belong to the parent
 }
+
+// How many tasks a worker holds at once: the one it runs and the ones queued in its pipe. With
+// one, a worker idled from sending a result until the parent woke up and sent the next index,
+// once per file; on a 2-core VM that round trip cost a quarter of a parse-only scan.
+constexpr size_t kQueueDepth = 3;
 
 struct Worker {
   pid_t pid = -1;
   int to_child = -1;
   int from_child = -1;
-  long task = -1;  // the index it is working on, or -1
-  Clock::time_point deadline;
-  std::string buffer;  // bytes received, not yet a whole message
+  // The tasks sent to it, in the order it runs them: the first is the one it is working on.
+  std::deque<size_t> tasks;
+  Clock::time_point deadline;  // of tasks.front()
+  std::string buffer;          // bytes received, not yet a whole message
+  size_t consumed = 0;         // of `buffer`, already taken as messages
 };
 
 std::string describe_status(int status) {
@@ -97,7 +110,7 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
     }
     close(down[0]);
     close(up[1]);
-    w = Worker{pid, down[1], up[0], -1, {}, {}};
+    w = Worker{pid, down[1], up[0], {}, {}, {}, 0};
   };
   auto retire = [&](Worker& w, bool kill_it) {
     if (kill_it) kill(w.pid, SIGKILL);
@@ -106,36 +119,56 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
     int status = 0;
     while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    w.pid = -1;
+    w.pid = w.to_child = w.from_child = -1;  // polled as fd -1 (ignored) until replaced
     return status;
   };
 
+  // Tasks not yet sent: `next` onwards, and before them the ones a dead worker had queued but
+  // not started (they go to another worker, or to its replacement).
   size_t next = 0, done = 0;
+  std::vector<size_t> returned;
+  auto has_unsent = [&] { return !returned.empty() || next < count; };
+  auto take_unsent = [&] {
+    if (returned.empty()) return next++;
+    size_t i = returned.back();
+    returned.pop_back();
+    return i;
+  };
+  auto fill = [&](Worker& w) {
+    while (w.tasks.size() < kQueueDepth && has_unsent()) {
+      uint64_t index = take_unsent();
+      if (!write_all(w.to_child, &index, sizeof index)) {  // it died: the poll loop sees it
+        returned.push_back(index);
+        return;
+      }
+      if (w.tasks.empty()) w.deadline = Clock::now() + options.task_timeout;
+      w.tasks.push_back(index);
+    }
+  };
+  // The worker is gone: its current task failed for `reason`, its queued ones were not started.
+  auto fail_current = [&](Worker& w, const std::string& reason) {
+    if (!w.tasks.empty()) {
+      size_t failed = w.tasks.front();
+      w.tasks.pop_front();
+      outputs[failed] = on_failure(failed, reason);
+      ++done;
+    }
+    for (auto it = w.tasks.rbegin(); it != w.tasks.rend(); ++it) returned.push_back(*it);
+    w.tasks.clear();
+  };
   for (Worker& w : workers) spawn(w);
+  for (Worker& w : workers) fill(w);
 
-  auto assign = [&](Worker& w) {
-    if (next >= count) return;
-    uint64_t index = next;
-    if (!write_all(w.to_child, &index, sizeof index)) return;  // it died: the poll loop sees it
-    w.task = long(next++);
-    w.deadline = Clock::now() + options.task_timeout;
-  };
-  auto fail_task = [&](Worker& w, const std::string& reason) {
-    outputs[size_t(w.task)] = on_failure(size_t(w.task), reason);
-    ++done;
-    w.task = -1;
-  };
-  for (Worker& w : workers) assign(w);
-
+  std::vector<pollfd> fds;
   while (done < count) {
-    std::vector<pollfd> fds;
+    fds.clear();
     int timeout_ms = -1;
     auto now = Clock::now();
     for (Worker& w : workers) {
       fds.push_back({w.from_child, POLLIN, 0});
-      if (w.task >= 0 && options.task_timeout.count() > 0) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.deadline - now).count();
-        timeout_ms = timeout_ms < 0 ? int(std::max<long>(left, 0)) : std::min(timeout_ms, int(std::max<long>(left, 0)));
+      if (!w.tasks.empty() && options.task_timeout.count() > 0) {
+        auto left = std::max<long>(std::chrono::duration_cast<std::chrono::milliseconds>(w.deadline - now).count(), 0);
+        timeout_ms = timeout_ms < 0 ? int(left) : std::min(timeout_ms, int(left));
       }
     }
     if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) throw std::runtime_error("poll failed");
@@ -147,37 +180,48 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
         ssize_t n = read(w.from_child, buf, sizeof buf);
         if (n > 0) {
           w.buffer.append(buf, size_t(n));
-          // Whole messages: [index][length][bytes].
-          while (w.buffer.size() >= 16) {
+          // Whole messages: [index][length][bytes]. A message finishes the worker's current task.
+          bool finished = false;
+          while (w.buffer.size() - w.consumed >= 16) {
             uint64_t header[2];
-            std::memcpy(header, w.buffer.data(), sizeof header);
-            if (w.buffer.size() < 16 + header[1]) break;
-            outputs[header[0]] = w.buffer.substr(16, header[1]);
-            w.buffer.erase(0, 16 + header[1]);
+            std::memcpy(header, w.buffer.data() + w.consumed, sizeof header);
+            if (w.buffer.size() - w.consumed - 16 < header[1]) break;
+            outputs[header[0]] = w.buffer.substr(w.consumed + 16, header[1]);
+            w.consumed += 16 + header[1];
             ++done;
-            w.task = -1;
-            assign(w);
+            if (!w.tasks.empty()) w.tasks.pop_front();
+            w.deadline = now + options.task_timeout;  // it starts the next one as it sends this
+            finished = true;
           }
+          if (w.consumed == w.buffer.size()) {
+            w.buffer.clear();
+            w.consumed = 0;
+          }
+          if (finished) fill(w);
           continue;
         }
         if (n < 0 && errno == EINTR) continue;
         // End of file: the worker died.
         int status = retire(w, false);
-        if (w.task >= 0) fail_task(w, describe_status(status));
-        if (done < count) {
+        fail_current(w, describe_status(status));
+        if (has_unsent()) {
           spawn(w);
-          assign(w);
+          fill(w);
         }
         continue;
       }
-      if (w.task >= 0 && options.task_timeout.count() > 0 && now >= w.deadline) {
+      if (w.pid > 0 && !w.tasks.empty() && options.task_timeout.count() > 0 && now >= w.deadline) {
         retire(w, true);
-        fail_task(w, fmt::format("the analysis took longer than --file-timeout ({} s)",
-                                 options.task_timeout.count() / 1000.0));
+        fail_current(w, fmt::format("the analysis took longer than --file-timeout ({} s)",
+                                    options.task_timeout.count() / 1000.0));
         spawn(w);
-        assign(w);
+        fill(w);
       }
     }
+    // A worker's death can hand tasks back after the others were filled; an idle worker takes them.
+    if (!returned.empty())
+      for (Worker& w : workers)
+        if (w.pid > 0) fill(w);
   }
   for (Worker& w : workers)
     if (w.pid > 0) retire(w, false);  // closing its input ends its loop

@@ -464,29 +464,19 @@ bool names_dataloader(std::string_view name, const PythonContext& ctx) {
   return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
 }
 
-namespace {
-
-bool bound_explicitly(std::string_view name, const PythonContext& ctx) {
-  for (const python::ImportBinding& b : ctx.imports().bindings())
-    if (b.local == name) return true;
-  return false;
-}
-
-}  // namespace
-
 std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
   const auto& q = ctx.qualified_name(expr);
   if (!q) return q;
   Node root = expr;
   while (root.kind() == Kind::Attribute) root = root.field(Field::Object);
-  if (root.kind() == Kind::Identifier && !bound_explicitly(root.text(), ctx)) return std::nullopt;
+  if (root.kind() == Kind::Identifier && !ctx.imports().binds(root.text())) return std::nullopt;
   return q;
 }
 
 bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {
   if (callee.kind() != Kind::Attribute) return false;
   Node root = python::chain_root(callee.field(Field::Object));
-  if (root.kind() == Kind::Identifier && ctx.qualified_name(root) && !bound_explicitly(root.text(), ctx)) {
+  if (root.kind() == Kind::Identifier && ctx.qualified_name(root) && !ctx.imports().binds(root.text())) {
     Node receiver = callee.field(Field::Object);
     bool own = receiver.kind() == Kind::Identifier && (receiver.text() == "self" || receiver.text() == "cls");
     return !own && ctx.imports().imports(framework);

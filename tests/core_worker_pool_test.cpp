@@ -1,0 +1,102 @@
+// The pool of forked workers: every task's output comes back by index, whatever the number of
+// workers; a task that crashes or hangs costs that task only, including the tasks queued
+// behind it in the same worker, which another worker (or the replacement) runs.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "core/worker_pool.h"
+
+using namespace tpulint;
+
+namespace {
+
+std::string expected_output(size_t i) {
+  // Some outputs are larger than a pipe's buffer and than the parent's read size, so that a
+  // message arrives in pieces; some are empty.
+  if (i % 17 == 3) return std::string(200'000 + i, char('a' + i % 26));
+  if (i % 11 == 4) return {};
+  return "result " + std::to_string(i);
+}
+
+std::string failure_output(size_t i, const std::string& reason) { return "failed " + std::to_string(i) + ": " + reason; }
+
+}  // namespace
+
+TEST_CASE("every task's output comes back at its index, with any number of workers", "[core][workers]") {
+  for (unsigned jobs : {1u, 2u, 3u, 8u}) {
+    INFO("jobs " << jobs);
+    for (size_t count : {size_t(1), size_t(2), size_t(5), size_t(120)}) {
+      INFO("count " << count);
+      auto outputs = run_in_workers(count, {jobs, {}}, expected_output, failure_output);
+      REQUIRE(outputs.size() == count);
+      for (size_t i = 0; i < count; ++i) CHECK(outputs[i] == expected_output(i));
+    }
+  }
+  CHECK(run_in_workers(0, {2, {}}, expected_output, failure_output).empty());
+}
+
+TEST_CASE("a task that crashes costs that task only, not those queued behind it", "[core][workers]") {
+  // Tasks 5 and 6 crash in a row, then 40 and the last one: a worker holds several tasks at
+  // once, so each crash leaves queued tasks that must still be run.
+  const std::set<size_t> crashing = {5, 6, 40, 79};
+  auto task = [&](size_t i) {
+    if (crashing.count(i)) std::raise(SIGSEGV);
+    if (i == 41) std::abort();
+    return expected_output(i);
+  };
+  for (unsigned jobs : {1u, 2u, 3u}) {
+    INFO("jobs " << jobs);
+    auto outputs = run_in_workers(80, {jobs, {}}, task, failure_output);
+    REQUIRE(outputs.size() == 80);
+    for (size_t i = 0; i < 80; ++i) {
+      INFO("task " << i);
+      if (crashing.count(i))
+        CHECK(outputs[i] == failure_output(i, "the analysis crashed (signal 11: Segmentation fault)"));
+      else if (i == 41)
+        CHECK(outputs[i] == failure_output(i, "the analysis crashed (signal 6: Aborted)"));
+      else
+        CHECK(outputs[i] == expected_output(i));
+    }
+  }
+}
+
+TEST_CASE("a task that exits its worker is reported, and the tasks after it run", "[core][workers]") {
+  auto task = [](size_t i) {
+    if (i == 2) std::_Exit(3);
+    return expected_output(i);
+  };
+  auto outputs = run_in_workers(10, {1, {}}, task, failure_output);
+  CHECK(outputs[2] == failure_output(2, "the analysis exited unexpectedly (status 3)"));
+  for (size_t i : {0, 1, 3, 4, 5, 6, 7, 8, 9}) CHECK(outputs[i] == expected_output(i));
+}
+
+TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run", "[core][workers]") {
+  auto task = [](size_t i) {
+    if (i == 1) std::this_thread::sleep_for(std::chrono::hours(1));
+    return expected_output(i);
+  };
+  for (unsigned jobs : {1u, 2u}) {
+    INFO("jobs " << jobs);
+    auto outputs = run_in_workers(12, {jobs, std::chrono::milliseconds(300)}, task, failure_output);
+    CHECK(outputs[1] == failure_output(1, "the analysis took longer than --file-timeout (0.3 s)"));
+    for (size_t i = 0; i < 12; ++i)
+      if (i != 1) CHECK(outputs[i] == expected_output(i));
+  }
+}
+
+TEST_CASE("the time limit is per task, not per batch of queued tasks", "[core][workers]") {
+  // Six tasks of 150 ms each on one worker take 0.9 s in all, longer than the 0.5 s limit;
+  // none of them alone does, so none may be stopped.
+  auto task = [](size_t i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    return expected_output(i);
+  };
+  auto outputs = run_in_workers(6, {1, std::chrono::milliseconds(500)}, task, failure_output);
+  for (size_t i = 0; i < 6; ++i) CHECK(outputs[i] == expected_output(i));
+}
