@@ -294,6 +294,10 @@ TEST_CASE("build_report filters, sorts and collects skipped files", "[core][scan
   results[2].path = "a/k.cu";
   results[2].analyzed = true;
   results[2].findings = {note("TPU101", "a/k.cu", {30, 1}), note("TPU101", "a/k.cu", {3, 1})};
+  results[2].findings[0].hours = {2, 8};
+  results[2].findings[1].hours = {0.5, 4};
+  results[0].findings[1].hours = {1, 3};  // z.py's TPU201, the one it keeps
+  results[0].findings[0].hours = {100, 100};
   results[3].path = "m.py";
   results[3].analyzed = true;
 
@@ -301,7 +305,7 @@ TEST_CASE("build_report filters, sorts and collects skipped files", "[core][scan
   ScanReport report = build_report(discovery, results, keep, PathWeights{});
 
   std::vector<std::string> paths;
-  for (const FileResult& f : report.files) paths.push_back(f.path);
+  for (const FileSummary& f : report.files) paths.push_back(f.path);
   CHECK(paths == std::vector<std::string>{"a/k.cu", "a/notes.txt", "b/big.py", "c/link.py", "m.py", "z.py"});
   CHECK(report.analyzed == 3);
 
@@ -324,13 +328,16 @@ TEST_CASE("build_report filters, sorts and collects skipped files", "[core][scan
                                                               {"b/big.py TPU902", 1},
                                                               {"c/link.py TPU902", 1},
                                                               {"z.py TPU201", 2}});
-  // Each file's own findings are filtered and sorted too.
-  const FileResult& z = report.files.back();
-  REQUIRE(z.findings.size() == 1);
-  CHECK(z.findings[0].check_id == "TPU201");
-  const FileResult& k = report.files.front();
-  REQUIRE(k.findings.size() == 2);
-  CHECK(k.findings[0].start.line == 3);
+  // Each file counts its kept findings and adds up their hours.
+  const FileSummary& z = report.files.back();
+  CHECK(z.findings == 1);
+  CHECK((z.hours.low == 1 && z.hours.high == 3));  // not the TPU401 left out
+  const FileSummary& k = report.files.front();
+  CHECK(k.findings == 2);
+  CHECK((k.hours.low == 2.5 && k.hours.high == 12));
+  CHECK(report.files[3].findings == 1);  // c/link.py: its skip note
+  CHECK(report.files[4].findings == 0);  // m.py: none
+  CHECK(report.files[4].hours.high == 0);
 
   // The score is computed from exactly the kept findings.
   ScoreSummary expected = compute_score(report.findings);

@@ -272,12 +272,12 @@ TEST_CASE("a finding in auxiliary code lowers the score less than in the package
   // The auxiliary weight is the PathWeights knob.
   CHECK(path_weight("tests/a.py", PathWeights{}) == 0.25);
   CHECK(path_weight("pkg/a.py", PathWeights{}) == 1.0);
-  CHECK(path_weight("tests/a.py", PathWeights{0.5}) == 0.5);
+  CHECK(path_weight("tests/a.py", PathWeights{0.5, {}}) == 0.5);
   std::vector<Finding> aux{make_finding("TPU101", EffortClass::High, "tests/k.cu")};
   std::vector<Finding> core{make_finding("TPU101", EffortClass::High, "pkg/k.cu")};
-  CHECK(compute_score(aux, PathWeights{1.0}).score == compute_score(core).score);
-  CHECK(compute_score(aux, PathWeights{0.0}).score == 100);
-  CHECK(compute_score(aux, PathWeights{0.0}).hours.low == 0);  // no hours given
+  CHECK(compute_score(aux, PathWeights{1.0, {}}).score == compute_score(core).score);
+  CHECK(compute_score(aux, PathWeights{0.0, {}}).score == 100);
+  CHECK(compute_score(aux, PathWeights{0.0, {}}).hours.low == 0);  // no hours given
 }
 
 TEST_CASE("is_auxiliary_path recognises tests, examples, benchmarks and docs", "[core][score]") {

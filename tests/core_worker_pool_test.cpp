@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/worker_pool.h"
 
@@ -26,6 +28,23 @@ std::string expected_output(size_t i) {
 
 std::string failure_output(size_t i, const std::string& reason) { return "failed " + std::to_string(i) + ": " + reason; }
 
+// The outputs by index; each index must be handed over exactly once.
+template <class Task>
+std::vector<std::string> run(size_t count, WorkerPoolOptions options, const Task& task) {
+  std::vector<std::string> outputs(count);
+  std::vector<int> times(count, 0);
+  run_in_workers(count, options, task, failure_output, [&](size_t i, std::string_view output) {
+    REQUIRE(i < count);
+    ++times[i];
+    outputs[i] = output;
+  });
+  for (size_t i = 0; i < count; ++i) {
+    INFO("task " << i);
+    CHECK(times[i] == 1);
+  }
+  return outputs;
+}
+
 }  // namespace
 
 TEST_CASE("every task's output comes back at its index, with any number of workers", "[core][workers]") {
@@ -33,12 +52,12 @@ TEST_CASE("every task's output comes back at its index, with any number of worke
     INFO("jobs " << jobs);
     for (size_t count : {size_t(1), size_t(2), size_t(5), size_t(120)}) {
       INFO("count " << count);
-      auto outputs = run_in_workers(count, {jobs, {}}, expected_output, failure_output);
+      auto outputs = run(count, {jobs, {}}, expected_output);
       REQUIRE(outputs.size() == count);
       for (size_t i = 0; i < count; ++i) CHECK(outputs[i] == expected_output(i));
     }
   }
-  CHECK(run_in_workers(0, {2, {}}, expected_output, failure_output).empty());
+  CHECK(run(0, {2, {}}, expected_output).empty());
 }
 
 TEST_CASE("a task that crashes costs that task only, not those queued behind it", "[core][workers]") {
@@ -52,7 +71,7 @@ TEST_CASE("a task that crashes costs that task only, not those queued behind it"
   };
   for (unsigned jobs : {1u, 2u, 3u}) {
     INFO("jobs " << jobs);
-    auto outputs = run_in_workers(80, {jobs, {}}, task, failure_output);
+    auto outputs = run(80, {jobs, {}}, task);
     REQUIRE(outputs.size() == 80);
     for (size_t i = 0; i < 80; ++i) {
       INFO("task " << i);
@@ -71,7 +90,7 @@ TEST_CASE("a task that exits its worker is reported, and the tasks after it run"
     if (i == 2) std::_Exit(3);
     return expected_output(i);
   };
-  auto outputs = run_in_workers(10, {1, {}}, task, failure_output);
+  auto outputs = run(10, {1, {}}, task);
   CHECK(outputs[2] == failure_output(2, "the analysis exited unexpectedly (status 3)"));
   for (size_t i : {0, 1, 3, 4, 5, 6, 7, 8, 9}) CHECK(outputs[i] == expected_output(i));
 }
@@ -83,7 +102,7 @@ TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run
   };
   for (unsigned jobs : {1u, 2u}) {
     INFO("jobs " << jobs);
-    auto outputs = run_in_workers(12, {jobs, std::chrono::milliseconds(300)}, task, failure_output);
+    auto outputs = run(12, {jobs, std::chrono::milliseconds(300)}, task);
     CHECK(outputs[1] == failure_output(1, "the analysis took longer than --file-timeout (0.3 s)"));
     for (size_t i = 0; i < 12; ++i)
       if (i != 1) CHECK(outputs[i] == expected_output(i));
@@ -97,6 +116,6 @@ TEST_CASE("the time limit is per task, not per batch of queued tasks", "[core][w
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     return expected_output(i);
   };
-  auto outputs = run_in_workers(6, {1, std::chrono::milliseconds(500)}, task, failure_output);
+  auto outputs = run(6, {1, std::chrono::milliseconds(500)}, task);
   for (size_t i = 0; i < 6; ++i) CHECK(outputs[i] == expected_output(i));
 }

@@ -38,7 +38,7 @@ class RecordingCheck final : public PythonCheck {
   }
 };
 
-const CheckInfo kInfo{.id = "TPU299", .name = "recording", .summary = "test", .languages = uint8_t(Language::Python)};
+const CheckInfo kInfo{.id = "TPU299", .name = "recording", .summary = "test", .languages = uint8_t(Language::Python), .hours = {}, .doc = {}};
 
 std::map<std::string, Seen> run(const std::string& code, const std::string& path = "pkg/mod.py") {
   RecordingCheck check;

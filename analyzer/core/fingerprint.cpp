@@ -53,13 +53,8 @@ void hide_findings(ScanReport& report, const std::function<bool(const Finding&, 
       ++hidden;
   }
   report.findings = std::move(kept);
-  // Files keep the findings still reported, so every format agrees.
-  size_t next = 0;
-  for (FileResult& f : report.files) {
-    std::vector<Finding> mine;
-    while (next < report.findings.size() && report.findings[next].path == f.path) mine.push_back(report.findings[next++]);
-    f.findings = std::move(mine);
-  }
+  // Files count the findings still reported, so every format agrees.
+  summarize_files(report);
   report.hidden.push_back({std::string(why), hidden});
 }
 

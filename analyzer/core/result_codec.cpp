@@ -170,7 +170,7 @@ std::string encode_result(const FileResult& r) {
   return out;
 }
 
-std::optional<FileResult> decode_result(const std::string& path, const std::string& text) {
+std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
   FieldReader in(text);
   if (in.raw() != kMagic) return std::nullopt;
   FileResult r;

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/finding.h"
 
@@ -12,6 +13,6 @@ namespace tpulint {
 
 std::string encode_result(const FileResult& result);
 // Nullopt for text that is not an encoded result (a damaged cache entry).
-std::optional<FileResult> decode_result(const std::string& path, const std::string& text);
+std::optional<FileResult> decode_result(const std::string& path, std::string_view text);
 
 }  // namespace tpulint

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <system_error>
 #include <thread>
 
@@ -157,14 +158,15 @@ std::string encode_outcome(const FileOutcome& o) {
   return fmt::format("{} {} {} {}\n", o.store ? 1 : 0, o.stamp.size, o.stamp.mtime_ns, o.hash) + encode_result(o.result);
 }
 
-FileOutcome decode_outcome(const DiscoveredFile& file, const std::string& text) {
+FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text) {
   FileOutcome o;
   size_t nl = text.find('\n');
   int store = 0;
   unsigned long long size = 0, hash = 0;
   long long mtime = 0;
   std::optional<FileResult> result;
-  if (nl != std::string::npos && std::sscanf(text.substr(0, nl).c_str(), "%d %llu %lld %llu", &store, &size, &mtime, &hash) == 4)
+  if (nl != std::string::npos &&
+      std::sscanf(std::string(text.substr(0, nl)).c_str(), "%d %llu %lld %llu", &store, &size, &mtime, &hash) == 4)
     result = decode_result(file.path, text.substr(nl + 1));
   if (!result) {
     o.result.path = file.path;
@@ -238,7 +240,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
   if (options.isolate && !pending.empty()) {
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;
-    auto encoded = run_in_workers(
+    run_in_workers(
         pending.size(), {jobs, options.file_timeout},
         [&](size_t k) { return encode_outcome(analyze_one(files[pending[k]], analyzer, context)); },
         [&](size_t k, const std::string& reason) {
@@ -249,8 +251,8 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
           failed.result.analyzed = true;
           failed.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, reason));
           return encode_outcome(failed);
-        });
-    for (size_t k = 0; k < pending.size(); ++k) outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded[k]);
+        },
+        [&](size_t k, std::string_view encoded) { outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded); });
   } else {
     std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
     parallel_for(pending.size(), jobs, [&](unsigned worker, size_t k) {
@@ -278,29 +280,50 @@ ScanReport build_report(const Discovery& discovery, std::vector<FileResult> resu
                         const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
   ScanReport report;
   report.root = discovery.root;
-  report.files = std::move(results);
   for (const SkippedFile& s : discovery.skipped) {
     FileResult r;
     r.path = s.path;
     r.skip_reason = s.reason;
     r.findings.push_back(file_note(notes::kFileSkipped, s.path, "file skipped: " + s.reason));
-    report.files.push_back(std::move(r));
+    results.push_back(std::move(r));
   }
-  std::stable_sort(report.files.begin(), report.files.end(),
-                   [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
-  for (FileResult& f : report.files) {
+  std::stable_sort(results.begin(), results.end(), [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  report.files.reserve(results.size());
+  size_t findings = 0;
+  for (const FileResult& f : results) findings += f.findings.size();
+  report.findings.reserve(findings);
+  for (FileResult& f : results) {
     std::erase_if(f.findings, [&](const Finding& x) { return !keep(x.check_id); });
     std::sort(f.findings.begin(), f.findings.end(), finding_less);
     if (f.analyzed)
       ++report.analyzed;
     else
       report.skipped.push_back({f.path, f.skip_reason});
-    report.findings.insert(report.findings.end(), f.findings.begin(), f.findings.end());
+    // Moved, not copied: a large scan's findings are most of the memory this process touches.
+    std::move(f.findings.begin(), f.findings.end(), std::back_inserter(report.findings));
+    report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
+                            std::move(f.missing_headers), 0, {}});
   }
+  summarize_files(report);
   report.score = compute_score(report.findings, weights);
   report.plan = plan_work(report.findings, weights);
   report.path_weights = weights;
   return report;
+}
+
+void summarize_files(ScanReport& report) {
+  // Both lists are ordered by path (findings by finding_less, whose first key is the path).
+  auto finding = report.findings.begin();
+  for (FileSummary& f : report.files) {
+    f.findings = 0;
+    f.hours = {};
+    while (finding != report.findings.end() && finding->path < f.path) ++finding;
+    for (; finding != report.findings.end() && finding->path == f.path; ++finding) {
+      ++f.findings;
+      f.hours.low += finding->hours.low;
+      f.hours.high += finding->hours.high;
+    }
+  }
 }
 
 }  // namespace tpulint

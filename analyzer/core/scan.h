@@ -45,9 +45,21 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(unsigned
 
 unsigned default_jobs();  // the number of cores
 
+// A file's line in a report: what it is, whether it was analyzed, and what its findings (those
+// in ScanReport::findings with its path) add up to.
+struct FileSummary {
+  std::string path;
+  Language language = Language::None;
+  bool analyzed = false;
+  std::string skip_reason;                   // set when !analyzed
+  std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  size_t findings = 0;
+  HoursRange hours;                          // the sum of its findings' hours, in report order
+};
+
 struct ScanReport {
   std::filesystem::path root;        // the scan root (absolute); reports print paths relative to it
-  std::vector<FileResult> files;     // every discovered file, analyzed or skipped, by path
+  std::vector<FileSummary> files;    // every discovered file, analyzed or skipped, by path
   std::vector<SkippedFile> skipped;  // files not analyzed, with the reason, by path
   std::vector<Finding> findings;     // all findings, ordered by finding_less
   size_t analyzed = 0;
@@ -92,8 +104,12 @@ inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> fil
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only
-// the findings whose ID `keep` accepts (the --select/--ignore result), and scores them.
+// the findings whose ID `keep` accepts (the --select/--ignore result), and scores them. The
+// findings move from the results into the report's one list.
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
                         const std::function<bool(std::string_view check_id)>& keep, const PathWeights& weights);
+
+// Recounts each file's findings and hours from `report.findings`, after findings were left out.
+void summarize_files(ScanReport& report);
 
 }  // namespace tpulint

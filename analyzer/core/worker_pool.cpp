@@ -80,11 +80,10 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& options,
-                                        const std::function<std::string(size_t)>& task,
-                                        const std::function<std::string(size_t, const std::string&)>& on_failure) {
-  std::vector<std::string> outputs(count);
-  if (count == 0) return outputs;
+void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& task,
+                    const std::function<std::string(size_t, const std::string&)>& on_failure,
+                    const std::function<void(size_t, std::string_view)>& on_output) {
+  if (count == 0) return;
   // A worker that dies makes writes to its pipe fail with EPIPE rather than kill us.
   struct sigaction ignore {}, previous {};
   ignore.sa_handler = SIG_IGN;
@@ -150,7 +149,7 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
     if (!w.tasks.empty()) {
       size_t failed = w.tasks.front();
       w.tasks.pop_front();
-      outputs[failed] = on_failure(failed, reason);
+      on_output(failed, on_failure(failed, reason));
       ++done;
     }
     for (auto it = w.tasks.rbegin(); it != w.tasks.rend(); ++it) returned.push_back(*it);
@@ -186,7 +185,8 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
             uint64_t header[2];
             std::memcpy(header, w.buffer.data() + w.consumed, sizeof header);
             if (w.buffer.size() - w.consumed - 16 < header[1]) break;
-            outputs[header[0]] = w.buffer.substr(w.consumed + 16, header[1]);
+            // Handed over from the buffer: decoded as it arrives, never stored whole.
+            on_output(header[0], std::string_view(w.buffer).substr(w.consumed + 16, header[1]));
             w.consumed += 16 + header[1];
             ++done;
             if (!w.tasks.empty()) w.tasks.pop_front();
@@ -226,7 +226,6 @@ std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& o
   for (Worker& w : workers)
     if (w.pid > 0) retire(w, false);  // closing its input ends its loop
   sigaction(SIGPIPE, &previous, nullptr);
-  return outputs;
 }
 
 }  // namespace tpulint

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpulint {
@@ -18,11 +19,12 @@ struct WorkerPoolOptions {
   std::chrono::milliseconds task_timeout{0};  // 0: no limit
 };
 
-// Runs task(i) for every i in [0, count) in worker processes and returns the outputs by index.
-// When a worker dies during task i, or task i runs past the timeout (the worker is killed),
-// the output of i is on_failure(i, reason) instead, computed in the parent.
-std::vector<std::string> run_in_workers(size_t count, const WorkerPoolOptions& options,
-                                        const std::function<std::string(size_t)>& task,
-                                        const std::function<std::string(size_t, const std::string&)>& on_failure);
+// Runs task(i) for every i in [0, count) in worker processes, and calls on_output(i, output)
+// in this process as each output arrives (in no particular order; the view is valid during the
+// call only), once per i. When a worker dies during task i, or task i runs past the timeout
+// (the worker is killed), the output of i is on_failure(i, reason) instead, computed here.
+void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& task,
+                    const std::function<std::string(size_t, const std::string&)>& on_failure,
+                    const std::function<void(size_t, std::string_view)>& on_output);
 
 }  // namespace tpulint

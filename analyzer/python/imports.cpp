@@ -119,7 +119,12 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     auto bind = [&](std::string local, std::string target) {
       table.bindings_.push_back({std::move(local), std::move(target), n, item.guarded});
       table.scopes_[item.scope].names[table.bindings_.back().local] = table.bindings_.size() - 1;
-      table.bound_names_.insert(table.bindings_.back().local);
+      const std::string& bound = table.bindings_.back().local;
+      table.bound_names_.insert(bound);
+      if (!bound.empty()) {
+        table.bound_lengths_ |= uint64_t(1) << length_bit(bound);
+        table.bound_first_bytes_[uint8_t(bound[0]) >> 6] |= uint64_t(1) << (uint8_t(bound[0]) & 63);
+      }
     };
     if ((kind == Kind::ImportStatement || kind == Kind::ImportFromStatement) && item.guarded)
       table.guarded_statements_.push_back(n.span().begin);

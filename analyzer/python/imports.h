@@ -57,7 +57,14 @@ class ImportTable {
   // Most identifiers are locals, so this one lookup spares finding the scopes around them.
   bool may_resolve(std::string_view name) const { return has_star_import_ || binds(name); }
   // True if an import statement, in any scope, binds `name`.
-  bool binds(std::string_view name) const { return bound_names_.contains(name); }
+  bool binds(std::string_view name) const {
+    // Most names asked about are locals: a length or a first byte that no bound name has
+    // rejects them without hashing.
+    if (name.empty() || !(bound_lengths_ >> length_bit(name) & 1) ||
+        !(bound_first_bytes_[uint8_t(name[0]) >> 6] >> (uint8_t(name[0]) & 63) & 1))
+      return false;
+    return bound_names_.contains(name);
+  }
 
   // True if any import in the file names `module` or a submodule of it ("torch" matches
   // `import torch.nn` and `from torch import nn`).
@@ -85,6 +92,10 @@ class ImportTable {
   // "torch" and "torch.nn"): imports() is one lookup.
   StringSet module_prefixes_;
   StringSet bound_names_;  // every local name an import binds, in any scope
+  // The lengths (63: longer) and first bytes of bound_names_, as bit sets.
+  static unsigned length_bit(std::string_view name) { return name.size() < 63 ? unsigned(name.size()) : 63u; }
+  uint64_t bound_lengths_ = 0;
+  uint64_t bound_first_bytes_[4] = {};
   bool has_star_import_ = false;
   std::vector<uint32_t> guarded_statements_;  // start bytes of guarded import statements, sorted
   std::unordered_map<uint32_t, Scope> scopes_;

@@ -107,7 +107,9 @@ bool is_whole_reference(Node n) {
 const std::optional<std::string>& PythonContext::resolve_reference(Node n) const {
   if (!n) return kNoNameValue;
   if (n.tree() != &tree_) return is_whole_reference(n) ? qualified_name(n) : kNoNameValue;
-  if (!is_whole_reference(n)) {
+  // An identifier that no import can bind names nothing, whatever its place: most are locals,
+  // and this test is cheaper than finding out whether the identifier is read.
+  if ((n.kind() == Kind::Identifier && !imports_.may_resolve(n.text())) || !is_whole_reference(n)) {
     reference_slots_[n.id()] = kNoName;
     return kNoNameValue;
   }

@@ -148,15 +148,11 @@ void write_html(const ScanReport& report, const Registry& registry, std::ostream
   out << "<section id=\"files\"><h2>Files</h2><table class=\"sortable-table\"><thead><tr><th class=\"sortable\">path</th>"
          "<th class=\"sortable\">language</th><th class=\"sortable num\">findings</th><th class=\"sortable num\">hours</th>"
          "<th class=\"sortable\">status</th></tr></thead><tbody>\n";
-  for (const FileResult& f : report.files) {
-    HoursRange h;
-    for (const Finding& x : f.findings) {
-      h.low += x.hours.low;
-      h.high += x.hours.high;
-    }
+  for (const FileSummary& f : report.files) {
+    const HoursRange& h = f.hours;
     out << fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\" data-sort=\"{:g}\">"
                        "{:g}–{:g}</td><td>{}</td></tr>\n",
-                       html_escape(f.path), to_string(f.language), f.findings.size(), h.high, h.low, h.high,
+                       html_escape(f.path), to_string(f.language), f.findings, h.high, h.low, h.high,
                        f.analyzed ? "analyzed" : "skipped: " + html_escape(f.skip_reason));
   }
   out << "</tbody></table></section>\n";

@@ -22,7 +22,9 @@ std::string_view header_library(std::string_view spelled) {
   for (const auto& r : data::kCudaLibraryHeaders) {
     std::string_view h = r.header;
     if (h.ends_with('/')) {
-      if (spelled.starts_with(h) || spelled.find("/" + std::string(h)) != std::string_view::npos) return r.library;
+      if (spelled.starts_with(h)) return r.library;
+      for (size_t at = spelled.find(h, 1); at != std::string_view::npos; at = spelled.find(h, at + 1))
+        if (spelled[at - 1] == '/') return r.library;  // "x/cub/...": the directory after a slash
     } else if (spelled == h || (spelled.ends_with(h) && spelled[spelled.size() - h.size() - 1] == '/')) {
       return r.library;
     }
