@@ -54,6 +54,7 @@ TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2
   JsonWriter w(text);
   w.begin_object();
   w.member("int", -3).member("unsigned", uint64_t(18446744073709551615ull)).member("zero", 0.0);
+  w.member("most_negative", std::numeric_limits<int64_t>::min()).member("unsigned_zero", uint64_t(0));
   w.member("twelve", 12.0).member("fraction", 0.35).member("third", 1.0 / 3).member("yes", true).member("no", false);
   w.key("empty_array").begin_array().end_array();
   w.key("empty_object").begin_object().end_object();
@@ -70,6 +71,8 @@ TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2
   doc["int"] = -3;
   doc["unsigned"] = uint64_t(18446744073709551615ull);
   doc["zero"] = 0.0;
+  doc["most_negative"] = std::numeric_limits<int64_t>::min();
+  doc["unsigned_zero"] = uint64_t(0);
   doc["twelve"] = 12.0;
   doc["fraction"] = 0.35;
   doc["third"] = 1.0 / 3;

@@ -180,13 +180,15 @@ JsonWriter& JsonWriter::value(bool b) {
 
 JsonWriter& JsonWriter::value(int64_t n) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", n);
+  char text[24];
+  out_.append(text, std::to_chars(text, text + sizeof text, n).ptr);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t n) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", n);
+  char text[24];
+  out_.append(text, std::to_chars(text, text + sizeof text, n).ptr);
   return *this;
 }
 
