@@ -8,11 +8,12 @@ For each dataset it measures (median of --reps runs, wall seconds, and peak RSS)
   flake8  flake8 --jobs N on the same Python files: the classic linter
   clang   clang-19 -fsyntax-only with tpulint's header-free flags on the same CUDA/C++ files
   tpulint cold (--no-cache), cached (an unchanged tree, warm cache), and five files (pre-commit)
-and prints ratios against the floor. Datasets are synthetic repositories made by generate.py
+and prints ratios against the floor. The floor and tpulint with every check are run alternately,
+in pairs, and their ratio is the median of the pairs' ratios. Datasets are synthetic repositories made by generate.py
 at several sizes (deterministic), or any directory given with --repo.
 
-A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once,
-without flake8 and clang-19 (minutes per run there; their ratios are measured at the smaller
+A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once
+(its floor pairs three times), without flake8 and clang-19 (minutes per run there; their ratios are measured at the smaller
 sizes): it is there for linear growth and peak memory.
 
 usage:
@@ -55,6 +56,22 @@ def measure(cmd, reps, cwd=None, env=None, setup=None):
     return statistics.median(walls), max(peaks)
 
 
+def measure_pair(floor_cmd, cmd, reps, env=None):
+    """Runs the floor and the command alternately, reps times each. Returns (floor median, command
+    median, the median of the per-pair ratios, floor peak, command peak). On a shared machine
+    whose load drifts between runs, each pair's two runs see about the same load: the median of
+    the pairs' ratios moves far less than the ratio of two medians taken minutes apart."""
+    floors, walls, ratios, floor_peak, peak = [], [], [], 0.0, 0.0
+    for _ in range(reps):
+        f, fp, _ = run(floor_cmd, env=env)
+        w, wp, _ = run(cmd, env=env)
+        floors.append(f)
+        walls.append(w)
+        ratios.append(w / f)
+        floor_peak, peak = max(floor_peak, fp), max(peak, wp)
+    return statistics.median(floors), statistics.median(walls), statistics.median(ratios), floor_peak, peak
+
+
 def files_under(root, exts):
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -88,8 +105,11 @@ class Bench:
         os.makedirs(self.work, exist_ok=True)
         self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.work, "xdg-cache"))
 
-    def add(self, dataset, what, jobs, seconds, peak, reference=None):
-        ratio = f"{seconds / reference:.2f}x" if reference else ""
+    def add(self, dataset, what, jobs, seconds, peak, reference=None, ratio=None):
+        """ratio: given when measured in pairs (measure_pair); otherwise seconds / reference."""
+        if ratio is None and reference:
+            ratio = seconds / reference
+        ratio = f"{ratio:.2f}x" if ratio is not None else ""
         self.rows.append((dataset, what, jobs, seconds, peak, ratio))
         print(f"  {what:<34} -j{jobs:<2} {seconds:8.3f} s  {peak:8.0f} MB  {ratio}", flush=True)
 
@@ -113,6 +133,7 @@ class Bench:
         cxx = files_under(root, CXX_EXTS)
         large = line_count(py) > self.args.large_lines
         reps = 1 if large else self.args.reps
+        pair_reps = max(3, reps)  # the floor ratios are the goals: at least three pairs, at every size
         print(f"\n{name}: {len(py)} Python files ({line_count(py)} lines, {size_bytes(py) / 1e6:.1f} MB), "
               f"{len(cxx)} C/C++/CUDA files ({size_bytes(cxx) / 1e6:.1f} MB)", flush=True)
         self.sizes.append((name, len(py), line_count(py), size_bytes(py), len(cxx), size_bytes(cxx)))
@@ -127,18 +148,20 @@ class Bench:
         cache = os.path.join(self.work, f"cache-{name}")
         for jobs in self.args.jobs:
             if py:
-                floor, peak = measure(self.tpulint_cmd([py_root], jobs, "--parse-only", "--no-cache", *only_py), reps, env=self.env)
-                self.add(name, "python: parse-only floor", jobs, floor, peak)
-                cold, peak = measure(self.tpulint_cmd([py_root], jobs, "--no-cache", *only_py), reps, env=self.env)
-                self.add(name, "python: tpulint, every check", jobs, cold, peak, floor)
+                floor, cold, ratio, floor_peak, peak = measure_pair(
+                    self.tpulint_cmd([py_root], jobs, "--parse-only", "--no-cache", *only_py),
+                    self.tpulint_cmd([py_root], jobs, "--no-cache", *only_py), pair_reps, env=self.env)
+                self.add(name, "python: parse-only floor", jobs, floor, floor_peak)
+                self.add(name, "python: tpulint, every check", jobs, cold, peak, ratio=ratio)
                 if shutil.which("flake8") and not large:
                     secs, peak = measure(["flake8", "--jobs", str(jobs), py_root], reps)
                     self.add(name, "python: flake8 (x tpulint)", jobs, secs, peak, cold)
             if cxx:
-                floor, peak = measure(self.tpulint_cmd([cxx_root], jobs, "--parse-only", "--no-cache", *only_cxx), reps, env=self.env)
-                self.add(name, "c++/cuda: parse-only floor", jobs, floor, peak)
-                cold, peak = measure(self.tpulint_cmd([cxx_root], jobs, "--no-cache", *only_cxx), reps, env=self.env)
-                self.add(name, "c++/cuda: tpulint, every check", jobs, cold, peak, floor)
+                floor, cold, ratio, floor_peak, peak = measure_pair(
+                    self.tpulint_cmd([cxx_root], jobs, "--parse-only", "--no-cache", *only_cxx),
+                    self.tpulint_cmd([cxx_root], jobs, "--no-cache", *only_cxx), pair_reps, env=self.env)
+                self.add(name, "c++/cuda: parse-only floor", jobs, floor, floor_peak)
+                self.add(name, "c++/cuda: tpulint, every check", jobs, cold, peak, ratio=ratio)
                 if not large:
                     secs, peak = measure(self.clang_command(cxx, jobs), reps)
                     self.add(name, "c++/cuda: clang-19 -fsyntax-only", jobs, secs, peak, floor)

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
+#include <unistd.h>
 #include <set>
 #include <string>
 #include <string_view>
@@ -118,4 +120,30 @@ TEST_CASE("the time limit is per task, not per batch of queued tasks", "[core][w
   };
   auto outputs = run(6, {1, std::chrono::milliseconds(500)}, task);
   for (size_t i = 0; i < 6; ++i) CHECK(outputs[i] == expected_output(i));
+}
+
+TEST_CASE("a worker that sends a result for a task it was not given is stopped", "[core][workers]") {
+  // Task 3 writes a message for task 999 straight into its result pipe (found among its open
+  // descriptors past stderr: the only one open for writing), as damaged memory could.
+  auto task = [](size_t i) {
+    if (i == 3) {
+      for (int fd = 3; fd < 64; ++fd) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || (flags & O_ACCMODE) != O_WRONLY) continue;
+        uint64_t header[2] = {999, 0};
+        if (write(fd, header, sizeof header) != ssize_t(sizeof header)) std::_Exit(1);
+      }
+      std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    return expected_output(i);
+  };
+  for (unsigned jobs : {1u, 2u}) {
+    INFO("jobs " << jobs);
+    // The time limit only turns a regression (the bad message taken as task 3's output, the
+    // sleeping worker left to run) into a failure rather than a hang.
+    auto outputs = run(10, {jobs, std::chrono::seconds(20)}, task);
+    CHECK(outputs[3] == failure_output(3, "the analysis sent a damaged result"));
+    for (size_t i = 0; i < 10; ++i)
+      if (i != 3) CHECK(outputs[i] == expected_output(i));
+  }
 }

@@ -69,7 +69,6 @@ struct Worker {
   std::deque<size_t> tasks;
   Clock::time_point deadline;  // of tasks.front()
   std::string buffer;          // bytes received, not yet a whole message
-  size_t consumed = 0;         // of `buffer`, already taken as messages
 };
 
 std::string describe_status(int status) {
@@ -109,7 +108,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     }
     close(down[0]);
     close(up[1]);
-    w = Worker{pid, down[1], up[0], {}, {}, {}, 0};
+    w = Worker{pid, down[1], up[0], {}, {}, {}};
   };
   auto retire = [&](Worker& w, bool kill_it) {
     if (kill_it) kill(w.pid, SIGKILL);
@@ -180,24 +179,38 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
         if (n > 0) {
           w.buffer.append(buf, size_t(n));
           // Whole messages: [index][length][bytes]. A message finishes the worker's current task.
-          bool finished = false;
-          while (w.buffer.size() - w.consumed >= 16) {
+          bool finished = false, damaged = false;
+          size_t consumed = 0;  // bytes of the buffer taken as messages
+          while (w.buffer.size() - consumed >= 16) {
             uint64_t header[2];
-            std::memcpy(header, w.buffer.data() + w.consumed, sizeof header);
-            if (w.buffer.size() - w.consumed - 16 < header[1]) break;
+            std::memcpy(header, w.buffer.data() + consumed, sizeof header);
+            // A worker answers its tasks in the order it was sent them; anything else is a
+            // worker whose memory is damaged, which must not reach this process's.
+            if (w.tasks.empty() || header[0] != w.tasks.front()) {
+              damaged = true;
+              break;
+            }
+            if (w.buffer.size() - consumed - 16 < header[1]) break;
             // Handed over from the buffer: decoded as it arrives, never stored whole.
-            on_output(header[0], std::string_view(w.buffer).substr(w.consumed + 16, header[1]));
-            w.consumed += 16 + header[1];
+            on_output(w.tasks.front(), std::string_view(w.buffer).substr(consumed + 16, header[1]));
+            consumed += 16 + header[1];
             ++done;
-            if (!w.tasks.empty()) w.tasks.pop_front();
+            w.tasks.pop_front();
             w.deadline = now + options.task_timeout;  // it starts the next one as it sends this
             finished = true;
           }
-          if (w.consumed == w.buffer.size()) {
-            w.buffer.clear();
-            w.consumed = 0;
+          // Only an incomplete message stays: the buffer holds at most one message, not the run's output.
+          w.buffer.erase(0, consumed);
+          if (damaged) {
+            retire(w, true);
+            fail_current(w, "the analysis sent a damaged result");
+            if (has_unsent()) {
+              spawn(w);
+              fill(w);
+            }
+          } else if (finished) {
+            fill(w);
           }
-          if (finished) fill(w);
           continue;
         }
         if (n < 0 && errno == EINTR) continue;
@@ -214,8 +227,10 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
         retire(w, true);
         fail_current(w, fmt::format("the analysis took longer than --file-timeout ({} s)",
                                     options.task_timeout.count() / 1000.0));
-        spawn(w);
-        fill(w);
+        if (has_unsent()) {
+          spawn(w);
+          fill(w);
+        }
       }
     }
     // A worker's death can hand tasks back after the others were filled; an idle worker takes them.
