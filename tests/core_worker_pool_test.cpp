@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
@@ -45,6 +46,14 @@ std::vector<std::string> run(size_t count, WorkerPoolOptions options, const Task
     CHECK(times[i] == 1);
   }
   return outputs;
+}
+
+// Every output is the task's own, but the failed task's, which is on_failure's with `reason`.
+void check_outputs(const std::vector<std::string>& outputs, size_t failed, const std::string& reason) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    INFO("task " << i);
+    CHECK(outputs[i] == (i == failed ? failure_output(i, reason) : expected_output(i)));
+  }
 }
 
 }  // namespace
@@ -92,9 +101,7 @@ TEST_CASE("a task that exits its worker is reported, and the tasks after it run"
     if (i == 2) std::_Exit(3);
     return expected_output(i);
   };
-  auto outputs = run(10, {1, {}}, task);
-  CHECK(outputs[2] == failure_output(2, "the analysis exited unexpectedly (status 3)"));
-  for (size_t i : {0, 1, 3, 4, 5, 6, 7, 8, 9}) CHECK(outputs[i] == expected_output(i));
+  check_outputs(run(10, {1, {}}, task), 2, "the analysis exited unexpectedly (status 3)");
 }
 
 TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run", "[core][workers]") {
@@ -104,10 +111,8 @@ TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run
   };
   for (unsigned jobs : {1u, 2u}) {
     INFO("jobs " << jobs);
-    auto outputs = run(12, {jobs, std::chrono::milliseconds(300)}, task);
-    CHECK(outputs[1] == failure_output(1, "the analysis took longer than --file-timeout (0.3 s)"));
-    for (size_t i = 0; i < 12; ++i)
-      if (i != 1) CHECK(outputs[i] == expected_output(i));
+    check_outputs(run(12, {jobs, std::chrono::milliseconds(300)}, task), 1,
+                  "the analysis took longer than --file-timeout (0.3 s)");
   }
 }
 
@@ -118,8 +123,7 @@ TEST_CASE("the time limit is per task, not per batch of queued tasks", "[core][w
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     return expected_output(i);
   };
-  auto outputs = run(6, {1, std::chrono::milliseconds(500)}, task);
-  for (size_t i = 0; i < 6; ++i) CHECK(outputs[i] == expected_output(i));
+  check_outputs(run(6, {1, std::chrono::milliseconds(500)}, task), SIZE_MAX, "");
 }
 
 TEST_CASE("a worker that sends a result for a task it was not given is stopped", "[core][workers]") {
@@ -141,9 +145,6 @@ TEST_CASE("a worker that sends a result for a task it was not given is stopped",
     INFO("jobs " << jobs);
     // The time limit only turns a regression (the bad message taken as task 3's output, the
     // sleeping worker left to run) into a failure rather than a hang.
-    auto outputs = run(10, {jobs, std::chrono::seconds(20)}, task);
-    CHECK(outputs[3] == failure_output(3, "the analysis sent a damaged result"));
-    for (size_t i = 0; i < 10; ++i)
-      if (i != 3) CHECK(outputs[i] == expected_output(i));
+    check_outputs(run(10, {jobs, std::chrono::seconds(20)}, task), 3, "the analysis sent a damaged result");
   }
 }
