@@ -13,7 +13,7 @@ in pairs, and their ratio is the median of the pairs' ratios. Datasets are synth
 at several sizes (deterministic), or any directory given with --repo.
 
 A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once
-(its floor pairs three times), without flake8 and clang-19 (minutes per run there; their ratios are measured at the smaller
+(its floor pairs three times; five elsewhere), without flake8 and clang-19 (minutes per run there; their ratios are measured at the smaller
 sizes): it is there for linear growth and peak memory.
 
 usage:
@@ -133,7 +133,8 @@ class Bench:
         cxx = files_under(root, CXX_EXTS)
         large = line_count(py) > self.args.large_lines
         reps = 1 if large else self.args.reps
-        pair_reps = max(3, reps)  # the floor ratios are the goals: at least three pairs, at every size
+        # The floor ratios are the goals: five pairs, three at the large size.
+        pair_reps = 3 if large else max(5, reps)
         print(f"\n{name}: {len(py)} Python files ({line_count(py)} lines, {size_bytes(py) / 1e6:.1f} MB), "
               f"{len(cxx)} C/C++/CUDA files ({size_bytes(cxx) / 1e6:.1f} MB)", flush=True)
         self.sizes.append((name, len(py), line_count(py), size_bytes(py), len(cxx), size_bytes(cxx)))

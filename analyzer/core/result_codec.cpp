@@ -1,5 +1,6 @@
 #include "core/result_codec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -179,6 +180,8 @@ std::optional<FileResult> decode_result(const std::string& path, std::string_vie
   r.analyzed = in.number<int>() != 0;
   r.skip_reason = in.string();
   size_t findings = in.count();
+  // Sized once (a finding's fields take more than 16 bytes, which bounds a damaged count).
+  r.findings.reserve(std::min(findings, text.size() / 16));
   for (size_t i = 0; i < findings && in.ok(); ++i) {
     Finding& f = r.findings.emplace_back();
     f.check_id = in.string();
