@@ -16,7 +16,11 @@ namespace tpulint::fuzz {
 
 // Writes the input to `name` in a directory of this process and analyzes it with every check.
 inline void analyze_bytes(const std::string& name, const uint8_t* data, size_t size) {
-  static const app::Engine engine{app::EngineOptions{.find_compile_database = false}};
+  static const app::Engine engine{[] {
+    app::EngineOptions options;
+    options.find_compile_database = false;
+    return options;
+  }()};
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("tpulint-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);

@@ -9,9 +9,9 @@ using namespace tpulint;
 namespace {
 
 const CheckInfo kA{.id = "TPU201", .name = "a", .summary = "a", .languages = uint8_t(Language::Python),
-                   .severity = Severity::Warning, .effort = EffortClass::Medium};
+                   .severity = Severity::Warning, .effort = EffortClass::Medium, .hours = {}, .doc = {}};
 const CheckInfo kB{.id = "TPU401", .name = "b", .summary = "b", .languages = uint8_t(Language::Python),
-                   .severity = Severity::Error, .effort = EffortClass::Low};
+                   .severity = Severity::Error, .effort = EffortClass::Low, .hours = {}, .doc = {}};
 
 SuppressionPolicy everything() {
   auto known = [](std::string_view p) { return std::string_view("TPU201").starts_with(p) || std::string_view("TPU401").starts_with(p) || std::string_view("TPU904").starts_with(p) || std::string_view("TPU905").starts_with(p); };

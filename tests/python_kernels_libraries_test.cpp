@@ -14,7 +14,9 @@ namespace {
 
 // The IDs of the findings of `relative` (a file of the project at `root`), in order.
 std::vector<std::string> ids(const std::filesystem::path& root, const std::string& relative) {
-  app::Engine engine({.select = {"TPU11", "TPU50"}});
+  app::EngineOptions options;
+  options.select = {"TPU11", "TPU50"};
+  app::Engine engine(options);
   FileResult r = engine.analyze_file(root / relative, relative);
   std::vector<std::string> out;
   for (const Finding& f : r.findings) out.push_back(f.check_id + ":" + std::to_string(f.start.line));

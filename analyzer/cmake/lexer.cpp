@@ -64,7 +64,8 @@ class Lexer {
     pos_ += size_t(level) + 2;
     if (peek() == '\r' && peek(1) == '\n') pos_ += 2;
     else if (peek() == '\n') ++pos_;
-    std::string close = "]" + std::string(size_t(level), '=') + "]";
+    std::string close(size_t(level) + 2, '=');  // "]==]"
+    close.front() = close.back() = ']';
     size_t end = text_.find(close, pos_);
     if (end == std::string_view::npos) throw Stop{open, fmt::format("unterminated bracket {}", what)};
     std::string content(text_.substr(pos_, end - pos_));

@@ -136,7 +136,8 @@ HeaderResolution resolve_project_headers(const SourceFile& file) {
       }
       // A header of the tree whose path ends with the spelled one; the nearest to the includer.
       std::string name = fs::path(inc.path).filename().string();
-      std::string suffix = "/" + fs::path(inc.path).lexically_normal().generic_string();
+      std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
+      suffix.insert(suffix.begin(), '/');
       const std::string* best = nullptr;
       if (auto it = index->by_name.find(name); it != index->by_name.end())
         for (const std::string& candidate : it->second)

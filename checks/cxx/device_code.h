@@ -27,7 +27,9 @@ inline std::string features(const cxx::DeviceCodeMetrics& m) {
 
 // "(42 lines, templated; shared memory, atomics)"
 inline std::string description(const cxx::FunctionFact& f) {
-  std::string out = "(" + std::to_string(f.lines) + (f.lines == 1 ? " line" : " lines");
+  std::string out = "(";
+  out += std::to_string(f.lines);
+  out += f.lines == 1 ? " line" : " lines";
   if (f.is_template) out += ", templated";
   if (std::string used = features(f.metrics); !used.empty()) out += "; " + used;
   return out + ")";
