@@ -11,6 +11,8 @@
 #include <fstream>
 #include <link.h>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -93,12 +95,20 @@ std::optional<fs::path> default_cache_dir() {
 ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view settings_key) {
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
   file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));
-  std::ifstream in(file_, std::ios::binary | std::ios::ate);
-  if (!in) return;
-  // Read in one piece into a string of the file's size (a stringstream would grow and copy).
-  std::string text(size_t(std::max<std::streamoff>(in.tellg(), 0)), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), std::streamsize(text.size()))) return;
+  // Mapped whole and at once (MAP_POPULATE: one call rather than a page fault per page). save()
+  // replaces the file by a rename, so the mapping keeps the contents it was made with.
+  int fd = open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (p != MAP_FAILED) {
+      mapped_ = static_cast<const char*>(p);
+      mapped_size_ = size_t(st.st_size);
+    }
+  }
+  close(fd);
+  const std::string_view text(mapped_, mapped_size_);
   const std::string header = fmt::format("tpulint-results {}\n", kFormatVersion);
   if (!text.starts_with(header)) return;
   // Reads the number at `at` and the space after it.
@@ -116,10 +126,10 @@ ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view se
       entries_.clear();  // a damaged cache is an empty one
       return;
     }
-    std::string path = text.substr(at, path_length);
+    std::string path(text.substr(at, path_length));
     at += path_length;
     size_t end = text.find('\n', at);
-    if (end == std::string::npos) {
+    if (end == std::string_view::npos) {
       entries_.clear();
       return;
     }
@@ -128,17 +138,21 @@ ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view se
   }
 }
 
+ResultCache::~ResultCache() {
+  if (mapped_) munmap(const_cast<char*>(mapped_), mapped_size_);
+}
+
 std::optional<FileResult> ResultCache::find_by_stamp(const std::string& path, const FileStamp& stamp,
                                                      uint64_t headers_key) const {
   auto it = entries_.find(path);
   if (it == entries_.end() || !(it->second.stamp == stamp) || it->second.headers_key != headers_key) return std::nullopt;
-  return decode_result(path, it->second.result_json);
+  return decode_result(path, it->second.result);
 }
 
 std::optional<FileResult> ResultCache::find_by_hash(const std::string& path, uint64_t hash, uint64_t headers_key) const {
   auto it = entries_.find(path);
   if (it == entries_.end() || it->second.hash != hash || it->second.headers_key != headers_key) return std::nullopt;
-  return decode_result(path, it->second.result_json);
+  return decode_result(path, it->second.result);
 }
 
 void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
@@ -150,7 +164,7 @@ void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_
   auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
   if (now - stamp.mtime_ns < 2'000'000'000LL) kept.mtime_ns = -1;
-  entries_[path] = Entry{kept, hash, headers_key, encode_result(result)};
+  entries_[path] = Entry{kept, hash, headers_key, stored_.emplace_back(encode_result(result))};
   changed_ = true;
 }
 
@@ -165,7 +179,7 @@ void ResultCache::save(const std::vector<std::string>& live_paths) {
     if (it == entries_.end()) continue;
     const Entry& e = it->second;
     text += fmt::format("{} {} {} {} {} {}{}\n", e.stamp.size, e.stamp.mtime_ns, e.hash, e.headers_key, p.size(), p,
-                        e.result_json);
+                        e.result);
   }
   std::error_code ec;
   fs::create_directories(file_.parent_path(), ec);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -38,6 +39,9 @@ class ResultCache {
   // The cache for `root` under `dir`; `settings_key` names everything else the results depend on.
   // A missing or unreadable cache file is an empty cache, never an error.
   ResultCache(std::filesystem::path dir, const std::filesystem::path& root, std::string_view settings_key);
+  ~ResultCache();
+  ResultCache(const ResultCache&) = delete;  // entries point into the mapped file
+  ResultCache& operator=(const ResultCache&) = delete;
 
   // The cached result of `path` if its stamp matches (no need to read the file).
   std::optional<FileResult> find_by_stamp(const std::string& path, const FileStamp& stamp,
@@ -59,9 +63,14 @@ class ResultCache {
     // What the result depends on besides the file: 0 for Python files, a key of the project's
     // headers for C/C++/CUDA, of the discovered paths for CMake.
     uint64_t headers_key = 0;
-    std::string result_json;   // the FileResult, serialized
+    std::string_view result;  // the FileResult, encoded: in the mapped file, or in stored_
   };
   std::filesystem::path file_;
+  // The cache file as read, mapped rather than copied: a million-line tree's file is tens of MB,
+  // and reading it into memory was a quarter of a cached run.
+  const char* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
+  std::deque<std::string> stored_;  // the results stored in this run (a deque: they never move)
   std::map<std::string, Entry> entries_;
   bool changed_ = false;  // an entry was stored since the file was read
 };

@@ -97,7 +97,12 @@ std::string hours_text(double h) { return h < 10 ? fmt::format("{:.1f}", h) : fm
 // with every finding, so removing a finding can only raise the score.
 double PenaltyModel::weight(const Finding& f) const {
   if (f.category == Category::AnalyzerNote) return 0;
-  return weight_of(f.effort) * path_weight(f.path, weights_);
+  if (!last_weighed_ || last_weighed_->first != f.path) {
+    auto [it, inserted] = path_weights_.try_emplace(f.path, 0.0);
+    if (inserted) it->second = path_weight(f.path, weights_);
+    last_weighed_ = &*it;  // unordered_map elements stay where they are
+  }
+  return weight_of(f.effort) * last_weighed_->second;
 }
 
 void PenaltyModel::add(const Finding& f) {
@@ -162,8 +167,14 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   const Finding* first_high = nullptr;
   const Finding* first_error = nullptr;
   size_t high_count = 0;
+  const std::string* last_path = nullptr;  // findings come by path: each path is weighed once
+  bool decides = false;
   for (const Finding* f : all) {
-    if (!decides_verdict(f->path, weights)) continue;
+    if (!last_path || f->path != *last_path) {
+      last_path = &f->path;
+      decides = decides_verdict(f->path, weights);
+    }
+    if (!decides) continue;
     core_low += f->hours.low;
     core_high += f->hours.high;
     if (f->effort == EffortClass::High) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +67,8 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
 class PenaltyModel {
  public:
   explicit PenaltyModel(const PathWeights& weights) : weights_(weights) {}
+  PenaltyModel(const PenaltyModel&) = delete;  // last_weighed_ points into its own map
+  PenaltyModel& operator=(const PenaltyModel&) = delete;
   void add(const Finding& f);
   double penalty() const;
   double penalty_without(std::span<const Finding* const> removed) const;
@@ -84,6 +87,11 @@ class PenaltyModel {
   using Key = std::pair<std::string, EffortClass>;
   const PathWeights& weights_;
   std::map<Key, double> sums_;  // ordered: a deterministic sum
+  // Each path's weight, once: weighing a path matches it against every rule and auxiliary
+  // directory name, and a path has many findings. The last one is asked first: findings mostly
+  // come ordered by path.
+  mutable std::unordered_map<std::string, double> path_weights_;
+  mutable const std::pair<const std::string, double>* last_weighed_ = nullptr;
 };
 
 double score_from_penalty(double penalty);  // 100 * exp(-P / kScale), rounded to one decimal
