@@ -96,7 +96,9 @@ ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view se
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
   file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));
   // Mapped whole and at once (MAP_POPULATE: one call rather than a page fault per page). save()
-  // replaces the file by a rename, so the mapping keeps the contents it was made with.
+  // replaces the file by a rename, so the mapping keeps the contents it was made with. (Only a
+  // program truncating the file in place during a scan could pull pages from under it; git maps
+  // its index and packs on the same terms.)
   int fd = open(file_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st;
