@@ -46,6 +46,15 @@ double path_weight(std::string_view path, const PathWeights& weights) {
 
 bool decides_verdict(std::string_view path, const PathWeights& weights) { return path_weight(path, weights) >= 1; }
 
+double PathWeigher::operator()(const std::string& path) {
+  if (!last_ || last_->first != path) {
+    auto [it, inserted] = weights_by_path_.try_emplace(path, 0.0);
+    if (inserted) it->second = path_weight(path, weights_);
+    last_ = &*it;  // unordered_map elements stay where they are
+  }
+  return last_->second;
+}
+
 namespace {
 
 using C = ScoringConstants;
@@ -97,12 +106,7 @@ std::string hours_text(double h) { return h < 10 ? fmt::format("{:.1f}", h) : fm
 // with every finding, so removing a finding can only raise the score.
 double PenaltyModel::weight(const Finding& f) const {
   if (f.category == Category::AnalyzerNote) return 0;
-  if (!last_weighed_ || last_weighed_->first != f.path) {
-    auto [it, inserted] = path_weights_.try_emplace(f.path, 0.0);
-    if (inserted) it->second = path_weight(f.path, weights_);
-    last_weighed_ = &*it;  // unordered_map elements stay where they are
-  }
-  return weight_of(f.effort) * last_weighed_->second;
+  return weight_of(f.effort) * path_weight_(f.path);
 }
 
 void PenaltyModel::add(const Finding& f) {
@@ -167,14 +171,9 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   const Finding* first_high = nullptr;
   const Finding* first_error = nullptr;
   size_t high_count = 0;
-  const std::string* last_path = nullptr;  // findings come by path: each path is weighed once
-  bool decides = false;
+  PathWeigher path_weight_of(weights);
   for (const Finding* f : all) {
-    if (!last_path || f->path != *last_path) {
-      last_path = &f->path;
-      decides = decides_verdict(f->path, weights);
-    }
-    if (!decides) continue;
+    if (path_weight_of(f->path) < 1) continue;  // as decides_verdict, each path weighed once
     core_low += f->hours.low;
     core_high += f->hours.high;
     if (f->effort == EffortClass::High) {

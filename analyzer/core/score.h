@@ -62,13 +62,27 @@ struct ScoringConstants {
 
 ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights = {});
 
+// path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
+// directory name, and a path has many findings. The last path is asked first: findings mostly
+// come ordered by path.
+class PathWeigher {
+ public:
+  explicit PathWeigher(const PathWeights& weights) : weights_(weights) {}
+  PathWeigher(const PathWeigher&) = delete;  // last_ points into its own map
+  PathWeigher& operator=(const PathWeigher&) = delete;
+  double operator()(const std::string& path);
+
+ private:
+  const PathWeights& weights_;
+  std::unordered_map<std::string, double> weights_by_path_;
+  const std::pair<const std::string, double>* last_ = nullptr;
+};
+
 // The penalty P of a set of findings, kept as running sums per (check, effort class) so that
 // the penalty without some of them (what fixing a work item recovers) costs little to ask.
 class PenaltyModel {
  public:
-  explicit PenaltyModel(const PathWeights& weights) : weights_(weights) {}
-  PenaltyModel(const PenaltyModel&) = delete;  // last_weighed_ points into its own map
-  PenaltyModel& operator=(const PenaltyModel&) = delete;
+  explicit PenaltyModel(const PathWeights& weights) : path_weight_(weights) {}
   void add(const Finding& f);
   double penalty() const;
   double penalty_without(std::span<const Finding* const> removed) const;
@@ -85,13 +99,8 @@ class PenaltyModel {
 
  private:
   using Key = std::pair<std::string, EffortClass>;
-  const PathWeights& weights_;
   std::map<Key, double> sums_;  // ordered: a deterministic sum
-  // Each path's weight, once: weighing a path matches it against every rule and auxiliary
-  // directory name, and a path has many findings. The last one is asked first: findings mostly
-  // come ordered by path.
-  mutable std::unordered_map<std::string, double> path_weights_;
-  mutable const std::pair<const std::string, double>* last_weighed_ = nullptr;
+  mutable PathWeigher path_weight_;
 };
 
 double score_from_penalty(double penalty);  // 100 * exp(-P / kScale), rounded to one decimal
