@@ -1,5 +1,7 @@
 #include "core/result_codec.h"
 
+#include "core/byte_scan.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -24,18 +26,11 @@ bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '
 // The length of the run at the start of `s` with nothing to escape, eight bytes at a time:
 // fields are messages, hints and source lines, nearly always without one.
 size_t unescaped_prefix(std::string_view s) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    // A byte below 0x0E (tab, newline and carriage return are) or a backslash stops the word;
-    // a borrow can flag a plain byte too, which the byte-wise loop below then passes.
-    const uint64_t backslash = w ^ ('\\' * kOnes);
-    if (((w - 0x0E * kOnes) & ~w & kHighs) | ((backslash - kOnes) & ~backslash & kHighs)) break;
-  }
-  while (i < s.size() && !needs_escape(s[i])) ++i;
-  return i;
+  using namespace bytes;
+  // Tab, newline and carriage return are below 0x0E.
+  return plain_run(
+      s, [](uint64_t w) { return any_byte_below(w, 0x0E) | any_byte_equal(w, '\\'); },
+      [](unsigned char c) { return !needs_escape(char(c)); });
 }
 
 void put_string(std::string& out, std::string_view s) {

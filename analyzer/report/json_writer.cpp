@@ -1,5 +1,7 @@
 #include "report/json_writer.h"
 
+#include "core/byte_scan.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -25,20 +27,13 @@ constexpr std::array<uint8_t, 256> kByteClasses = [] {
 // The length of the run of plain bytes (printable ASCII but '"' and '\\') at the start of `s`,
 // eight bytes at a time: a report's strings are long messages and hints, nearly all plain.
 size_t plain_prefix(std::string_view s) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
-  auto has_zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    // A byte below 0x20 or above 0x7F, a '"' or a '\\' ends the run (below 0x20: w - 0x20 borrows
-    // into the high bit of a byte whose high bit was clear).
-    uint64_t special = (w & kHighs) | ((w - 0x20 * kOnes) & ~w & kHighs) | has_zero_byte(w ^ ('"' * kOnes)) |
-                       has_zero_byte(w ^ ('\\' * kOnes));
-    if (special) break;
-  }
-  while (i < s.size() && kByteClasses[static_cast<unsigned char>(s[i])] == kPlain) ++i;
-  return i;
+  using namespace bytes;
+  return plain_run(
+      s,
+      [](uint64_t w) {
+        return any_byte_above_7f(w) | any_byte_below(w, 0x20) | any_byte_equal(w, '"') | any_byte_equal(w, '\\');
+      },
+      [](unsigned char c) { return kByteClasses[c] == kPlain; });
 }
 
 void append_json_string(std::string& out, std::string_view s) {
