@@ -143,8 +143,9 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
       w.tasks.push_back(index);
     }
   };
-  // The worker is gone: its current task failed for `reason`, its queued ones were not started.
-  auto fail_current = [&](Worker& w, const std::string& reason) {
+  // The worker is gone (retired): its current task failed for `reason`, its queued ones were not
+  // started. A new worker takes its place while tasks are left.
+  auto replace = [&](Worker& w, const std::string& reason) {
     if (!w.tasks.empty()) {
       size_t failed = w.tasks.front();
       w.tasks.pop_front();
@@ -153,6 +154,10 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     }
     for (auto it = w.tasks.rbegin(); it != w.tasks.rend(); ++it) returned.push_back(*it);
     w.tasks.clear();
+    if (has_unsent()) {
+      spawn(w);
+      fill(w);
+    }
   };
   for (Worker& w : workers) spawn(w);
   for (Worker& w : workers) fill(w);
@@ -203,11 +208,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
           w.buffer.erase(0, consumed);
           if (damaged) {
             retire(w, true);
-            fail_current(w, "the analysis sent a damaged result");
-            if (has_unsent()) {
-              spawn(w);
-              fill(w);
-            }
+            replace(w, "the analysis sent a damaged result");
           } else if (finished) {
             fill(w);
           }
@@ -215,22 +216,13 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
         }
         if (n < 0 && errno == EINTR) continue;
         // End of file: the worker died.
-        int status = retire(w, false);
-        fail_current(w, describe_status(status));
-        if (has_unsent()) {
-          spawn(w);
-          fill(w);
-        }
+        replace(w, describe_status(retire(w, false)));
         continue;
       }
       if (w.pid > 0 && !w.tasks.empty() && options.task_timeout.count() > 0 && now >= w.deadline) {
         retire(w, true);
-        fail_current(w, fmt::format("the analysis took longer than --file-timeout ({} s)",
-                                    options.task_timeout.count() / 1000.0));
-        if (has_unsent()) {
-          spawn(w);
-          fill(w);
-        }
+        replace(w, fmt::format("the analysis took longer than --file-timeout ({} s)",
+                               options.task_timeout.count() / 1000.0));
       }
     }
     // A worker's death can hand tasks back after the others were filled; an idle worker takes them.
