@@ -1,5 +1,7 @@
 #include "python/syntax.h"
 
+#include "python/visible_nodes.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -59,17 +61,11 @@ constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
     "function", "arguments", "object", "attribute", "name",  "alias",      "module_name", "value", "definition",
     "body",     "condition", "consequence", "alternative", "left", "right", "parameters", "subscript"};
 
-// The node types that can have a child in a field (generated from the grammar's node-types.json).
-constexpr std::string_view kFieldParents[] = {
-#include "python/field_parents.inc"
-};
-
 struct GrammarTables {
   std::vector<Kind> kinds;               // by symbol
   std::vector<std::string_view> names;   // by symbol: the grammar's static strings
   std::array<TSFieldId, size_t(Field::kCount)> fields{};
   std::vector<uint8_t> field_slots;  // by grammar field id: 1 + the Field, or 0 for one we do not name
-  std::vector<bool> field_parents;   // by symbol: its nodes can have a child in a field
 
   GrammarTables() {
     const TSLanguage* lang = tree_sitter_python();
@@ -87,10 +83,6 @@ struct GrammarTables {
       if (fields[i] == 0)
         throw std::logic_error("tree-sitter-python has no field '" + std::string(kFieldNames[i]) + "'");
     }
-    field_parents.assign(count, false);
-    for (uint32_t s = 0; s < count; ++s)
-      for (std::string_view parent : kFieldParents)
-        if (names[s] == parent) field_parents[s] = true;
     field_slots.assign(ts_language_field_count(lang) + 1, 0);
     for (size_t i = 0; i < fields.size(); ++i) field_slots[fields[i]] = uint8_t(i + 1);
   }
@@ -107,13 +99,6 @@ const TSLanguage* language() { return tree_sitter_python(); }
 
 TSFieldId field_id(Field f) { return tables().fields[size_t(f)]; }
 
-// Whether a child of a node of `symbol` can be in a field. ERROR nodes and the builtin symbols
-// outside the table are asked about.
-bool may_have_fields(TSSymbol symbol) {
-  const auto& parents = tables().field_parents;
-  return symbol >= parents.size() || parents[symbol];
-}
-
 uint8_t field_slot(TSFieldId id) {
   const auto& slots = tables().field_slots;
   return id < slots.size() ? slots[id] : 0;
@@ -126,40 +111,25 @@ Kind kind_of_symbol(TSSymbol symbol) {
 
 Tree::Tree(TSTree* tree, std::string_view text) : tree_(tree), text_(text) { index(); }
 
-// One pre-order cursor walk records every node with its parent and field; the children lists
-// are then filled in id order, which keeps each list in source order.
+// The visible nodes are listed in pre-order with their parent and field (visible_nodes.c); the
+// children lists are then filled in id order, which keeps each list in source order.
 void Tree::index() {
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree_));
   // Sized once: tree-sitter keeps the count of visible nodes.
-  nodes_.reserve(ts_node_descendant_count(ts_tree_root_node(tree_)) + 1);
-  std::vector<uint32_t> open;  // the ids of the current node's ancestors and itself
+  std::vector<TpulintVisibleNode> visible(ts_node_descendant_count(ts_tree_root_node(tree_)));
   for (;;) {
-    TSNode n = ts_tree_cursor_current_node(&cursor);
-    TSSymbol symbol = ts_node_symbol(n);
-    uint8_t flags = (ts_node_is_named(n) ? kNamed : 0) | (ts_node_is_missing(n) ? kMissing : 0) |
-                    (ts_node_has_error(n) ? kHasError : 0);
-    const bool in_field = !open.empty() && may_have_fields(nodes_[open.back()].symbol);
-    nodes_.push_back(Record{ts_node_start_byte(n), ts_node_end_byte(n), open.empty() ? kNone : open.back(), 0, 0,
-                            0, 0, 0, symbol, in_field ? field_slot(ts_tree_cursor_current_field_id(&cursor)) : uint8_t(0),
-                            ts_node_is_error(n) ? Kind::Error : kind_of_symbol(symbol), flags});
-    open.push_back(uint32_t(nodes_.size() - 1));
-    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-    bool done = false;
-    for (;;) {
-      nodes_[open.back()].subtree_end = uint32_t(nodes_.size());
-      open.pop_back();
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        done = true;
-        break;
-      }
-    }
-    if (done) break;
+    size_t count = tpulint_visible_nodes(tree_, visible.data(), visible.size());
+    if (count == SIZE_MAX) throw std::bad_alloc();
+    bool complete = count <= visible.size();
+    visible.resize(count);
+    if (complete) break;
   }
-  ts_tree_cursor_delete(&cursor);
-  while (!open.empty()) {  // unreachable unless the cursor stops early; keeps the table whole
-    nodes_[open.back()].subtree_end = uint32_t(nodes_.size());
-    open.pop_back();
+  nodes_.reserve(visible.size());
+  for (const TpulintVisibleNode& v : visible) {
+    uint8_t flags = ((v.flags & TPULINT_VISIBLE_NAMED) ? kNamed : 0) | ((v.flags & TPULINT_VISIBLE_MISSING) ? kMissing : 0) |
+                    ((v.flags & TPULINT_VISIBLE_HAS_ERROR) ? kHasError : 0);
+    nodes_.push_back(Record{v.start_byte, v.end_byte, v.parent == UINT32_MAX ? kNone : v.parent, v.subtree_end, 0, 0,
+                            0, 0, v.symbol, field_slot(v.field),
+                            (v.flags & TPULINT_VISIBLE_ERROR) ? Kind::Error : kind_of_symbol(v.symbol), flags});
   }
 
   for (uint32_t i = 1; i < nodes_.size(); ++i) {
