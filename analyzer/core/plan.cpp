@@ -23,28 +23,30 @@ std::string_view extension_key(std::string_view module) {
 
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights) {
   PenaltyModel model(weights);
-  using Key = std::pair<Category, std::string>;
+  // Keys and paths are views into `findings`, which outlive this function: a million-line scan
+  // has tens of thousands of findings, and copying a key per finding was most of the plan.
+  using Key = std::pair<Category, std::string_view>;
+  auto key_of = [](const Finding& f) { return Key{f.category, f.subject.empty() ? f.check_name : f.subject}; };
   // A source file -> the item of the extension module that builds it (the first, by key).
-  std::map<std::string, Key> owner_of_path;
+  std::map<std::string_view, Key> owner_of_path;
   std::set<Key> declared;  // the extension modules declared with their sources
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
-    Key key{f.category, f.subject.empty() ? f.check_name : f.subject};
-    for (const std::string& p : f.related_paths) owner_of_path.try_emplace(p, key);
-    if (!f.related_paths.empty()) declared.insert(key);
+    for (const std::string& p : f.related_paths) owner_of_path.try_emplace(p, key_of(f));
+    if (!f.related_paths.empty()) declared.insert(key_of(f));
   }
   // `pkg.x_cuda` -> the item of a module declared as `x_cuda` alone, if no declaration names it whole.
   auto declaration_of = [&](Key key) {
-    if (declared.count(key) || key.second.find('.') == std::string::npos) return key;
-    Key bare{key.first, std::string(extension_key(key.second))};
+    if (declared.empty() || declared.count(key) || key.second.find('.') == std::string_view::npos) return key;
+    Key bare{key.first, extension_key(key.second)};
     return declared.count(bare) ? bare : key;
   };
   std::map<Key, std::vector<const Finding*>> groups;
-  std::map<Key, std::set<std::string>> parts;
+  std::map<Key, std::set<std::string_view>> parts;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     model.add(f);
-    Key key = declaration_of({f.category, f.subject.empty() ? f.check_name : f.subject});
+    Key key = declaration_of(key_of(f));
     if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
       parts[owner->second].insert(key.second);
       key = owner->second;
@@ -58,15 +60,23 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   for (const auto& [key, list] : groups) {
     WorkItem item;
     item.category = key.first;
-    item.subject = key.second;
-    std::set<std::string> ids, paths;
+    item.subject = std::string(key.second);
+    std::vector<std::string_view> ids, paths;
+    ids.reserve(list.size());
+    paths.reserve(list.size());
     for (const Finding* f : list) {
-      ids.insert(f->check_id);
-      paths.insert(f->path);
+      ids.push_back(f->check_id);
+      paths.push_back(f->path);
       item.effort = std::max(item.effort, f->effort);
       item.hours.low += f->hours.low;
       item.hours.high += f->hours.high;
     }
+    auto sort_unique = [](std::vector<std::string_view>& v) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    };
+    sort_unique(ids);
+    sort_unique(paths);
     item.check_ids.assign(ids.begin(), ids.end());
     if (auto p = parts.find(key); p != parts.end()) item.parts.assign(p->second.begin(), p->second.end());
     item.findings = list.size();
