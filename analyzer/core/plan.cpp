@@ -71,7 +71,9 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
       item.hours.low += f->hours.low;
       item.hours.high += f->hours.high;
     }
+    // Runs of one value go first: findings come ordered by path, and mostly by check in a file.
     auto sort_unique = [](std::vector<std::string_view>& v) {
+      v.erase(std::unique(v.begin(), v.end()), v.end());
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
     };

@@ -46,7 +46,7 @@ double path_weight(std::string_view path, const PathWeights& weights) {
 
 bool decides_verdict(std::string_view path, const PathWeights& weights) { return path_weight(path, weights) >= 1; }
 
-double PathWeigher::operator()(const std::string& path) {
+double PathWeigher::operator()(std::string_view path) {
   if (!last_ || last_->first != path) {
     auto [it, inserted] = weights_by_path_.try_emplace(path, 0.0);
     if (inserted) it->second = path_weight(path, weights_);

@@ -64,22 +64,24 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
 
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
 // directory name, and a path has many findings. The last path is asked first: findings mostly
-// come ordered by path.
+// come ordered by path. The memo keeps views, not copies: the paths asked about (the findings'
+// own) must outlive the weigher.
 class PathWeigher {
  public:
   explicit PathWeigher(const PathWeights& weights) : weights_(weights) {}
   PathWeigher(const PathWeigher&) = delete;  // last_ points into its own map
   PathWeigher& operator=(const PathWeigher&) = delete;
-  double operator()(const std::string& path);
+  double operator()(std::string_view path);
 
  private:
   const PathWeights& weights_;
-  std::unordered_map<std::string, double> weights_by_path_;
-  const std::pair<const std::string, double>* last_ = nullptr;
+  std::unordered_map<std::string_view, double> weights_by_path_;
+  const std::pair<const std::string_view, double>* last_ = nullptr;
 };
 
 // The penalty P of a set of findings, kept as running sums per (check, effort class) so that
-// the penalty without some of them (what fixing a work item recovers) costs little to ask.
+// the penalty without some of them (what fixing a work item recovers) costs little to ask. The
+// findings added must outlive the model (see PathWeigher).
 class PenaltyModel {
  public:
   explicit PenaltyModel(const PathWeights& weights) : path_weight_(weights) {}
