@@ -21,7 +21,7 @@ const fs::path kFixture = fs::path(TPULINT_SOURCE_DIR) / "fixtures" / "checks";
 std::map<std::string, std::vector<std::string>> targets(const FileResult& r) {
   std::map<std::string, std::vector<std::string>> out;
   for (const Finding& f : r.findings)
-    if (f.check_id == "TPU118") out[f.subject] = f.related_paths;
+    if (f.check_id == "TPU118") out[f.subject.str()] = f.related_paths;
   return out;
 }
 

@@ -112,6 +112,7 @@ TEST_CASE("result codec: strings round-trip wherever their escaped bytes fall", 
     size_t length = random() % 70;
     for (size_t k = 0; k < length; ++k) f.message += alphabet[random() % alphabet.size()];
     f.source_line = std::string(size_t(i % 19), 'x') + f.message;
+    f.hint = f.source_line;  // an InternedString field: read in place unless escaped
     r.findings.push_back(std::move(f));
   }
   const std::string text = encode_result(r);
@@ -123,5 +124,6 @@ TEST_CASE("result codec: strings round-trip wherever their escaped bytes fall", 
     INFO("finding " << i);
     CHECK(back->findings[i].message == r.findings[i].message);
     CHECK(back->findings[i].source_line == r.findings[i].source_line);
+    CHECK(back->findings[i].hint == r.findings[i].hint);
   }
 }

@@ -321,7 +321,7 @@ TEST_CASE("build_report filters, sorts and collects skipped files", "[core][scan
   for (const Finding& f : report.findings) CHECK_FALSE(f.check_id.starts_with("TPU4"));
   CHECK(std::is_sorted(report.findings.begin(), report.findings.end(), finding_less));
   std::vector<std::pair<std::string, uint32_t>> got;
-  for (const Finding& f : report.findings) got.emplace_back(f.path + " " + f.check_id, f.start.line);
+  for (const Finding& f : report.findings) got.emplace_back(f.path.str() + " " + f.check_id, f.start.line);
   CHECK(got == std::vector<std::pair<std::string, uint32_t>>{{"a/k.cu TPU101", 3},
                                                               {"a/k.cu TPU101", 30},
                                                               {"a/notes.txt TPU902", 1},

@@ -77,7 +77,7 @@ ScanReport merge_reports(const std::vector<std::pair<std::string, json>>& inputs
       std::map<std::string, std::vector<Finding>> findings;
       for (const json& f : doc.at("findings")) {
         Finding finding = finding_from(f, input);
-        findings[finding.path].push_back(std::move(finding));
+        findings[finding.path.str()].push_back(std::move(finding));
       }
       for (const json& r : doc.at("files").at("results")) {
         FileResult fr;

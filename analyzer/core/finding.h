@@ -6,24 +6,26 @@
 #include <vector>
 
 #include "core/check_info.h"
+#include "core/interned_string.h"
 #include "core/source_file.h"
 #include "core/types.h"
 
 namespace tpulint {
 
+// The path, check name, hint and subject are shared by many findings: InternedString.
 struct Finding {
   std::string check_id;   // "TPU201"
-  std::string check_name; // "torch-dynamic-shape-op"
+  InternedString check_name; // "torch-dynamic-shape-op"
   Category category = Category::AnalyzerNote;
   Severity severity = Severity::Info;
   EffortClass effort = EffortClass::None;
   HoursRange hours;
-  std::string path;       // relative to the scan root, '/'-separated
+  InternedString path;    // relative to the scan root, '/'-separated
   Position start;
   Position end;
   std::string message;    // lower-case, no final period, entities quoted
-  std::string hint;       // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
-  std::string subject;    // the entity found ('torch.nonzero', a kernel's name): groups work items
+  InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
+  InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
   std::string source_line;  // the text of the start line, for code frames
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).

@@ -100,6 +100,14 @@ class FieldReader {
     return out;
   }
 
+  // A field held by an InternedString: it is read in place unless it has escapes.
+  InternedString interned() {
+    std::string_view f = raw();
+    if (f.find('\\') == std::string_view::npos) return InternedString(f);
+    pos_ = f.data() - text_.data();  // read it again, unescaped
+    return InternedString(string());
+  }
+
   template <typename Number>
   Number number() {
     std::string_view f = raw();
@@ -180,20 +188,20 @@ std::optional<FileResult> decode_result(const std::string& path, std::string_vie
   for (size_t i = 0; i < findings && in.ok(); ++i) {
     Finding& f = r.findings.emplace_back();
     f.check_id = in.string();
-    f.check_name = in.string();
+    f.check_name = in.interned();
     f.category = Category(in.number<int>());
     f.severity = Severity(in.number<int>());
     f.effort = EffortClass(in.number<int>());
     f.hours.low = in.number<double>();
     f.hours.high = in.number<double>();
-    f.path = in.string();
+    f.path = in.interned();
     f.start.line = in.number<uint32_t>();
     f.start.column = in.number<uint32_t>();
     f.end.line = in.number<uint32_t>();
     f.end.column = in.number<uint32_t>();
     f.message = in.string();
-    f.hint = in.string();
-    f.subject = in.string();
+    f.hint = in.interned();
+    f.subject = in.interned();
     f.source_line = in.string();
     size_t related = in.count();
     for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());

@@ -24,11 +24,11 @@ void write_gitlab(const ScanReport& report, std::ostream& out) {
   for (size_t i = 0; i < report.findings.size(); ++i) {
     const Finding& f = report.findings[i];
     issues.push_back({
-        {"description", f.hint.empty() ? f.message : f.message + " (" + f.hint + ")"},
-        {"check_name", f.check_id + " " + f.check_name},
+        {"description", f.hint.empty() ? f.message : f.message + " (" + f.hint.str() + ")"},
+        {"check_name", f.check_id + " " + f.check_name.str()},
         {"fingerprint", prints[i]},
         {"severity", gitlab_severity(f)},
-        {"location", {{"path", f.path}, {"lines", {{"begin", f.start.line}}}}},
+        {"location", {{"path", f.path.view()}, {"lines", {{"begin", f.start.line}}}}},
     });
   }
   out << issues.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

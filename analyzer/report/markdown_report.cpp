@@ -17,7 +17,7 @@ std::string_view severity_mark(Severity s) {
   return "";
 }
 
-std::string link(const ReportOptions& o, const std::string& path, uint32_t line) {
+std::string link(const ReportOptions& o, std::string_view path, uint32_t line) {
   return fmt::format("[{}:{}]({}{}#L{})", markdown_cell(path), line, o.link_base, path, line);
 }
 
@@ -115,7 +115,7 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
 
   if (!report.findings.empty()) {
     out << fmt::format("<details><summary>All findings ({})</summary>\n\n", report.findings.size());
-    const std::string* current = nullptr;
+    const InternedString* current = nullptr;
     for (const Finding& f : report.findings) {
       if (!current || *current != f.path) {
         out << fmt::format("{}**{}**\n\n", current ? "\n" : "", markdown_cell(f.path));

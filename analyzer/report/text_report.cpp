@@ -70,7 +70,7 @@ std::string hours_text(HoursRange h) {
 
 void write_statistics(const ScanReport& report, std::ostream& out, const Style& st) {
   std::map<std::pair<std::string, std::string>, size_t> counts;
-  for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name}];
+  for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name.str()}];
   out << st.bold("Statistics") << "\n";
   for (const auto& [id, n] : counts) out << fmt::format("  {:>6}  {}  {}\n", n, id.first, id.second);
   out << "\n";
@@ -99,7 +99,7 @@ void write_score_explanation(const ScanReport& report, std::ostream& out, const 
 
 void write_text(const ScanReport& report, std::ostream& out, const ReportOptions& options) {
   Style st{options.color};
-  const std::string* current = nullptr;
+  const InternedString* current = nullptr;
   for (const Finding& f : report.findings) {
     if (!current || *current != f.path) {
       if (current) out << "\n";
