@@ -9,7 +9,8 @@ For each dataset it measures (median of --reps runs, wall seconds, and peak RSS)
   clang   clang-19 -fsyntax-only with tpulint's header-free flags on the same CUDA/C++ files
   tpulint cold (--no-cache), cached (an unchanged tree, warm cache), and five files (pre-commit)
 and prints ratios against the floor. The floor and tpulint with every check are run alternately,
-in pairs, and their ratio is the median of the pairs' ratios; so are flake8 and tpulint. Datasets are synthetic repositories made by generate.py
+in pairs, and their ratio is the median of the pairs' ratios; so are flake8 and tpulint, and
+--jobs 1 and --jobs 2 (the speedup rows). Datasets are synthetic repositories made by generate.py
 at several sizes (deterministic), or any directory given with --repo.
 
 A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once
@@ -182,6 +183,14 @@ class Bench:
             five = (py + cxx)[:: max(1, len(py + cxx) // 5)][:5]
             secs, peak = measure(self.tpulint_cmd(five, jobs, "--no-cache"), reps, env=self.env)
             self.add(name, "all: tpulint on 5 files (pre-commit)", jobs, secs, peak)
+        if py and 1 in self.args.jobs and 2 in self.args.jobs:
+            # What a second core buys, -j1 and -j2 run alternately in pairs: the ratio column is
+            # the median of the pairs' speedups (-j1 time / -j2 time), for the floor and the scan.
+            for what, extra in (("parse-only floor", ["--parse-only"]), ("every check", [])):
+                one, two, ratio, _, peak = measure_pair(
+                    self.tpulint_cmd([py_root], 1, "--no-cache", *extra, *only_py),
+                    self.tpulint_cmd([py_root], 2, "--no-cache", *extra, *only_py), pair_reps, env=self.env)
+                self.add(name, f"python: -j2 speedup, {what}", 2, two, peak, ratio=1 / ratio)
         if shutil.which("rg"):
             secs, peak = measure(["rg", "-c", "-e", TRIGGERS, root], reps)
             self.add(name, "all: rg, the I/O floor", 1, secs, peak)
