@@ -5,6 +5,7 @@ files, in the same run, on the same machine.
 For each dataset it measures (median of --reps runs, wall seconds, and peak RSS):
   floor   tpulint --parse-only: the same frontends parse every file, no check runs
   rg      ripgrep searching the same files for the checks' trigger tokens: the I/O floor
+  parse   bench_tree_sitter_parse (built with tpulint): tree-sitter-python's parse alone, one process
   flake8  flake8 --jobs N on the same Python files: the classic linter
   clang   clang-19 -fsyntax-only with tpulint's header-free flags on the same CUDA/C++ files
   tpulint cold (--no-cache), cached (an unchanged tree, warm cache), and five files (pre-commit)
@@ -183,6 +184,17 @@ class Bench:
             five = (py + cxx)[:: max(1, len(py + cxx) // 5)][:5]
             secs, peak = measure(self.tpulint_cmd(five, jobs, "--no-cache"), reps, env=self.env)
             self.add(name, "all: tpulint on 5 files (pre-commit)", jobs, secs, peak)
+        parse_alone = os.path.join(os.path.dirname(self.tpulint), "bench", "bench_tree_sitter_parse")
+        if py and os.path.exists(parse_alone):
+            # The floor against tree-sitter's parse alone in one process (no pool, no node table,
+            # no report), in pairs: the ratio column is the floor's time over the bare parse's.
+            listing = os.path.join(self.work, f"{name}-python-files.txt")
+            with open(listing, "w") as f:
+                f.write("\n".join(py) + "\n")
+            alone, floor, ratio, peak, _ = measure_pair(
+                ["sh", "-c", f"'{parse_alone}' < '{listing}'"],
+                self.tpulint_cmd([py_root], 1, "--parse-only", "--no-cache", *only_py), pair_reps, env=self.env)
+            self.add(name, "python: tree-sitter parse alone (floor x)", 1, alone, peak, ratio=ratio)
         if py and 1 in self.args.jobs and 2 in self.args.jobs:
             # What a second core buys, -j1 and -j2 run alternately in pairs: the ratio column is
             # the median of the pairs' speedups (-j1 time / -j2 time), for the floor and the scan.
