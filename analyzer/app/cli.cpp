@@ -189,8 +189,8 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
     hide_findings(report,
                   [&](const Finding& f, const std::string&) {
                     // A note about a whole file counts when the file changed at all.
-                    return f.category == Category::AnalyzerNote && f.start.line == 1 ? changed.file_changed(f.path.str())
-                                                                                     : changed.line_changed(f.path.str(), f.start.line);
+                    return f.category == Category::AnalyzerNote && f.start.line == 1 ? changed.file_changed(f.path)
+                                                                                     : changed.line_changed(f.path, f.start.line);
                   },
                   fmt::format("on lines unchanged since {}", *s.diff_base));
     if (s.diff_score) {

@@ -48,8 +48,8 @@ std::string unquote(std::string p) {
 
 }  // namespace
 
-bool ChangedLines::line_changed(const std::string& path, uint32_t line) const {
-  if (whole_files.count(path)) return true;
+bool ChangedLines::line_changed(std::string_view path, uint32_t line) const {
+  if (whole_files.find(path) != whole_files.end()) return true;
   auto it = ranges.find(path);
   if (it == ranges.end()) return false;
   for (auto [first, last] : it->second)

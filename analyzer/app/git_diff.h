@@ -20,11 +20,13 @@ struct GitError : std::runtime_error {
 
 struct ChangedLines {
   // Path relative to the scan root -> inclusive 1-based line ranges on the new side.
-  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges;
-  std::set<std::string> whole_files;  // untracked (new) files
+  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>, std::less<>> ranges;
+  std::set<std::string, std::less<>> whole_files;  // untracked (new) files
 
-  bool file_changed(const std::string& path) const { return whole_files.count(path) || ranges.count(path); }
-  bool line_changed(const std::string& path, uint32_t line) const;
+  bool file_changed(std::string_view path) const {
+    return whole_files.find(path) != whole_files.end() || ranges.find(path) != ranges.end();
+  }
+  bool line_changed(std::string_view path, uint32_t line) const;
 };
 
 // Throws GitError when `root` is not in a git work tree or `base_ref` is not a revision.

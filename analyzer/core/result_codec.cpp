@@ -76,8 +76,33 @@ class FieldReader {
     return field;
   }
 
-  std::string string() {
+  std::string string() { return unescape(raw()); }
+
+  // A field held by an InternedString: it is read in place unless it has escapes.
+  InternedString interned() {
     std::string_view f = raw();
+    return f.find('\\') == std::string_view::npos ? InternedString(f) : InternedString(unescape(f));
+  }
+
+  template <typename Number>
+  Number number() {
+    std::string_view f = raw();
+    Number n{};
+    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), n);
+    if (ec != std::errc() || end != f.data() + f.size()) ok_ = false;
+    return n;
+  }
+
+  // A count of following items, bounded by what the text could hold (a damaged count must not
+  // make the decoder reserve gigabytes).
+  size_t count() {
+    size_t n = number<size_t>();
+    if (n > text_.size()) ok_ = false;
+    return ok_ ? n : 0;
+  }
+
+ private:
+  std::string unescape(std::string_view f) {
     std::string out;
     out.reserve(f.size());
     size_t copied = 0;  // f[copied, i) holds no escape: appended in one piece
@@ -100,32 +125,6 @@ class FieldReader {
     return out;
   }
 
-  // A field held by an InternedString: it is read in place unless it has escapes.
-  InternedString interned() {
-    std::string_view f = raw();
-    if (f.find('\\') == std::string_view::npos) return InternedString(f);
-    pos_ = f.data() - text_.data();  // read it again, unescaped
-    return InternedString(string());
-  }
-
-  template <typename Number>
-  Number number() {
-    std::string_view f = raw();
-    Number n{};
-    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), n);
-    if (ec != std::errc() || end != f.data() + f.size()) ok_ = false;
-    return n;
-  }
-
-  // A count of following items, bounded by what the text could hold (a damaged count must not
-  // make the decoder reserve gigabytes).
-  size_t count() {
-    size_t n = number<size_t>();
-    if (n > text_.size()) ok_ = false;
-    return ok_ ? n : 0;
-  }
-
- private:
   std::string_view text_;
   size_t pos_ = 0;
   bool ok_ = true;

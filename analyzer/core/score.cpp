@@ -44,7 +44,8 @@ double path_weight(std::string_view path, const PathWeights& weights) {
   return is_auxiliary_path(path) ? weights.auxiliary : 1.0;
 }
 
-bool decides_verdict(std::string_view path, const PathWeights& weights) { return path_weight(path, weights) >= 1; }
+bool decides_verdict(double path_weight) { return path_weight >= 1; }
+bool decides_verdict(std::string_view path, const PathWeights& weights) { return decides_verdict(path_weight(path, weights)); }
 
 double PathWeigher::operator()(std::string_view path) {
   if (!last_ || last_->first != path) {
@@ -173,7 +174,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   size_t high_count = 0;
   PathWeigher path_weight_of(weights);
   for (const Finding* f : all) {
-    if (path_weight_of(f->path) < 1) continue;  // as decides_verdict, each path weighed once
+    if (!decides_verdict(path_weight_of(f->path))) continue;  // each path weighed once
     core_low += f->hours.low;
     core_high += f->hours.high;
     if (f->effort == EffortClass::High) {

@@ -5,8 +5,8 @@
 #include <map>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/finding.h"
@@ -29,6 +29,7 @@ double path_weight(std::string_view path, const PathWeights& weights);
 bool is_auxiliary_path(std::string_view path);
 // Whether a path's findings decide the verdict: those with full weight (1 or more).
 bool decides_verdict(std::string_view path, const PathWeights& weights);
+bool decides_verdict(double path_weight);
 
 struct CategoryScore {
   Category category = Category::AnalyzerNote;

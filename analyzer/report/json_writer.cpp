@@ -93,20 +93,24 @@ void append_json_number(std::string& out, double x) {
   out += nlohmann::json(x).dump();
 }
 
+char* JsonWriter::lead(char* at) {
+  if (counts_.back()++ != 0) *at++ = ',';
+  *at++ = '\n';
+  std::memset(at, ' ', 2 * counts_.size());
+  return at + 2 * counts_.size();
+}
+
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;
     return;
   }
   if (counts_.empty()) return;  // the top-level value
-  // ",\n" (or "\n" for the first item) and the indentation, in one append.
-  constexpr size_t kMaxIndent = 64;
-  static const std::string kLead = ",\n" + std::string(2 * kMaxIndent, ' ');
-  const bool first = counts_.back()++ == 0;
-  if (counts_.size() <= kMaxIndent) {
-    out_.append(kLead, first ? 1 : 0, (first ? 1 : 2) + 2 * counts_.size());
+  if (counts_.size() <= kMaxLeadDepth) {
+    char text[kMaxLead];
+    out_.append(text, size_t(lead(text) - text));
   } else {
-    out_ += first ? "\n" : ",\n";
+    out_ += counts_.back()++ == 0 ? "\n" : ",\n";
     out_.append(2 * counts_.size(), ' ');
   }
 }
@@ -114,15 +118,11 @@ void JsonWriter::before_value() {
 JsonWriter& JsonWriter::key(std::string_view name) {
   // A member name is a short identifier: the separator and indent before it, the name in quotes
   // and ": " go out in one append. A report has about twenty per finding.
-  char text[96];
-  const size_t indent = 2 * counts_.size();
-  if (!after_key_ && !counts_.empty() && 2 + indent + 1 + name.size() + 3 <= sizeof text &&
+  constexpr size_t kMaxName = 64;
+  char text[kMaxLead + 1 + kMaxName + 3];
+  if (!after_key_ && !counts_.empty() && counts_.size() <= kMaxLeadDepth && name.size() <= kMaxName &&
       plain_prefix(name) == name.size()) {
-    char* at = text;
-    if (counts_.back()++ != 0) *at++ = ',';
-    *at++ = '\n';
-    std::memset(at, ' ', indent);
-    at += indent;
+    char* at = lead(text);
     *at++ = '"';
     std::memcpy(at, name.data(), name.size());
     at += name.size();

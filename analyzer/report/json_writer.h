@@ -40,7 +40,11 @@ class JsonWriter {
   }
 
  private:
-  void before_value();  // the separator, newline and indent an element needs
+  // The separator, newline and indent the next element of the innermost container needs,
+  // written at `at` (room for kMaxLead bytes, at a depth of at most kMaxLeadDepth); returns their end.
+  static constexpr size_t kMaxLeadDepth = 64, kMaxLead = 2 + 2 * kMaxLeadDepth;
+  char* lead(char* at);
+  void before_value();  // lead(), appended, where an element needs it
   void begin(char open);
   void end(char close);
 

@@ -69,8 +69,8 @@ std::string hours_text(HoursRange h) {
 }
 
 void write_statistics(const ScanReport& report, std::ostream& out, const Style& st) {
-  std::map<std::pair<std::string, std::string>, size_t> counts;
-  for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name.str()}];
+  std::map<std::pair<std::string_view, std::string_view>, size_t> counts;
+  for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name}];
   out << st.bold("Statistics") << "\n";
   for (const auto& [id, n] : counts) out << fmt::format("  {:>6}  {}  {}\n", n, id.first, id.second);
   out << "\n";
