@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,8 @@ TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2
   inner["k"] = "v";
   inner["inner"] = ordered_json::array({1, ordered_json::array()});
   doc["nested"] = ordered_json::array({inner, ordered_json::object(), "last"});
+  CHECK(text.empty());  // held in the writer's buffer until flushed
+  w.flush();
   CHECK(text == reference(doc));
 }
 
@@ -119,8 +122,51 @@ TEST_CASE("JsonWriter: indentation past the precomputed depth", "[report][json]"
   for (int depth = 0; depth < 70; ++depth) w.begin_array().value(depth);
   w.value("deepest");
   for (int depth = 0; depth < 70; ++depth) w.end_array();
+  w.flush();
   // The same document, built inside out: [0, [1, [... [69, "deepest"]]]].
   ordered_json expected = ordered_json::array({69, "deepest"});
   for (int depth = 68; depth >= 0; --depth) expected = ordered_json::array({ordered_json(depth), expected});
   CHECK(text == reference(expected));
+}
+
+TEST_CASE("JsonWriter: a document many times its buffer, to a stream, with strings of every length", "[report][json]") {
+  // Strings from empty to several times the writer's 64 KiB buffer, plain, with escapes, and
+  // with a non-ASCII byte early, late or after an escape: each must come out whole wherever
+  // the buffer happens to fill.
+  std::mt19937 random(3);  // fixed seed: the same document every run
+  std::vector<std::string> strings;
+  for (size_t length : {size_t(0), size_t(1), size_t(7), size_t(100), size_t(10921), size_t(10922), size_t(10923),
+                        size_t(40000), size_t(70000), size_t(200000)}) {
+    std::string plain(length, 'a');
+    for (char& c : plain) c = char(0x20 + random() % 0x5f);
+    strings.push_back(plain);
+    if (length == 0) continue;
+    std::string escapes = plain;
+    for (size_t i = 0; i < length; i += 1 + random() % 50) escapes[i] = "\"\\\n\x01"[random() % 4];
+    strings.push_back(escapes);
+    std::string late_unicode = escapes;
+    late_unicode[length - 1] = char(0xc3);
+    strings.push_back(late_unicode);
+    std::string early_unicode = plain;
+    early_unicode[0] = char(0xe2);
+    strings.push_back(early_unicode);
+  }
+  std::ostringstream stream;
+  ordered_json doc = ordered_json::array();
+  {
+    JsonWriter w(stream);
+    w.begin_array();
+    for (int round = 0; round < 3; ++round)
+      for (const std::string& s : strings) {
+        w.begin_object().member("text", s).member("size", uint64_t(s.size())).member("half", s.size() / 2.0).end_object();
+        ordered_json item;
+        item["text"] = s;
+        item["size"] = uint64_t(s.size());
+        item["half"] = s.size() / 2.0;
+        doc.push_back(item);
+      }
+    w.end_array();
+  }  // the destructor passes the rest on
+  CHECK(stream.str().size() > 10 * 65536);
+  CHECK(stream.str() == reference(doc));
 }

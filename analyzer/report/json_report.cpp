@@ -13,8 +13,6 @@ namespace {
 // Two decimals: enough for hours and scores, and free of binary noise (0.35, not 0.35000000000000003).
 double round2(double x) { return std::round(x * 100) / 100; }
 
-constexpr size_t kFlushBytes = 1 << 16;  // small enough to stay in cache and be reused
-
 void hours_members(JsonWriter& w, HoursRange h) {
   w.member("hours_low", round2(h.low)).member("hours_high", round2(h.high));
 }
@@ -25,8 +23,7 @@ void hours_members(JsonWriter& w, HoursRange h) {
 // tens of thousands of findings, and building the document cost more than analyzing a cached tree.
 void write_json(const ScanReport& report, std::ostream& out) {
   const ScoreSummary& s = report.score;
-  std::string text;
-  JsonWriter w(text);
+  JsonWriter w(out);
   w.begin_object();
   w.member("schema_version", kJsonSchemaVersion);
   w.key("tool").begin_object().member("name", kToolName).member("version", kToolVersion).end_object();
@@ -62,10 +59,6 @@ void write_json(const ScanReport& report, std::ostream& out) {
     hours_members(w, f.hours);
     w.end_object();
     w.end_object();
-    if (text.size() > kFlushBytes) {  // a million-line scan's report is tens of MB: pass it on in pieces
-      out << text;
-      text.clear();
-    }
   }
   w.end_array();
   w.key("work_items").begin_array();
@@ -104,7 +97,8 @@ void write_json(const ScanReport& report, std::ostream& out) {
   }
   w.end_array().end_object();
   w.end_object();
-  out << text << "\n";
+  w.flush();
+  out << "\n";
 }
 
 }  // namespace tpulint::report

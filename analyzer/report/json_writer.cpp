@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 namespace tpulint::report {
 
@@ -22,8 +22,6 @@ constexpr std::array<uint8_t, 256> kByteClasses = [] {
   return classes;
 }();
 
-}  // namespace
-
 // The length of the run of plain bytes (printable ASCII but '"' and '\\') at the start of `s`,
 // eight bytes at a time: a report's strings are long messages and hints, nearly all plain.
 size_t plain_prefix(std::string_view s) {
@@ -36,38 +34,36 @@ size_t plain_prefix(std::string_view s) {
       [](unsigned char c) { return kByteClasses[c] == kPlain; });
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  // Text with bytes above 0x7F goes through nlohmann::json, whose handling of invalid UTF-8
-  // (where one replacement character ends and the next byte starts) is the reference.
-  const size_t start = out.size();
-  const std::string_view whole = s;
-  out += '"';
-  for (;;) {
-    const size_t plain = plain_prefix(s);
-    out.append(s.data(), plain);
-    if (plain == s.size()) break;
-    const unsigned char c = static_cast<unsigned char>(s[plain]);
-    if (kByteClasses[c] == kNonAscii) {
-      out.resize(start);
-      out += nlohmann::json(whole).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      return;
+// The escape of a byte kByteClasses marks kEscape, written at `at`; returns its end.
+char* write_escape(char* at, unsigned char c) {
+  *at++ = '\\';
+  switch (c) {
+    case '"': *at++ = '"'; break;
+    case '\\': *at++ = '\\'; break;
+    case '\b': *at++ = 'b'; break;
+    case '\f': *at++ = 'f'; break;
+    case '\n': *at++ = 'n'; break;
+    case '\r': *at++ = 'r'; break;
+    case '\t': *at++ = 't'; break;
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      std::memcpy(at, "u00", 3);
+      at[3] = kHex[c >> 4];
+      at[4] = kHex[c & 15];
+      at += 5;
     }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-    }
-    s.remove_prefix(plain + 1);
   }
-  out += '"';
+  return at;
 }
 
-void append_json_number(std::string& out, double x) {
+// Text with bytes above 0x7F goes through nlohmann::json, whose handling of invalid UTF-8
+// (where one replacement character ends and the next byte starts) is the reference.
+std::string nlohmann_string(std::string_view s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// `x` as nlohmann writes it, at `at` (room for 32 bytes); returns its end.
+char* write_number(char* at, double x) {
   // The report's numbers are hours and scores rounded to two decimals. Such a value is written
   // as its hundredths (12.0, 0.35, 1461.5) when h / 100, correctly rounded, is exactly the
   // double: then the text reads back as it, which makes it the shortest form, nlohmann's.
@@ -77,20 +73,55 @@ void append_json_number(std::string& out, double x) {
     if (double(int64_t(hundredths)) / 100 == x) {
       const int64_t h = int64_t(hundredths);
       const uint64_t magnitude = uint64_t(h < 0 ? -h : h);
-      char text[32];
-      char* end = text;
-      if (h < 0) *end++ = '-';
-      end = std::to_chars(end, text + sizeof text, magnitude / 100).ptr;
-      *end++ = '.';
-      *end++ = char('0' + magnitude % 100 / 10);
-      *end++ = char('0' + magnitude % 10);
-      if (end[-1] == '0') --end;  // "0.30" -> "0.3", "12.00" -> "12.0"
-      if (end[-1] == '0' && end[-2] != '.') --end;
-      out.append(text, end);
-      return;
+      if (h < 0) *at++ = '-';
+      at = std::to_chars(at, at + 24, magnitude / 100).ptr;
+      *at++ = '.';
+      *at++ = char('0' + magnitude % 100 / 10);
+      *at++ = char('0' + magnitude % 10);
+      if (at[-1] == '0') --at;  // "0.30" -> "0.3", "12.00" -> "12.0"
+      if (at[-1] == '0' && at[-2] != '.') --at;
+      return at;
     }
   }
-  out += nlohmann::json(x).dump();
+  const std::string text = nlohmann::json(x).dump();  // at most 24 bytes ("-1.7976931348623157e+308")
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) { JsonWriter(out).value(s); }
+
+void append_json_number(std::string& out, double x) { JsonWriter(out).value(x); }
+
+JsonWriter::JsonWriter(std::string& out)
+    : string_out_(&out), buffer_(new char[kBufferBytes]), pos_(buffer_.get()), end_(pos_ + kBufferBytes) {}
+
+JsonWriter::JsonWriter(std::ostream& out)
+    : stream_out_(&out), buffer_(new char[kBufferBytes]), pos_(buffer_.get()), end_(pos_ + kBufferBytes) {}
+
+JsonWriter::~JsonWriter() { drain(); }
+
+void JsonWriter::flush() {
+  drain();
+  if (stream_out_) stream_out_->flush();
+}
+
+void JsonWriter::drain() {
+  const size_t n = size_t(pos_ - buffer_.get());
+  if (string_out_) string_out_->append(buffer_.get(), n);
+  if (stream_out_) stream_out_->write(buffer_.get(), std::streamsize(n));
+  pos_ = buffer_.get();
+}
+
+void JsonWriter::put(std::string_view bytes) {
+  while (!bytes.empty()) {
+    if (pos_ == end_) drain();
+    const size_t n = std::min(bytes.size(), size_t(end_ - pos_));
+    std::memcpy(pos_, bytes.data(), n);
+    pos_ += n;
+    bytes.remove_prefix(n);
+  }
 }
 
 char* JsonWriter::lead(char* at) {
@@ -107,31 +138,79 @@ void JsonWriter::before_value() {
   }
   if (counts_.empty()) return;  // the top-level value
   if (counts_.size() <= kMaxLeadDepth) {
-    char text[kMaxLead];
-    out_.append(text, size_t(lead(text) - text));
+    pos_ = lead(room(kMaxLead));
   } else {
-    out_ += counts_.back()++ == 0 ? "\n" : ",\n";
-    out_.append(2 * counts_.size(), ' ');
+    if (counts_.back()++ != 0) put(",");
+    newline();
   }
 }
 
-JsonWriter& JsonWriter::key(std::string_view name) {
-  // A member name is a short identifier: the separator and indent before it, the name in quotes
-  // and ": " go out in one append. A report has about twenty per finding.
-  constexpr size_t kMaxName = 64;
-  char text[kMaxLead + 1 + kMaxName + 3];
-  if (!after_key_ && !counts_.empty() && counts_.size() <= kMaxLeadDepth && name.size() <= kMaxName &&
-      plain_prefix(name) == name.size()) {
-    char* at = lead(text);
+void JsonWriter::newline() {
+  if (counts_.size() <= kMaxLeadDepth) {
+    char* at = room(kMaxLead);
+    *at++ = '\n';
+    std::memset(at, ' ', 2 * counts_.size());
+    pos_ = at + 2 * counts_.size();
+  } else {
+    put("\n");
+    for (size_t i = 0; i < counts_.size(); ++i) put("  ");
+  }
+}
+
+void JsonWriter::string(std::string_view s) {
+  if (s.size() > kMaxWholeString) return long_string(s);
+  // The whole literal fits in the buffer from `start`, so a non-ASCII byte found halfway can
+  // take back what was written of it.
+  char* const start = room(6 * s.size() + 2);
+  const std::string_view whole = s;
+  char* at = start;
+  *at++ = '"';
+  for (;;) {
+    const size_t plain = plain_prefix(s);
+    std::memcpy(at, s.data(), plain);
+    at += plain;
+    if (plain == s.size()) break;
+    const unsigned char c = static_cast<unsigned char>(s[plain]);
+    if (kByteClasses[c] == kNonAscii) {
+      pos_ = start;
+      return put(nlohmann_string(whole));
+    }
+    at = write_escape(at, c);
+    s.remove_prefix(plain + 1);
+  }
+  *at++ = '"';
+  pos_ = at;
+}
+
+void JsonWriter::long_string(std::string_view s) {
+  const size_t plain_or_escape = bytes::plain_run(
+      s, [](uint64_t w) { return bytes::any_byte_above_7f(w); }, [](unsigned char c) { return c < 0x80; });
+  if (plain_or_escape < s.size()) return put(nlohmann_string(s));
+  put("\"");
+  for (;;) {
+    const size_t plain = plain_prefix(s);
+    put(s.substr(0, plain));
+    if (plain == s.size()) break;
+    pos_ = write_escape(room(6), static_cast<unsigned char>(s[plain]));
+    s.remove_prefix(plain + 1);
+  }
+  put("\"");
+}
+
+JsonWriter& JsonWriter::key(Name name) {
+  if (!after_key_ && !counts_.empty() && counts_.size() <= kMaxLeadDepth) {
+    // The separator, indent, quoted name and ": " in one place.
+    char* at = lead(room(kMaxLead + 1 + kMaxName + 3));
     *at++ = '"';
     std::memcpy(at, name.data(), name.size());
     at += name.size();
     std::memcpy(at, "\": ", 3);
-    out_.append(text, size_t(at + 3 - text));
+    pos_ = at + 3;
   } else {
     before_value();
-    append_json_string(out_, name);
-    out_ += ": ";
+    put("\"");
+    put(std::string_view(name.data(), name.size()));
+    put("\": ");
   }
   after_key_ = true;
   return *this;
@@ -139,18 +218,17 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 
 void JsonWriter::begin(char open) {
   before_value();
-  out_ += open;
+  *room(1) = open;
+  ++pos_;
   counts_.push_back(0);
 }
 
 void JsonWriter::end(char close) {
   bool empty = counts_.back() == 0;
   counts_.pop_back();
-  if (!empty) {
-    out_ += '\n';
-    out_.append(2 * counts_.size(), ' ');
-  }
-  out_ += close;
+  if (!empty) newline();
+  *room(1) = close;
+  ++pos_;
 }
 
 JsonWriter& JsonWriter::begin_object() {
@@ -172,33 +250,31 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
-  append_json_string(out_, s);
+  string(s);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(bool b) {
   before_value();
-  out_ += b ? "true" : "false";
+  put(b ? "true" : "false");
   return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t n) {
   before_value();
-  char text[24];
-  out_.append(text, std::to_chars(text, text + sizeof text, n).ptr);
+  pos_ = std::to_chars(room(24), end_, n).ptr;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t n) {
   before_value();
-  char text[24];
-  out_.append(text, std::to_chars(text, text + sizeof text, n).ptr);
+  pos_ = std::to_chars(room(24), end_, n).ptr;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(double x) {
   before_value();
-  append_json_number(out_, x);
+  pos_ = write_number(room(32), x);
   return *this;
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,13 +15,41 @@ namespace tpulint::report {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::string& out) : out_(out) {}
+  // Bytes are gathered in a buffer of its own and passed on to `out` when it is full, on
+  // flush() and when the writer is destroyed: a report of tens of MB is never held whole.
+  explicit JsonWriter(std::string& out);
+  explicit JsonWriter(std::ostream& out);
+  ~JsonWriter();
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  void flush();
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
-  JsonWriter& key(std::string_view name);  // the next value or container is this member's
+  // A member's name: a string literal, checked as it is compiled to be at most kMaxName bytes
+  // of printable ASCII without '"' or '\\', so that it is written as it is, unexamined. A
+  // report has about twenty members per finding.
+  class Name {
+   public:
+    consteval Name(const char* text) : text_(text) {
+      while (text[size_] != 0) {
+        const char c = text[size_++];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') throw "a member name needs no escape";
+      }
+      if (size_ > kMaxName) throw "a member name is at most kMaxName bytes";
+    }
+    const char* data() const { return text_; }
+    size_t size() const { return size_; }
+
+   private:
+    const char* text_;
+    size_t size_ = 0;
+  };
+
+  JsonWriter& key(Name name);  // the next value or container is this member's
 
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
@@ -34,21 +64,40 @@ class JsonWriter {
 
   // `key(name).value(v)` in one call.
   template <typename T>
-  JsonWriter& member(std::string_view name, const T& v) {
+  JsonWriter& member(Name name, const T& v) {
     key(name);
     return value(v);
   }
 
  private:
-  // The separator, newline and indent the next element of the innermost container needs,
-  // written at `at` (room for kMaxLead bytes, at a depth of at most kMaxLeadDepth); returns their end.
+  static constexpr size_t kBufferBytes = size_t(1) << 16;  // small enough to stay in cache
+  // The separator, newline and indent the next element of the innermost container needs take
+  // at most kMaxLead bytes up to a depth of kMaxLeadDepth.
   static constexpr size_t kMaxLeadDepth = 64, kMaxLead = 2 + 2 * kMaxLeadDepth;
-  char* lead(char* at);
-  void before_value();  // lead(), appended, where an element needs it
+  static constexpr size_t kMaxName = 64;
+  // The longest string written in one piece: escaped, each byte takes at most six ("\u001f").
+  static constexpr size_t kMaxWholeString = (kBufferBytes - 2) / 6;
+
+  // A place for `n` more bytes (n <= kBufferBytes) at pos_; the caller moves pos_ past what it wrote.
+  char* room(size_t n) {
+    if (size_t(end_ - pos_) < n) drain();
+    return pos_;
+  }
+  void drain();                                  // the buffer's bytes to the output
+  void put(std::string_view bytes);              // any length
+  char* lead(char* at);                          // writes the lead at `at` (depth <= kMaxLeadDepth)
+  void before_value();                           // the lead, where an element needs it
+  void newline();                                // a newline and the indent of the current depth
+  void string(std::string_view s);               // `s` as a string literal
+  void long_string(std::string_view s);          // the same, for a string too long for the buffer
   void begin(char open);
   void end(char close);
 
-  std::string& out_;
+  std::string* string_out_ = nullptr;
+  std::ostream* stream_out_ = nullptr;
+  std::unique_ptr<char[]> buffer_;
+  char* pos_;
+  char* end_;
   std::vector<uint32_t> counts_;  // per open container: elements written so far
   bool after_key_ = false;
 };
