@@ -1,6 +1,9 @@
 // Suppression comments: scopes, prefixes, unused and invalid ones, and the run's selection.
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <regex>
+
 #include "core/check_info.h"
 #include "core/suppressions.h"
 
@@ -78,4 +81,48 @@ TEST_CASE("notes about suppressions are themselves subject to the selection", "[
 TEST_CASE("several directives on one line all apply", "[core][suppressions]") {
   std::string code = "x  # noqa: E501  # tpulint: ignore[TPU201]  # tpulint: ignore[TPU401]\n";
   CHECK(run(code, {{&kA, 1}, {&kB, 1}}, everything()).empty());
+}
+
+TEST_CASE("find_directives reads a line as the directive pattern does", "[core][suppressions]") {
+  // The pattern the syntax is defined by, as a regular expression (the scanner used to run
+  // these); the hand-written scanner must find the same directives, with the same parts, on
+  // lines made of the syntax's pieces in any order.
+  const std::regex python_re(R"(#\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
+  const std::regex cxx_re(R"((?://|/\*)\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
+  const std::vector<std::string> pieces = {"#",  "//", "/*", "/",  "*",      " ",     "\t", "\v",   "tpulint", "tpulin",
+                                           ":",  "ignore", "ignore-next-line", "dis_able", "[",  "]",  "TPU2",   ",",
+                                           "x",  "9",  "#tpulint:", "// tpulint: ignore[", "\xc3\xa9", "\r"};
+  std::mt19937 random(11);  // fixed seed: the same lines every run
+  size_t lines = 0, directives = 0, mismatches = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string line;
+    for (int k = int(random() % 14); k >= 0; --k) line += pieces[random() % pieces.size()];
+    for (bool hash : {true, false}) {
+      std::vector<DirectiveText> expected;
+      const std::regex& re = hash ? python_re : cxx_re;
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), re); it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        DirectiveText d;
+        d.begin = size_t(m.position(0));
+        d.end = size_t(m.position(0) + m.length(0));
+        d.word = std::string_view(line).substr(size_t(m.position(1)), size_t(m.length(1)));
+        d.has_list = m[2].matched;
+        d.list_closed = m[2].matched && line[size_t(m.position(2) + m.length(2) - 1)] == ']';
+        if (m[3].matched) d.list = std::string_view(line).substr(size_t(m.position(3)), size_t(m.length(3)));
+        expected.push_back(d);
+      }
+      const std::vector<DirectiveText> found = find_directives(line, hash);
+      auto same = [](const DirectiveText& a, const DirectiveText& b) {
+        return a.begin == b.begin && a.end == b.end && a.word == b.word && a.has_list == b.has_list &&
+               a.list_closed == b.list_closed && a.list == b.list;
+      };
+      const bool equal = std::equal(found.begin(), found.end(), expected.begin(), expected.end(), same);
+      if (!equal && ++mismatches <= 3) WARN("line: '" << line << "' hash: " << hash);
+      ++lines;
+      directives += expected.size();
+    }
+  }
+  CHECK(mismatches == 0);
+  CHECK(directives > 2000);  // the pieces make directives often enough for the comparison to mean something
+  INFO(lines << " lines");
 }

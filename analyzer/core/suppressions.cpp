@@ -1,8 +1,8 @@
 #include "core/suppressions.h"
 
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
-#include <regex>
 
 #include "core/analyzer_notes.h"
 
@@ -46,7 +46,68 @@ std::string_view scope_name(Scope s) {
   return "";
 }
 
+// Whitespace as a regular expression's \s reads it in the "C" locale.
+bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+bool is_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-'; }
+
+// The directive whose comment marker is at `at`, if there is one.
+std::optional<DirectiveText> directive_at(std::string_view line, size_t at, bool hash_comments) {
+  size_t i = at;
+  if (hash_comments ? line[i] == '#' : line.substr(i, 2) == "//" || line.substr(i, 2) == "/*")
+    i += hash_comments ? 1 : 2;
+  else
+    return std::nullopt;
+  auto skip_spaces = [&] {
+    while (i < line.size() && is_space(line[i])) ++i;
+  };
+  skip_spaces();
+  if (line.substr(i, 7) != "tpulint") return std::nullopt;
+  i += 7;
+  skip_spaces();
+  if (i == line.size() || line[i] != ':') return std::nullopt;
+  ++i;
+  skip_spaces();
+  DirectiveText d;
+  d.begin = at;
+  const size_t word = i;
+  while (i < line.size() && is_word_char(line[i])) ++i;
+  d.word = line.substr(word, i - word);
+  skip_spaces();
+  if (i < line.size() && line[i] == '[') {
+    d.has_list = true;
+    const size_t list = ++i;
+    while (i < line.size() && line[i] != ']') ++i;
+    d.list = line.substr(list, i - list);
+    if (i < line.size()) {
+      d.list_closed = true;
+      ++i;
+    }
+  }
+  d.end = i;
+  return d;
+}
+
+// An entry of a directive's list: "TPU" and up to three digits.
+bool is_check_prefix(std::string_view item) {
+  return item.starts_with("TPU") && item.size() <= 6 &&
+         std::all_of(item.begin() + 3, item.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
+
+std::vector<DirectiveText> find_directives(std::string_view line, bool hash_comments) {
+  std::vector<DirectiveText> found;
+  for (size_t at = 0; at < line.size();) {
+    if (auto d = directive_at(line, at, hash_comments)) {
+      at = d->end;  // never empty: it holds at least a marker and `tpulint:`
+      found.push_back(*d);
+    } else {
+      ++at;
+    }
+  }
+  return found;
+}
 
 void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, const SuppressionPolicy& policy) {
   std::erase_if(findings, [&](const Finding& f) { return !policy.enabled(f.check_id, file.path()); });
@@ -62,21 +123,13 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
   const std::string& text = file.text();
   // Cheap pre-check: most files have no directive at all.
   if (text.find("tpulint") != std::string::npos) {
-    // A comment marker, `tpulint:`, a directive word and an optional [list]. Compiled on the
-    // first file that names tpulint: compiling both costs a process about 35M instructions,
-    // 5% of parsing 10k lines, and most scans have no directive at all.
-    static const std::regex python_re(R"(#\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
-    static const std::regex cxx_re(R"((?://|/\*)\s*tpulint\s*:\s*([A-Za-z_-]*)\s*(\[([^\]]*)\]?)?)");
-    const std::regex& re = hash_comments ? python_re : cxx_re;
     for (uint32_t line = 1; line <= file.line_count(); ++line) {
       std::string_view lt = file.line_text(line);
       if (lt.find("tpulint") == std::string_view::npos) continue;
       uint32_t line_offset = uint32_t(lt.data() - text.data());
-      std::string line_str(lt);
-      for (auto it = std::sregex_iterator(line_str.begin(), line_str.end(), re); it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        ByteSpan span{line_offset + uint32_t(m.position(0)), line_offset + uint32_t(m.position(0) + m.length(0))};
-        std::string word = m[1];
+      for (const DirectiveText& found : find_directives(lt, hash_comments)) {
+        ByteSpan span{line_offset + uint32_t(found.begin), line_offset + uint32_t(found.end)};
+        std::string_view word = found.word;
         Directive d;
         d.line = line;
         d.span = span;
@@ -91,21 +144,20 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
                                     word));
           continue;
         }
-        if (m[2].matched && std::string(m[2]).back() != ']') {
+        if (found.has_list && !found.list_closed) {
           invalid(span, "unterminated list in a tpulint directive: close it with ']'");
           continue;
         }
         bool ok = true;
-        if (m[3].matched) {
-          std::string list = m[3];
+        if (found.has_list) {
+          std::string_view list = found.list;
           size_t start = 0;
           while (start <= list.size()) {
             size_t comma = list.find(',', start);
-            std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            std::string item(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
             item.erase(0, item.find_first_not_of(" \t"));
             item.erase(item.find_last_not_of(" \t") + 1);
-            static const std::regex id_re("^TPU[0-9]{0,3}$");
-            if (item.empty() || !std::regex_match(item, id_re)) {
+            if (!is_check_prefix(item)) {
               invalid(span, fmt::format("'{}' is not a check ID or ID prefix (e.g. TPU201, TPU2)", item));
               ok = false;
             } else if (!policy.known(item)) {
@@ -114,7 +166,7 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
             } else {
               d.entries.push_back({item, false});
             }
-            if (comma == std::string::npos) break;
+            if (comma == std::string_view::npos) break;
             start = comma + 1;
           }
         } else {

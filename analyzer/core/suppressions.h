@@ -34,6 +34,21 @@ struct SuppressionPolicy {
   std::function<bool(std::string_view prefix, std::string_view path)> runs;
 };
 
+// A directive as written on one line: a comment marker, `tpulint`, `:`, a word and an
+// optional [list], with any whitespace between them.
+struct DirectiveText {
+  size_t begin = 0;         // the marker's offset in the line
+  size_t end = 0;           // past the list, or past the whitespace after the word
+  std::string_view word;    // letters, '_' and '-'; possibly empty or no known directive
+  bool has_list = false;    // a '[' follows the word
+  bool list_closed = false; // and a ']' ends it
+  std::string_view list;    // between the brackets
+};
+
+// The directives on `line`, left to right, none overlapping. `hash_comments`: a comment starts
+// with '#' (Python, CMake); otherwise with `//` or `/*` (C/C++/CUDA).
+std::vector<DirectiveText> find_directives(std::string_view line, bool hash_comments);
+
 // Drops `findings` of disabled checks, applies the file's suppression comments to the rest,
 // and adds a TPU904/TPU905 note for each unused or invalid suppression (when enabled).
 void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, const SuppressionPolicy& policy);
