@@ -71,9 +71,11 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
       item.hours.low += f->hours.low;
       item.hours.high += f->hours.high;
     }
-    // Runs of one value go first: findings come ordered by path, and mostly by check in a file.
+    // Runs of one value go first, and a list in order is not sorted again: findings come
+    // ordered by path (so a group's paths are in order), and mostly by check in a file.
     auto sort_unique = [](std::vector<std::string_view>& v) {
       v.erase(std::unique(v.begin(), v.end()), v.end());
+      if (std::is_sorted(v.begin(), v.end())) return;
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
     };

@@ -110,31 +110,46 @@ double PenaltyModel::weight(const Finding& f) const {
   return weight_of(f.effort) * path_weight_(f.path);
 }
 
+void PenaltyModel::add_to(Sums& sums, const Finding& f, double weight) {
+  auto it = sums.find(KeyView{f.check_id, f.effort});
+  if (it == sums.end()) it = sums.emplace(Key{f.check_id, f.effort}, 0.0).first;
+  it->second += weight;
+}
+
 void PenaltyModel::add(const Finding& f) {
   if (f.category == Category::AnalyzerNote) return;
-  sums_[{f.check_id, f.effort}] += weight(f);
+  add_to(sums_, f, weight(f));
+}
+
+std::vector<const PenaltyModel::Sums::value_type*> PenaltyModel::in_key_order() const {
+  std::vector<const Sums::value_type*> out;
+  out.reserve(sums_.size());
+  for (const auto& entry : sums_) out.push_back(&entry);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  return out;
 }
 
 std::vector<PenaltyModel::Term> PenaltyModel::terms() const {
   std::vector<Term> out;
-  for (const auto& [key, sum] : sums_) out.push_back({key.first, key.second, sum, saturate(sum, key.second)});
+  for (const auto* e : in_key_order())
+    out.push_back({e->first.check_id, e->first.effort, e->second, saturate(e->second, e->first.effort)});
   return out;
 }
 
 double PenaltyModel::penalty() const {
   double p = 0;
-  for (const auto& [key, sum] : sums_) p += saturate(sum, key.second);
+  for (const auto* e : in_key_order()) p += saturate(e->second, e->first.effort);
   return p;
 }
 
 double PenaltyModel::penalty_without(std::span<const Finding* const> removed) const {
-  std::map<Key, double> less;
+  Sums less;
   for (const Finding* f : removed)
-    if (f->category != Category::AnalyzerNote) less[{f->check_id, f->effort}] += weight(*f);
+    if (f->category != Category::AnalyzerNote) add_to(less, *f, weight(*f));
   double p = 0;
-  for (const auto& [key, sum] : sums_) {
-    auto it = less.find(key);
-    p += saturate(it == less.end() ? sum : std::max(0.0, sum - it->second), key.second);
+  for (const auto* e : in_key_order()) {
+    auto it = less.find(e->first);
+    p += saturate(it == less.end() ? e->second : std::max(0.0, e->second - it->second), e->first.effort);
   }
   return p;
 }

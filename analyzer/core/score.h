@@ -101,8 +101,34 @@ class PenaltyModel {
   std::vector<Term> terms() const;
 
  private:
-  using Key = std::pair<std::string, EffortClass>;
-  std::map<Key, double> sums_;  // ordered: a deterministic sum
+  // A (check, effort class) term. Looked up once or more per finding (a million-line scan has
+  // tens of thousands), so by hash; summed in key order, so that the sum is the same every run.
+  struct Key {
+    std::string check_id;
+    EffortClass effort;
+    auto operator<=>(const Key&) const = default;
+  };
+  struct KeyView {
+    std::string_view check_id;
+    EffortClass effort;
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(KeyView k) const { return std::hash<std::string_view>()(k.check_id) * 31 + size_t(k.effort); }
+    size_t operator()(const Key& k) const { return (*this)(KeyView{k.check_id, k.effort}); }
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return a.effort == b.effort && std::string_view(a.check_id) == std::string_view(b.check_id);
+    }
+  };
+  using Sums = std::unordered_map<Key, double, KeyHash, KeyEqual>;
+  static void add_to(Sums& sums, const Finding& f, double weight);
+  std::vector<const Sums::value_type*> in_key_order() const;
+
+  Sums sums_;
   mutable PathWeigher path_weight_;
 };
 
