@@ -48,6 +48,10 @@ TEST_CASE("JsonWriter: strings are escaped as nlohmann escapes them, invalid UTF
     if (mine != reference(ordered_json(s))) ++mismatches;
   }
   CHECK(mismatches == 0);
+  // An empty view whose data() is null (a default-constructed one; an empty InternedString's).
+  std::string empty;
+  append_json_string(empty, std::string_view());
+  CHECK(empty == "\"\"");
 }
 
 TEST_CASE("JsonWriter: nesting, empty containers, numbers and booleans as dump(2) writes them", "[report][json]") {

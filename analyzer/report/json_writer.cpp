@@ -167,7 +167,7 @@ void JsonWriter::string(std::string_view s) {
   *at++ = '"';
   for (;;) {
     const size_t plain = plain_prefix(s);
-    std::memcpy(at, s.data(), plain);
+    if (plain != 0) std::memcpy(at, s.data(), plain);  // an empty view's data() may be null
     at += plain;
     if (plain == s.size()) break;
     const unsigned char c = static_cast<unsigned char>(s[plain]);
