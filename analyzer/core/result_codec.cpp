@@ -78,10 +78,14 @@ class FieldReader {
 
   std::string string() { return unescape(raw()); }
 
-  // A field held by an InternedString: it is read in place unless it has escapes.
-  InternedString interned() {
+  // A field held by an InternedString, read in place unless it has escapes. `previous`, the
+  // same field of the finding before, is taken again when the text is the same, without the
+  // table: a file's findings share their path, and often their check, hint and subject.
+  InternedString interned(InternedString& previous) {
     std::string_view f = raw();
-    return f.find('\\') == std::string_view::npos ? InternedString(f) : InternedString(unescape(f));
+    if (f.find('\\') != std::string_view::npos) return previous = InternedString(unescape(f));
+    if (f != previous.view()) previous = InternedString(f);
+    return previous;
   }
 
   template <typename Number>
@@ -184,23 +188,24 @@ std::optional<FileResult> decode_result(const std::string& path, std::string_vie
   size_t findings = in.count();
   // Sized once (a finding's fields take more than 16 bytes, which bounds a damaged count).
   r.findings.reserve(std::min(findings, text.size() / 16));
+  InternedString check_name, finding_path, hint, subject;  // the previous finding's
   for (size_t i = 0; i < findings && in.ok(); ++i) {
     Finding& f = r.findings.emplace_back();
     f.check_id = in.string();
-    f.check_name = in.interned();
+    f.check_name = in.interned(check_name);
     f.category = Category(in.number<int>());
     f.severity = Severity(in.number<int>());
     f.effort = EffortClass(in.number<int>());
     f.hours.low = in.number<double>();
     f.hours.high = in.number<double>();
-    f.path = in.interned();
+    f.path = in.interned(finding_path);
     f.start.line = in.number<uint32_t>();
     f.start.column = in.number<uint32_t>();
     f.end.line = in.number<uint32_t>();
     f.end.column = in.number<uint32_t>();
     f.message = in.string();
-    f.hint = in.interned();
-    f.subject = in.interned();
+    f.hint = in.interned(hint);
+    f.subject = in.interned(subject);
     f.source_line = in.string();
     size_t related = in.count();
     for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
