@@ -121,12 +121,13 @@ void PenaltyModel::add(const Finding& f) {
   add_to(sums_, f, weight(f));
 }
 
-std::vector<const PenaltyModel::Sums::value_type*> PenaltyModel::in_key_order() const {
-  std::vector<const Sums::value_type*> out;
-  out.reserve(sums_.size());
-  for (const auto& entry : sums_) out.push_back(&entry);
-  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->first < b->first; });
-  return out;
+const std::vector<const PenaltyModel::Sums::value_type*>& PenaltyModel::in_key_order() const {
+  if (key_order_.size() != sums_.size()) {  // terms are only ever added
+    key_order_.clear();
+    for (const auto& entry : sums_) key_order_.push_back(&entry);
+    std::sort(key_order_.begin(), key_order_.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  }
+  return key_order_;
 }
 
 std::vector<PenaltyModel::Term> PenaltyModel::terms() const {

@@ -2,7 +2,6 @@
 // alone. The formula and the reasons for its numbers are in docs/scoring.md; keep them in step.
 #pragma once
 
-#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -126,9 +125,12 @@ class PenaltyModel {
   };
   using Sums = std::unordered_map<Key, double, KeyHash, KeyEqual>;
   static void add_to(Sums& sums, const Finding& f, double weight);
-  std::vector<const Sums::value_type*> in_key_order() const;
+  // The terms in key order, sorted again only when a term was added since (a plan asks once
+  // per work item). The map's nodes never move, so the pointers stay valid.
+  const std::vector<const Sums::value_type*>& in_key_order() const;
 
   Sums sums_;
+  mutable std::vector<const Sums::value_type*> key_order_;
   mutable PathWeigher path_weight_;
 };
 

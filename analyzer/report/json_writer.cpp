@@ -126,6 +126,10 @@ void JsonWriter::put(std::string_view bytes) {
 
 char* JsonWriter::lead(char* at) {
   if (counts_.back()++ != 0) *at++ = ',';
+  return indent(at);
+}
+
+char* JsonWriter::indent(char* at) const {
   *at++ = '\n';
   std::memset(at, ' ', 2 * counts_.size());
   return at + 2 * counts_.size();
@@ -147,10 +151,7 @@ void JsonWriter::before_value() {
 
 void JsonWriter::newline() {
   if (counts_.size() <= kMaxLeadDepth) {
-    char* at = room(kMaxLead);
-    *at++ = '\n';
-    std::memset(at, ' ', 2 * counts_.size());
-    pos_ = at + 2 * counts_.size();
+    pos_ = indent(room(kMaxLead));
   } else {
     put("\n");
     for (size_t i = 0; i < counts_.size(); ++i) put("  ");

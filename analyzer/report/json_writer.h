@@ -86,6 +86,7 @@ class JsonWriter {
   void drain();                                  // the buffer's bytes to the output
   void put(std::string_view bytes);              // any length
   char* lead(char* at);                          // writes the lead at `at` (depth <= kMaxLeadDepth)
+  char* indent(char* at) const;                  // a newline and the current depth's indent, at `at`
   void before_value();                           // the lead, where an element needs it
   void newline();                                // a newline and the indent of the current depth
   void string(std::string_view s);               // `s` as a string literal
