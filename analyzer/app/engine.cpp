@@ -114,8 +114,8 @@ class LanguageDispatcher final : public FileAnalyzer {
   // The benchmark's floor: the same frontends, no check (`scan --parse-only`).
   void parse_only(const SourceFile& file) {
     if (file.language() == Language::Python) {
-      if (!parser_) parser_ = std::make_unique<python::Parser>();
-      parser_->parse(file.text());
+      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(std::span<const python::PythonCheckEntry>{});
+      python_->parse_only(file);
     } else if (file.language() == Language::Cmake) {
       cmake::lex(file.text());
     } else {
@@ -129,7 +129,6 @@ class LanguageDispatcher final : public FileAnalyzer {
   std::unique_ptr<python::PythonAnalyzer> python_;
   std::unique_ptr<cxx::NativeAnalyzer> native_;
   std::unique_ptr<cmake::CmakeAnalyzer> cmake_;
-  std::unique_ptr<python::Parser> parser_;
   std::unique_ptr<cxx::ClangFrontend> clang_;
 };
 

@@ -81,10 +81,20 @@ constexpr size_t kMaxRecoveryParses = 64;
 
 }  // namespace
 
+void PythonAnalyzer::parse_only(const SourceFile& file) {
+  ParseArena::Scope memory(arena_);
+  Parser parser;
+  parser.parse(file.text());
+}
+
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   std::string_view text = file.text();
+  // The parser and every tree live in the arena, and go before the scope ends. A parser costs a
+  // few allocations: one per file keeps all of tree-sitter's memory inside the scope.
+  ParseArena::Scope memory(arena_);
+  Parser parser;
   std::vector<std::unique_ptr<Tree>> trees;
-  trees.push_back(parser_.parse(text));
+  trees.push_back(parser.parse(text));
 
   // Syntax-error recovery: tree-sitter can fold everything after a bad statement into one
   // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it
@@ -99,7 +109,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       auto start = next_statement_start(text, child.span().begin, child.span().end);
       if (!start) continue;
       replaced.insert({t, child.span().begin});
-      trees.push_back(parser_.parse_range(text, *start, child.span().end));
+      trees.push_back(parser.parse_range(text, *start, child.span().end));
     }
   }
 

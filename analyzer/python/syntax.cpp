@@ -1,5 +1,6 @@
 #include "python/syntax.h"
 
+#include "python/parse_arena.h"
 #include "python/visible_nodes.h"
 
 #include <algorithm>
@@ -204,7 +205,7 @@ Parser::~Parser() { ts_parser_delete(parser_); }
 std::string to_sexp(const Tree& tree) {
   char* s = ts_node_string(ts_tree_root_node(tree.raw()));
   std::string out(s);
-  free(s);
+  free_tree_sitter_block(s);
   return out;
 }
 
