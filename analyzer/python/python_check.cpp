@@ -54,7 +54,7 @@ std::optional<std::string> PythonContext::resolve(Node expr) const {
   return out;
 }
 
-const std::optional<std::string>& PythonContext::qualified_name(Node expr) const {
+const std::optional<std::string>& PythonContext::resolve_qualified_name(Node expr) const {
   if (!expr) return kNoNameValue;
   // A node of another tree (a re-parsed piece of the file) is resolved, not remembered.
   if (expr.tree() != &tree_) return names_.emplace_back(resolve(expr));

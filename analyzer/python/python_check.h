@@ -41,7 +41,12 @@ class PythonContext {
   // the chain does not start at an imported name (locals, builtins, call results).
   // A name is resolved in the scopes around `expr` itself, once per node and file: the
   // reference stays valid as long as the context.
-  const std::optional<std::string>& qualified_name(Node expr) const;
+  const std::optional<std::string>& qualified_name(Node expr) const {
+    // Inline: most checks of calls ask for their callee's name; all but the first are answered here.
+    if (expr && expr.tree() == &tree_)
+      if (uint32_t slot = qualified_slots_[expr.id()]; slot != kUnresolved) return remembered(slot);
+    return resolve_qualified_name(expr);
+  }
 
   // The qualified name `n` refers to when `n` is a whole name reference: an identifier, or the
   // outermost attribute of a chain, that is read (not bound by an assignment, a parameter or an
@@ -80,6 +85,7 @@ class PythonContext {
     return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
   }
   const std::optional<std::string>& resolve_reference(Node n) const;
+  const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
   const SourceFile& file_;
   const Tree& tree_;
