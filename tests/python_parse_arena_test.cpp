@@ -4,7 +4,12 @@
 // allocations to it, leaving blocks from outside any scope to malloc and free.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -76,6 +81,23 @@ TEST_CASE("parse arena reuses a released block for its size class", "[python][ar
   void* big = arena.allocate(3000);
   arena.release(big);
   CHECK(arena.allocate(4096) == big);  // 2 KiB to 4 KiB share a class
+}
+
+TEST_CASE("parse arena aborts on a request larger than any block, as tree-sitter's allocator does", "[python][arena]") {
+  for (size_t size : {ParseArena::kLargestBlock + 1, SIZE_MAX}) {
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      std::freopen("/dev/null", "w", stderr);
+      ParseArena arena;
+      arena.allocate(size);
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGABRT);
+  }
 }
 
 TEST_CASE("parse arena reallocation keeps the contents", "[python][arena]") {

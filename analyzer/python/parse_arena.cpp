@@ -28,7 +28,7 @@ constexpr size_t kSmallStep = 16;
 constexpr size_t kSmallLimit = 1024;  // kSmallClasses * kSmallStep
 constexpr unsigned kFirstLargeLog = 11;  // the first large class holds up to 2 KiB
 
-size_t class_of(size_t size) {
+constexpr size_t class_of(size_t size) {
   if (size <= kSmallLimit) return size == 0 ? 0 : (size - 1) / kSmallStep;
   return kSmallLimit / kSmallStep + (std::bit_width(size - 1) - kFirstLargeLog);
 }
@@ -148,8 +148,9 @@ std::byte* ParseArena::carve(size_t bytes) {
 }
 
 void* ParseArena::allocate(size_t size) {
+  static_assert(class_of(kLargestBlock) < kClasses);
+  if (size > kLargestBlock) out_of_memory();
   size_t size_class = class_of(size);
-  if (size_class >= kClasses) out_of_memory();
   size_t capacity = capacity_of(size_class);
   void* block = free_lists_[size_class];
   if (block) {

@@ -47,6 +47,8 @@ class ParseArena {
   size_t reserved_bytes() const;  // the chunks' total size
 
   static constexpr size_t kKeptBytes = size_t(64) << 20;
+  // A larger request aborts, as one that malloc cannot satisfy does in tree-sitter.
+  static constexpr size_t kLargestBlock = size_t(1) << 40;
 
  private:
   struct Chunk {
@@ -54,9 +56,10 @@ class ParseArena {
     size_t size;
   };
   static constexpr size_t kFirstChunk = size_t(1) << 20;
-  // Classes 0-63 hold sizes up to 1 KiB in steps of 16 bytes; above, one class per power of two.
+  // Classes 0-63 hold sizes up to 1 KiB in steps of 16 bytes; above, one class per power of two
+  // from 2 KiB to kLargestBlock.
   static constexpr size_t kSmallClasses = 64;
-  static constexpr size_t kClasses = kSmallClasses + 64;
+  static constexpr size_t kClasses = kSmallClasses + (40 - 10);
 
   std::byte* carve(size_t block_bytes);
   void add_chunk(size_t at_least);
