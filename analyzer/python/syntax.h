@@ -210,7 +210,9 @@ inline Node Node::field(Field f) const {
   return {};
 }
 
-// One per thread: tree-sitter parsers are not thread-safe.
+// One per thread: tree-sitter parsers are not thread-safe. Made inside a ParseArena::Scope
+// (python/parse_arena.h), as the analyzer makes them, a parser and its trees live in the arena and
+// must be destroyed before the scope ends.
 class Parser {
  public:
   Parser();
