@@ -24,20 +24,6 @@ struct alignas(16) Header {
 };
 static_assert(sizeof(Header) == 16);
 
-constexpr size_t kSmallStep = 16;
-constexpr size_t kSmallLimit = 1024;  // kSmallClasses * kSmallStep
-constexpr unsigned kFirstLargeLog = 11;  // the first large class holds up to 2 KiB
-
-constexpr size_t class_of(size_t size) {
-  if (size <= kSmallLimit) return size == 0 ? 0 : (size - 1) / kSmallStep;
-  return kSmallLimit / kSmallStep + (std::bit_width(size - 1) - kFirstLargeLog);
-}
-
-size_t capacity_of(size_t size_class) {
-  if (size_class < kSmallLimit / kSmallStep) return (size_class + 1) * kSmallStep;
-  return size_t(1) << (size_class - kSmallLimit / kSmallStep + kFirstLargeLog);
-}
-
 [[noreturn]] void out_of_memory() {
   // tree-sitter cannot be told that an allocation failed; its own allocator aborts too.
   std::fputs("tpulint: out of memory while parsing\n", stderr);
@@ -97,6 +83,16 @@ void arena_free(void* block) {
 }  // namespace
 
 void free_tree_sitter_block(void* block) { arena_free(block); }
+
+constexpr size_t ParseArena::class_of(size_t size) {
+  if (size <= kSmallClasses * kSmallStep) return size == 0 ? 0 : (size - 1) / kSmallStep;
+  return kSmallClasses + (std::bit_width(size - 1) - kFirstLargeLog);
+}
+
+size_t ParseArena::capacity_of(size_t size_class) {
+  if (size_class < kSmallClasses) return (size_class + 1) * kSmallStep;
+  return size_t(1) << (size_class - kSmallClasses + kFirstLargeLog);
+}
 
 ParseArena::~ParseArena() {
   for (const Chunk& c : chunks_) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -56,10 +57,14 @@ class ParseArena {
     size_t size;
   };
   static constexpr size_t kFirstChunk = size_t(1) << 20;
-  // Classes 0-63 hold sizes up to 1 KiB in steps of 16 bytes; above, one class per power of two
-  // from 2 KiB to kLargestBlock.
+  // Size classes: kSmallClasses of up to 1 KiB in steps of kSmallStep bytes, then one per power of
+  // two from 2 KiB (2 to the kFirstLargeLog) to kLargestBlock.
+  static constexpr size_t kSmallStep = 16;
   static constexpr size_t kSmallClasses = 64;
-  static constexpr size_t kClasses = kSmallClasses + (40 - 10);
+  static constexpr unsigned kFirstLargeLog = 11;
+  static constexpr size_t kClasses = kSmallClasses + (std::bit_width(kLargestBlock) - kFirstLargeLog);
+  static constexpr size_t class_of(size_t size);
+  static size_t capacity_of(size_t size_class);
 
   std::byte* carve(size_t block_bytes);
   void add_chunk(size_t at_least);

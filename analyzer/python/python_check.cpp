@@ -58,8 +58,7 @@ const std::optional<std::string>& PythonContext::resolve_qualified_name(Node exp
   if (!expr) return kNoNameValue;
   // A node of another tree (a re-parsed piece of the file) is resolved, not remembered.
   if (expr.tree() != &tree_) return names_.emplace_back(resolve(expr));
-  if (uint32_t slot = qualified_slots_[expr.id()]; slot != kUnresolved) return remembered(slot);
-  return remember(qualified_slots_, expr, resolve(expr));
+  return remember(qualified_slots_, expr, resolve(expr));  // qualified_name found no slot
 }
 
 namespace {

@@ -85,6 +85,7 @@ class PythonContext {
     return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
   }
   const std::optional<std::string>& resolve_reference(Node n) const;
+  // qualified_name's slow path: a null node, another tree's node, or a node not yet resolved.
   const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
   const SourceFile& file_;
