@@ -11,8 +11,50 @@ namespace tpulint::python {
 
 PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
   for (const PythonCheckEntry& e : checks) {
-    for (Kind k : e.check->kinds()) by_kind_[size_t(k)].push_back(e);
+    for (Kind k : e.check->kinds()) {
+      std::span<const std::string_view> names = e.check->callee_names();
+      if (k != Kind::Call || names.empty()) {
+        by_kind_[size_t(k)].push_back(e);
+        continue;
+      }
+      for (std::string_view name : names) {
+        std::vector<uint32_t>& positions = named_call_checks_by_name_[name];
+        if (positions.empty() || positions.back() != named_call_checks_.size())
+          positions.push_back(uint32_t(named_call_checks_.size()));
+      }
+      named_call_checks_.push_back(e);
+    }
     if (e.check->checks_references()) reference_checks_.push_back(e);
+  }
+}
+
+const std::vector<uint32_t>& PythonAnalyzer::checks_naming(std::string_view callee_name) const {
+  static const std::vector<uint32_t> kNone;
+  if (callee_name.empty()) return kNone;
+  auto it = named_call_checks_by_name_.find(callee_name);
+  return it == named_call_checks_by_name_.end() ? kNone : it->second;
+}
+
+void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) const {
+  Node callee = call.field(Field::Function);
+  std::string_view own;  // `float` in `float(x)`, `item` in `x.item()`
+  if (callee.kind() == Kind::Identifier)
+    own = callee.text();
+  else if (callee.kind() == Kind::Attribute)
+    own = callee.field(Field::Attribute).text();
+  std::string_view resolved;  // `where` for `w(c)` after `from torch import where as w`
+  if (const std::optional<std::string>& q = ctx.qualified_name(callee))
+    resolved = std::string_view(*q).substr(q->rfind('.') == std::string::npos ? 0 : q->rfind('.') + 1);
+  const std::vector<uint32_t>& a = checks_naming(own);
+  const std::vector<uint32_t>& b = resolved == own ? checks_naming({}) : checks_naming(resolved);
+  // Both lists ascend: merged, each check runs once and in registry order.
+  for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
+    uint32_t next = j == b.size() || (i < a.size() && a[i] <= b[j]) ? a[i] : b[j];
+    if (i < a.size() && a[i] == next) ++i;
+    if (j < b.size() && b[j] == next) ++j;
+    const PythonCheckEntry& e = named_call_checks_[next];
+    ctx.set_check(e.info);
+    e.check->check(call, ctx);
   }
 }
 
@@ -144,6 +186,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
           ctx.set_check(e.info);
           e.check->check(node, ctx);
         }
+        if (kind == Kind::Call && !named_call_checks_.empty()) check_named_call(node, ctx);
         if ((kind == Kind::Identifier || kind == Kind::Attribute) && !reference_checks_.empty()) {
           if (const std::optional<std::string>& name = ctx.reference_name(node)) {
             for (const PythonCheckEntry& e : reference_checks_) {

@@ -4,6 +4,7 @@
 // The analyzer walks each file once and calls every enabled check on the kinds it asked for.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <optional>
 #include <span>
@@ -113,6 +114,13 @@ class PythonCheck {
   // Called once per node of those kinds, in source order. Must not throw; returns early when
   // the node is not a match.
   virtual void check(Node node, PythonContext& ctx) const {}
+  // For a check of calls (Kind::Call among its kinds): the last names of the callees it can
+  // report, so that most calls reach few checks. A call matches a name when its callee is that
+  // name (`float(x)`), an attribute with that member name (`x.item()`, `torch.where(c)`), or
+  // resolves through the imports to a name ending in it (`from torch import where as w` makes
+  // `w(c)` match "where"). check() is called on the calls that match one of the names, and on
+  // every call when there are none (the default); on other kinds of node it is not affected.
+  virtual std::span<const std::string_view> callee_names() const { return {}; }
   // Whether check_reference is called: once for each whole name reference that resolves through
   // the imports (see PythonContext::reference_name), with the name it resolves to. The walk
   // resolves each reference once for all such checks, and only resolved ones reach them.
@@ -136,6 +144,27 @@ struct CallArguments {
   Node keyword(std::string_view name) const;
 };
 CallArguments call_arguments(Node call);
+
+// The last part of a dotted name: "non_max_suppression" for "image.non_max_suppression".
+constexpr std::string_view last_name_part(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+// For callee_names(): the last parts of the names in a check's table of the calls it reports.
+template <class Row, size_t N>
+constexpr std::array<std::string_view, N> last_name_parts(const Row (&rows)[N], std::string_view Row::*name) {
+  std::array<std::string_view, N> parts{};
+  for (size_t i = 0; i < N; ++i) parts[i] = last_name_part(rows[i].*name);
+  return parts;
+}
+template <class Row, size_t N>
+constexpr std::array<std::string_view, N> last_name_parts(const std::array<Row, N>& rows,
+                                                          std::string_view Row::*name) {
+  std::array<std::string_view, N> parts{};
+  for (size_t i = 0; i < N; ++i) parts[i] = last_name_part(rows[i].*name);
+  return parts;
+}
 
 // True when the dotted `name` is `module` or inside it: "torch.nn" is in "torch", "torchvision" is not.
 bool has_module_prefix(std::string_view name, std::string_view module);

@@ -91,6 +91,10 @@ class NativeLibraryLoad final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"CDLL", "OleDLL", "PyDLL", "WinDLL", "LoadLibrary", "load_library"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);

@@ -47,6 +47,15 @@ class TorchDataDependentShape final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, kOps.size() + 1> names{};
+      for (size_t i = 0; i < kOps.size(); ++i) names[i] = kOps[i].name;
+      names.back() = "one_hot";
+      return names;
+    }();
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);

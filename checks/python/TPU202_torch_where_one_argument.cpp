@@ -19,6 +19,10 @@ class TorchWhereOneArgument final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"where"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     const auto& q = ctx.qualified_name(call.field(Field::Function));

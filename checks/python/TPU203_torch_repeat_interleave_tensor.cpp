@@ -52,6 +52,10 @@ class TorchRepeatInterleaveTensor final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"repeat_interleave"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);

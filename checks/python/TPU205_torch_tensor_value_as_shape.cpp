@@ -92,6 +92,17 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call, Kind::Subscript};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, kFunctions.size() + kMethods.size() + 1> names{};
+      auto out = names.begin();
+      for (const SizeArguments& f : kFunctions) *out++ = f.name;
+      for (const SizeArguments& m : kMethods) *out++ = m.name;
+      *out = "range";
+      return names;
+    }();
+    return k;
+  }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Subscript)

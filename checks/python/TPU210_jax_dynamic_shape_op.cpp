@@ -37,6 +37,10 @@ class JaxDynamicShapeOp final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = python::last_name_parts(kOps, &SizedOp::name);
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     const auto& q = ctx.qualified_name(call.field(Field::Function));

@@ -41,6 +41,10 @@ class TfDynamicShapeOp final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = python::last_name_parts(kOps, &TfOp::name);
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     std::string name = dyn::tf_op_name(call, ctx);

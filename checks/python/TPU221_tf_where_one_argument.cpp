@@ -18,6 +18,10 @@ class TfWhereOneArgument final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"where", "where_v2"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     std::string name = dyn::tf_op_name(call, ctx);

@@ -18,6 +18,10 @@ class TfBooleanMask final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"boolean_mask"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     if (dyn::tf_op_name(call, ctx) != "boolean_mask" || !dyn::in_tf_model_code(call, ctx)) return;

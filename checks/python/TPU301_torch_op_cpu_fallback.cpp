@@ -109,6 +109,10 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = python::last_name_parts(data::kTorchOpsCpuFallback, &data::TorchOpsCpuFallbackRow::api);
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);

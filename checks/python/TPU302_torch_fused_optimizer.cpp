@@ -47,6 +47,10 @@ class TorchFusedOptimizer final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = python::last_name_parts(kFused, &FusedOptimizer::name);
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     const auto& q = ctx.qualified_name(call.field(Field::Function));

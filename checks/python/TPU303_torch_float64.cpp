@@ -75,6 +75,10 @@ class TorchFloat64 final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"double"};
+    return k;
+  }
   void check(Node n, python::PythonContext& ctx) const override { check_method(n, ctx); }
 
   bool checks_references() const override { return true; }

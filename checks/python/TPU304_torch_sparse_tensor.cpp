@@ -49,6 +49,15 @@ class TorchSparseTensor final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, kSparseMethods.size() + kSparseGradLayers.size()> names{};
+      auto out = std::copy(kSparseMethods.begin(), kSparseMethods.end(), names.begin());
+      for (std::string_view layer : kSparseGradLayers) *out++ = python::last_name_part(layer);
+      return names;
+    }();
+    return k;
+  }
   void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
   bool checks_references() const override { return true; }

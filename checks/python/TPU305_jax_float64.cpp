@@ -40,6 +40,10 @@ class JaxFloat64 final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call, Kind::Assignment};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"update", "enable_x64", "setdefault"};
+    return k;
+  }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Call) return check_call(n, ctx);

@@ -30,6 +30,10 @@ class CudaFp16Amp final : public pa::TorchCudaApiCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"autocast", "GradScaler"};
+    return k;
+  }
   void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
  private:

@@ -30,6 +30,10 @@ class JaxGpuBackend final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call, Kind::Assignment};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"devices", "device_count", "local_device_count", "local_devices", "jit", "pmap", "update", "dot_product_attention"};
+    return k;
+  }
 
   void check(Node n, python::PythonContext& ctx) const override {
     if (n.kind() == Kind::Assignment) return check_environ(n, ctx);

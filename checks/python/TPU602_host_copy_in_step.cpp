@@ -56,6 +56,11 @@ bool receiver_on_host(Node callee, const python::PythonContext& ctx) {
 }
 
 class HostCopyInStep final : public step::StepCallCheck {
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"cpu", "numpy", "tolist", "to"};
+    return k;
+  }
+
   void check_call(Node call, python::PythonContext& ctx) const override {
     std::string_view copy = host_copy(call, ctx);
     if (copy.empty() || copy == "item") return;  // '.item()' is TPU601's

@@ -14,6 +14,11 @@ using python::Kind;
 using python::Node;
 
 class ScalarConversionInStep final : public step::StepCallCheck {
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"float", "int", "bool"};
+    return k;
+  }
+
   void check_call(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);
     if (callee.kind() != Kind::Identifier) return;

@@ -31,6 +31,10 @@ class TfDataNoPrefetch final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Module, Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr std::string_view k[] = {"batch", "padded_batch"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     if (step::on_module(call)) return;

@@ -603,6 +603,11 @@ std::span<const Kind> DataLoaderCheck::kinds() const {
   return k;
 }
 
+std::span<const std::string_view> DataLoaderCheck::callee_names() const {
+  static constexpr std::string_view k[] = {"DataLoader"};
+  return k;
+}
+
 void DataLoaderCheck::check(Node n, PythonContext& ctx) const {
   if (is_torch_dataloader(n, ctx)) check_loader(n, python::call_arguments(n), ctx);
 }

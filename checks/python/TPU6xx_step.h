@@ -95,6 +95,7 @@ bool names_dataloader(std::string_view name, const PythonContext& ctx);
 class DataLoaderCheck : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const final;
+  std::span<const std::string_view> callee_names() const final;
   void check(Node n, PythonContext& ctx) const final;
 
  protected:
