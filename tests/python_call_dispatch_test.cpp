@@ -1,5 +1,6 @@
 // Which calls reach a check of calls: every call, or only those whose callee it names
-// (PythonCheck::callee_names), by the callee's own name or the last part of what it resolves to.
+// (PythonCheck::callee_names), by the callee's own name or the last part of what it resolves to,
+// or whose callee resolves into a module it names (PythonCheck::callee_modules).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -14,12 +15,14 @@ namespace {
 // Records the source text of every call it is given, and of every other node of its kinds.
 class CallRecorder final : public PythonCheck {
  public:
-  CallRecorder(std::vector<Kind> kinds, std::vector<std::string_view> names)
-      : kinds_(std::move(kinds)), names_(std::move(names)) {}
+  CallRecorder(std::vector<Kind> kinds, std::vector<std::string_view> names,
+               std::vector<std::string_view> modules = {})
+      : kinds_(std::move(kinds)), names_(std::move(names)), modules_(std::move(modules)) {}
   mutable std::vector<std::string> calls, others;
 
   std::span<const Kind> kinds() const override { return kinds_; }
   std::span<const std::string_view> callee_names() const override { return names_; }
+  std::span<const std::string_view> callee_modules() const override { return modules_; }
   void check(Node n, PythonContext& ctx) const override {
     (n.kind() == Kind::Call ? calls : others).emplace_back(n.text());
   }
@@ -27,6 +30,7 @@ class CallRecorder final : public PythonCheck {
  private:
   std::vector<Kind> kinds_;
   std::vector<std::string_view> names_;
+  std::vector<std::string_view> modules_;
 };
 
 const CheckInfo kInfo{.id = "TPU298", .name = "call-recorder", .summary = "test",
@@ -99,4 +103,27 @@ TEST_CASE("callee names filter calls only: the check's other kinds reach it as b
   run(kCode, {&named});
   CHECK(named.calls == Calls{"float(y)"});
   CHECK(named.others == Calls{"fns[0]"});
+}
+
+TEST_CASE("a check that names modules is given the calls whose callee resolves into one", "[python][dispatch]") {
+  const std::string code =
+      "import torch as T\n"
+      "import logging\n"
+      "from torch.ops import mylib\n"
+      "T.ops.mylib.op(x)\n"
+      "mylib.other(x)\n"
+      "T.opsy.f(x)\n"
+      "ops.mylib.op(x)\n"
+      "T.where(c)\n"
+      "logging.getLogger(x)\n"
+      "logging(x)\n";
+  CallRecorder ops({Kind::Call}, {}, {"torch.ops"});
+  CallRecorder logs({Kind::Call}, {}, {"logging"});
+  // Named by both a module and a last name: still once.
+  CallRecorder both({Kind::Call}, {"op", "where"}, {"torch.ops", "torch"});
+  run(code, {&ops, &logs, &both});
+  // `T.opsy` only starts like the module; `ops.mylib.op` is not imported.
+  CHECK(ops.calls == Calls{"T.ops.mylib.op(x)", "mylib.other(x)"});
+  CHECK(logs.calls == Calls{"logging.getLogger(x)", "logging(x)"});
+  CHECK(both.calls == Calls{"T.ops.mylib.op(x)", "mylib.other(x)", "T.opsy.f(x)", "ops.mylib.op(x)", "T.where(c)"});
 }

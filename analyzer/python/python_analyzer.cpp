@@ -1,5 +1,6 @@
 #include "python/python_analyzer.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <optional>
 #include <set>
@@ -12,47 +13,57 @@ namespace tpulint::python {
 PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
   for (const PythonCheckEntry& e : checks) {
     for (Kind k : e.check->kinds()) {
-      std::span<const std::string_view> names = e.check->callee_names();
-      if (k != Kind::Call || names.empty()) {
+      std::span<const std::string_view> names = e.check->callee_names(), modules = e.check->callee_modules();
+      if (k != Kind::Call || (names.empty() && modules.empty())) {
         by_kind_[size_t(k)].push_back(e);
         continue;
       }
+      auto position = uint32_t(named_call_checks_.size());
       for (std::string_view name : names) {
         std::vector<uint32_t>& positions = named_call_checks_by_name_[name];
-        if (positions.empty() || positions.back() != named_call_checks_.size())
-          positions.push_back(uint32_t(named_call_checks_.size()));
+        if (positions.empty() || positions.back() != position) positions.push_back(position);
       }
+      for (std::string_view module : modules)
+        named_call_checks_by_package_[module.substr(0, module.find('.'))].emplace_back(module, position);
       named_call_checks_.push_back(e);
     }
     if (e.check->checks_references()) reference_checks_.push_back(e);
   }
 }
 
-const std::vector<uint32_t>& PythonAnalyzer::checks_naming(std::string_view callee_name) const {
-  static const std::vector<uint32_t> kNone;
-  if (callee_name.empty()) return kNone;
+void PythonAnalyzer::add_checks_naming(std::string_view callee_name) {
+  if (callee_name.empty()) return;
   auto it = named_call_checks_by_name_.find(callee_name);
-  return it == named_call_checks_by_name_.end() ? kNone : it->second;
+  if (it != named_call_checks_by_name_.end()) due_.insert(due_.end(), it->second.begin(), it->second.end());
 }
 
-void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) const {
+void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) {
   Node callee = call.field(Field::Function);
-  std::string_view own;  // `float` in `float(x)`, `item` in `x.item()`
+  due_.clear();
+  // Its own last name: `float` in `float(x)`, `item` in `x.item()`.
+  std::string_view own;
   if (callee.kind() == Kind::Identifier)
     own = callee.text();
   else if (callee.kind() == Kind::Attribute)
     own = callee.field(Field::Attribute).text();
-  std::string_view resolved;  // `where` for `w(c)` after `from torch import where as w`
-  if (const std::optional<std::string>& q = ctx.qualified_name(callee))
-    resolved = std::string_view(*q).substr(q->rfind('.') == std::string::npos ? 0 : q->rfind('.') + 1);
-  const std::vector<uint32_t>& a = checks_naming(own);
-  const std::vector<uint32_t>& b = resolved == own ? checks_naming({}) : checks_naming(resolved);
-  // Both lists ascend: merged, each check runs once and in registry order.
-  for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
-    uint32_t next = j == b.size() || (i < a.size() && a[i] <= b[j]) ? a[i] : b[j];
-    if (i < a.size() && a[i] == next) ++i;
-    if (j < b.size() && b[j] == next) ++j;
-    const PythonCheckEntry& e = named_call_checks_[next];
+  add_checks_naming(own);
+  if (const std::optional<std::string>& q = ctx.qualified_name(callee)) {
+    // The last name it resolves to: `where` for `w(c)` after `from torch import where as w`.
+    if (std::string_view resolved = last_name_part(*q); resolved != own) add_checks_naming(resolved);
+    if (!named_call_checks_by_package_.empty()) {
+      auto it = named_call_checks_by_package_.find(std::string_view(*q).substr(0, q->find('.')));
+      if (it != named_call_checks_by_package_.end())
+        for (const auto& [module, position] : it->second)
+          if (has_module_prefix(*q, module)) due_.push_back(position);
+    }
+  }
+  // Each check once, in registry order.
+  if (due_.size() > 1) {
+    std::sort(due_.begin(), due_.end());
+    due_.erase(std::unique(due_.begin(), due_.end()), due_.end());
+  }
+  for (uint32_t position : due_) {
+    const PythonCheckEntry& e = named_call_checks_[position];
     ctx.set_check(e.info);
     e.check->check(call, ctx);
   }

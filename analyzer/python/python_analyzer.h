@@ -26,17 +26,22 @@ class PythonAnalyzer {
   void parse_only(const SourceFile& file);
 
  private:
-  // Calls `call` on the checks of calls that name its callee (see PythonCheck::callee_names).
-  void check_named_call(Node call, PythonContext& ctx) const;
-  const std::vector<uint32_t>& checks_naming(std::string_view callee_name) const;
+  // Calls `call` on the checks of calls that name its callee or the callee's module (see
+  // PythonCheck::callee_names).
+  void check_named_call(Node call, PythonContext& ctx);
+  void add_checks_naming(std::string_view callee_name);
 
   ParseArena arena_;
   // By node kind; for calls, the checks that are given every call.
   std::array<std::vector<PythonCheckEntry>, size_t(Kind::kCount)> by_kind_;
-  // The checks of calls that name their callees, in registry order, and by each name they give
-  // the positions of those checks in that list, ascending.
+  // The checks of calls that name their callees or their modules, in registry order; by each
+  // name they give, the positions of those checks in that list, ascending; by the first part of
+  // each module they give, the module and the check's position.
   std::vector<PythonCheckEntry> named_call_checks_;
   std::unordered_map<std::string_view, std::vector<uint32_t>> named_call_checks_by_name_;
+  std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, uint32_t>>>
+      named_call_checks_by_package_;
+  std::vector<uint32_t> due_;  // the positions check_named_call runs, for one call
   std::vector<PythonCheckEntry> reference_checks_;  // those whose checks_references() is true
 };
 

@@ -114,13 +114,17 @@ class PythonCheck {
   // Called once per node of those kinds, in source order. Must not throw; returns early when
   // the node is not a match.
   virtual void check(Node node, PythonContext& ctx) const {}
-  // For a check of calls (Kind::Call among its kinds): the last names of the callees it can
-  // report, so that most calls reach few checks. A call matches a name when its callee is that
-  // name (`float(x)`), an attribute with that member name (`x.item()`, `torch.where(c)`), or
-  // resolves through the imports to a name ending in it (`from torch import where as w` makes
-  // `w(c)` match "where"). check() is called on the calls that match one of the names, and on
-  // every call when there are none (the default); on other kinds of node it is not affected.
+  // For a check of calls (Kind::Call among its kinds), what its callees can be, so that most
+  // calls reach few checks:
+  // - callee_names(): last names. A call matches when its callee is that name (`float(x)`), an
+  //   attribute with that member name (`x.item()`, `torch.where(c)`), or resolves through the
+  //   imports to a name ending in it (`from torch import where as w` makes `w(c)` match "where");
+  // - callee_modules(): modules. A call matches when its callee resolves to a name inside one
+  //   ("torch.ops" matches `torch.ops.mylib.op(x)`), whatever its last name.
+  // check() is called on the calls that match, and on every call when the check gives neither
+  // (the default); the check's other kinds of node are not affected.
   virtual std::span<const std::string_view> callee_names() const { return {}; }
+  virtual std::span<const std::string_view> callee_modules() const { return {}; }
   // Whether check_reference is called: once for each whole name reference that resolves through
   // the imports (see PythonContext::reference_name), with the name it resolves to. The walk
   // resolves each reference once for all such checks, and only resolved ones reach them.

@@ -27,6 +27,10 @@ class TorchCustomOpCall final : public python::PythonCheck {
     static constexpr Kind k[] = {Kind::Call};
     return k;
   }
+  std::span<const std::string_view> callee_modules() const override {
+    static constexpr std::string_view k[] = {"torch.ops"};
+    return k;
+  }
 
   void check(Node call, python::PythonContext& ctx) const override {
     Node callee = call.field(Field::Function);

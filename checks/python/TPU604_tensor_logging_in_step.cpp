@@ -24,16 +24,19 @@ bool logging_api(std::string_view q) {
          q.starts_with("mlflow.log_metric");
 }
 
+// A logger's methods, on a receiver whose name says "log"; and progress and board writers' methods.
+constexpr std::array<std::string_view, 8> kLevels = {"critical", "debug", "error", "exception",
+                                                     "info",     "log",   "warn",  "warning"};
+constexpr std::array<std::string_view, 4> kBoards = {"add_scalar", "add_scalars", "add_histogram", "set_postfix"};
+
 std::string logging_call(Node call, const python::PythonContext& ctx) {
   Node callee = call.field(Field::Function);
   if (callee.kind() == Kind::Identifier)
     return callee.text() == "print" && !step::explicit_qualified_name(callee, ctx) ? "print" : "";
   if (callee.kind() != Kind::Attribute) return {};
-  static constexpr std::array<std::string_view, 8> kLevels = {"critical", "debug", "error", "exception",
-                                                              "info",     "log",   "warn",  "warning"};
   std::string_view method = callee.field(Field::Attribute).text();
   bool level = std::find(kLevels.begin(), kLevels.end(), method) != kLevels.end();
-  bool board = method == "add_scalar" || method == "add_scalars" || method == "add_histogram" || method == "set_postfix";
+  bool board = std::find(kBoards.begin(), kBoards.end(), method) != kBoards.end();
   // Most calls are none of these: tell them before the star-import test of explicit_qualified_name.
   const auto& resolved = ctx.qualified_name(callee);
   if (!level && !board && !(resolved && logging_api(*resolved))) return {};
@@ -82,6 +85,20 @@ Node tensor_argument(Node call, const python::PythonContext& ctx, const step::St
 }
 
 class TensorLoggingInStep final : public step::StepCallCheck {
+  // print(...), the methods above, and anything in `logging` or `mlflow` (logging_api).
+  std::span<const std::string_view> callee_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, 1 + kLevels.size() + kBoards.size()> names{"print"};
+      std::copy(kBoards.begin(), kBoards.end(), std::copy(kLevels.begin(), kLevels.end(), names.begin() + 1));
+      return names;
+    }();
+    return k;
+  }
+  std::span<const std::string_view> callee_modules() const override {
+    static constexpr std::string_view k[] = {"logging", "mlflow"};
+    return k;
+  }
+
   void check_call(Node call, python::PythonContext& ctx) const override {
     std::string logger = logging_call(call, ctx);
     if (logger.empty()) return;
