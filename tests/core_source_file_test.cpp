@@ -151,6 +151,35 @@ TEST_CASE("line_starts() gives the byte offset of each line's first byte", "[cor
   CHECK(line_starts("\r\r\n") == V{0, 1, 3});    // a lone "\r" then "\r\n"
   CHECK(line_starts("\r") == V{0, 1});
   CHECK(line_starts("x\xC3\xA9\ny") == V{0, 4});  // byte offsets, not code points
+  // Line ends after eight or more bytes, and across the eight-byte words the scan reads.
+  CHECK(line_starts("0123456789abcdef\n0123456\r\n89abcdef\r01234567") == V{0, 17, 26, 35});
+  CHECK(line_starts("0123456\r\n\n\r\n\r89abcdef\n") == V{0, 9, 10, 12, 13, 22});
+  CHECK(line_starts(std::string(100, 'x') + "\r") == V{0, 101});
+}
+
+TEST_CASE("line_starts() matches a byte-by-byte reading on generated text", "[core][source]") {
+  // Every string of up to 20 bytes over {a, \n, \r} whose length and position vary against
+  // the eight-byte words: compared with the definition, one byte at a time.
+  auto by_bytes = [](std::string_view text) {
+    std::vector<uint32_t> starts{0};
+    for (uint32_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (text[i] == '\n' || text[i] == '\r') starts.push_back(i + 1);
+    }
+    return starts;
+  };
+  uint32_t seed = 12345;
+  for (int n = 0; n < 3000; ++n) {
+    std::string text;
+    seed = seed * 1103515245 + 12345;
+    size_t len = seed % 21;
+    for (size_t k = 0; k < len; ++k) {
+      seed = seed * 1103515245 + 12345;
+      text += "aaaaa\n\r"[(seed >> 16) % 7];
+    }
+    INFO(text);
+    CHECK(line_starts(text) == by_bytes(text));
+  }
 }
 
 TEST_CASE("line_starts() agrees with line_count() and position()", "[core][source]") {
@@ -198,6 +227,7 @@ TEST_CASE("is_valid_utf8() accepts well-formed UTF-8", "[core][source]") {
   CHECK(is_valid_utf8("\xF0\x9F\x98\x80"));      // 😀
   CHECK(is_valid_utf8("\xF4\x8F\xBF\xBF"));      // U+10FFFF, the largest code point
   CHECK(is_valid_utf8("x = '\xE6\x97\xA5\xE6\x9C\xAC' # \xC3\xA9\n"));
+  CHECK(is_valid_utf8("0123456789abcdef\xC3\xA9 then eight or more ascii bytes \xF0\x9F\x98\x80"));
 }
 
 TEST_CASE("is_valid_utf8() rejects overlong forms", "[core][source]") {
@@ -209,6 +239,8 @@ TEST_CASE("is_valid_utf8() rejects overlong forms", "[core][source]") {
   CHECK_FALSE(is_valid_utf8("\xF0\x80\x80\x80"));  // U+0000 in 4 bytes
   CHECK_FALSE(is_valid_utf8("\xF0\x8F\xBF\xBF"));  // U+FFFF in 4 bytes
   CHECK_FALSE(is_valid_utf8("ok \xC0\xAF ok"));
+  CHECK_FALSE(is_valid_utf8("0123456789abcdef\xC0\xAF and ascii after it"));  // past the eight-byte words
+  CHECK_FALSE(is_valid_utf8("0123456789abcdef\xC3\xA9 ok \xE2\x82"));       // cut short at the end
 }
 
 TEST_CASE("is_valid_utf8() rejects surrogates and code points past U+10FFFF", "[core][source]") {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/byte_scan.h"
+
 namespace tpulint {
 
 SourceFile::SourceFile(std::string path, std::filesystem::path absolute_path, Language language,
@@ -14,15 +16,15 @@ SourceFile::SourceFile(std::string path, std::filesystem::path absolute_path, La
 
 std::vector<uint32_t> line_starts(std::string_view text) {
   std::vector<uint32_t> starts{0};
-  for (uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      starts.push_back(i + 1);
-    } else if (text[i] == '\r') {
-      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      starts.push_back(i + 1);
-    }
+  // Lines end in "\n", "\r\n" or a lone "\r"; what lies between is passed eight bytes at a time.
+  for (size_t i = 0;;) {
+    i += bytes::plain_run(
+        text.substr(i), [](uint64_t w) { return bytes::any_byte_equal(w, '\n') | bytes::any_byte_equal(w, '\r'); },
+        [](unsigned char c) { return c != '\n' && c != '\r'; });
+    if (i == text.size()) return starts;
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    starts.push_back(uint32_t(++i));
   }
-  return starts;
 }
 
 uint32_t count_code_points(std::string_view utf8) {
@@ -33,11 +35,14 @@ uint32_t count_code_points(std::string_view utf8) {
 
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;
-  while (i < s.size()) {
+  for (;;) {
+    // Source is mostly ASCII: it is passed eight bytes at a time up to the next multi-byte form.
+    i += bytes::plain_run(
+        s.substr(i), [](uint64_t w) { return bytes::any_byte_above_7f(w); }, [](unsigned char c) { return c < 0x80; });
+    if (i == s.size()) return true;
     unsigned char c = s[i];
     size_t len;
     uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
     if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
     else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
     else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
@@ -54,7 +59,6 @@ bool is_valid_utf8(std::string_view s) {
       return false;
     i += len;
   }
-  return true;
 }
 
 Position SourceFile::position(uint32_t offset) const {
