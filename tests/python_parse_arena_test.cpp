@@ -167,6 +167,36 @@ TEST_CASE("parse arena memory is reused from one parse to the next within a file
   CHECK(arena.reserved_bytes() == after_one);
 }
 
+TEST_CASE("a tree left to the arena is dropped with the scope, not released block by block", "[python][arena]") {
+  std::string text = sample_source();
+  Parser outside_parser;
+  std::unique_ptr<Tree> outside = outside_parser.parse(text);
+  const std::string expected = to_sexp(*outside);
+  ParseArena arena;
+  {
+    ParseArena::Scope scope(arena);
+    Parser parser;
+    std::unique_ptr<Tree> kept = parser.parse(text);
+    const void* kept_root = root_subtree(*kept);
+    kept->leave_to_arena();
+    kept.reset();
+    // Released, the root's block would be the first reused for its size class; left, it is not.
+    std::unique_ptr<Tree> released = parser.parse(text);
+    const void* released_root = root_subtree(*released);
+    CHECK(released_root != kept_root);
+    released.reset();
+    std::unique_ptr<Tree> next = parser.parse(text);
+    CHECK(root_subtree(*next) == released_root);
+    CHECK(to_sexp(*next) == expected);
+    // A tree from outside the scope is not the arena's to drop.
+    CHECK_THROWS_AS(outside->leave_to_arena(), std::logic_error);
+  }
+  // Nor is any tree once the scope has ended (and the sanitizer build finds no leak: the arena
+  // dropped the tree left to it).
+  CHECK_THROWS_AS(outside->leave_to_arena(), std::logic_error);
+  CHECK(to_sexp(*outside) == expected);
+}
+
 TEST_CASE("parse arena scopes do not nest, and each thread has its own", "[python][arena]") {
   std::string text = sample_source();
   ParseArena first, second;

@@ -200,6 +200,8 @@ bool ParseArena::owns(const void* p) const {
   return false;
 }
 
+bool ParseArena::released_with_scope(const void* p) { return current_arena && current_arena->owns(p); }
+
 void ParseArena::reset() {
   size_t kept = 0, bytes = 0;
   while (kept < chunks_.size() && bytes + chunks_[kept].size <= kKeptBytes) bytes += chunks_[kept++].size;

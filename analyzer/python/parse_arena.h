@@ -43,6 +43,9 @@ class ParseArena {
   void release(void* block);
   void* reallocate(void* block, size_t size);
   bool owns(const void* p) const;
+  // True when `p` is a block of the arena whose Scope is current on this thread: the scope's end
+  // releases it with the rest, so an object there need not be taken apart block by block first.
+  static bool released_with_scope(const void* p);
   // Drops every block; keeps up to kKeptBytes of chunks for the next file.
   void reset();
   size_t reserved_bytes() const;  // the chunks' total size

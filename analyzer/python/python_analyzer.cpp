@@ -137,7 +137,7 @@ constexpr size_t kMaxRecoveryParses = 64;
 void PythonAnalyzer::parse_only(const SourceFile& file) {
   ParseArena::Scope memory(arena_);
   Parser parser;
-  parser.parse(file.text());
+  parser.parse(file.text())->leave_to_arena();
 }
 
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
@@ -220,6 +220,9 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       id = descend ? id + 1 : tree.subtree_end(node);
     }
   }
+
+  // The scope drops the trees' memory next.
+  for (const auto& t : trees) t->leave_to_arena();
 
   if (errors.count) {
     sink.add(notes::kSyntaxError, errors.first,

@@ -112,6 +112,11 @@ Kind kind_of_symbol(TSSymbol symbol) {
 
 Tree::Tree(TSTree* tree, std::string_view text) : tree_(tree), text_(text) { index(); }
 
+void Tree::leave_to_arena() {
+  if (!ParseArena::released_with_scope(tree_)) throw std::logic_error("the tree was not parsed in this thread's ParseArena scope");
+  tree_ = nullptr;
+}
+
 // The visible nodes are listed in pre-order with their parent and field (visible_nodes.c); the
 // children lists are then filled in id order, which keeps each list in source order.
 void Tree::index() {

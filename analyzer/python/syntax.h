@@ -129,7 +129,13 @@ class Node {
 class Tree {
  public:
   Tree(TSTree* tree, std::string_view text);
-  ~Tree() { ts_tree_delete(tree_); }
+  ~Tree() { ts_tree_delete(tree_); }  // a null tree_ (left to the arena) is not deleted
+
+  // Leaves the tree-sitter tree to the ParseArena scope it was parsed in, which drops its memory
+  // when the scope ends, instead of releasing it subtree by subtree when this Tree goes (1.7% of
+  // a parse). Only for a tree parsed in this thread's current scope (std::logic_error otherwise),
+  // and last: the Tree is then only good for destroying.
+  void leave_to_arena();
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;
 
