@@ -36,6 +36,9 @@ class PythonContext {
   const SourceFile& file() const { return file_; }
   const ImportTable& imports() const { return imports_; }
   const Tree& tree() const { return tree_; }
+  // Distinct for every context made in the process: the key of a check's memo of facts about the
+  // tree being walked (an address may be reused by the next file's tree).
+  uint64_t serial() const { return serial_; }
 
   // The fully qualified name an identifier or attribute chain refers to through the imports:
   // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
@@ -89,6 +92,7 @@ class PythonContext {
   // qualified_name's slow path: a null node, another tree's node, or a node not yet resolved.
   const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
+  const uint64_t serial_;
   const SourceFile& file_;
   const Tree& tree_;
   const ImportTable& imports_;

@@ -606,7 +606,19 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   if (!ctx.imports().imports("jax")) return std::nullopt;
   const python::Frame* innermost = ctx.enclosing_function();
   if (!innermost) return std::nullopt;
-  std::optional<TracedScope> scope;
+  // The functions around the innermost one decide, and finding how each is traced searches the
+  // file for its name: the last answer is kept for the next node in the same function (every
+  // branch and subscript of a function asks).
+  thread_local struct {
+    uint64_t context = 0;
+    uint32_t function = 0;
+    std::optional<TracedScope> scope;
+  } last;
+  if (last.context == ctx.serial() && last.function == innermost->node.id()) return last.scope;
+  last.context = ctx.serial();
+  last.function = innermost->node.id();
+  std::optional<TracedScope>& scope = last.scope;
+  scope.reset();
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
