@@ -18,13 +18,16 @@ class Tpu212 {
   Tpu212() : entries_(checks::python_checks(std::vector<std::string_view>{"TPU212"})), analyzer_(entries_) {
     REQUIRE(entries_.size() == 1);
   }
-  // The lines of the findings in `code`, analyzed after every file before it.
-  std::vector<uint32_t> lines(const std::string& code) {
+  // The findings in `code`, analyzed after every file before it.
+  std::vector<Finding> findings(const std::string& code) {
     SourceFile file("pkg/mod.py", "/tmp/pkg/mod.py", Language::Python, code);
     FileResult result;
     analyzer_.analyze(file, result);
+    return result.findings;
+  }
+  std::vector<uint32_t> lines(const std::string& code) {
     std::vector<uint32_t> out;
-    for (const Finding& f : result.findings) out.push_back(f.start.line);
+    for (const Finding& f : findings(code)) out.push_back(f.start.line);
     return out;
   }
 
@@ -78,4 +81,31 @@ TEST_CASE("a traced scope is not carried into the next function of a file", "[ch
                     "    if x < 0:\n"
                     "        return x\n"
                     "    return -x\n") == Lines{4, 13, 16, 18});
+}
+
+TEST_CASE("a function passed by name to transforms is traced under the first in the source, less its static arguments",
+          "[checks][jax]") {
+  const std::string body =
+      "import jax\n"
+      "def f(x, n):\n"
+      "    if x > 0:\n"
+      "        return x\n"
+      "    if n > 0:\n"
+      "        return x\n"
+      "    return -x\n";
+  Tpu212 check;
+  // vmap's `f` comes first in the source, though the jit call holding it is met first.
+  auto f = check.findings(body + "h = jax.jit(jax.vmap(f), f)\n");
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].start.line == 3);
+  CHECK(f[0].message.find("under 'jax.vmap'") != std::string::npos);
+  CHECK(f[1].start.line == 5);
+  // Passed to jit with its second argument static: `n` is a Python value.
+  f = check.findings(body + "g = jax.jit(f, static_argnums=1)\n");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].start.line == 3);
+  CHECK(f[0].message.find("under 'jax.jit'") != std::string::npos);
+  // By keyword, or from another scope, it is not this function that is traced.
+  CHECK(check.lines(body + "g = jax.jit(fun=f)\n").empty());
+  CHECK(check.lines(body + "def other():\n    def f(y):\n        return y\n    return jax.jit(f)\n").empty());
 }

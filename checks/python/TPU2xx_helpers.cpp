@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <unordered_map>
+#include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
 
@@ -522,6 +524,38 @@ std::vector<Node> references_to(std::string_view name, const PythonContext& ctx)
   return out;
 }
 
+// The names passed as positional arguments to tracing transforms in the tree being walked
+// (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order. Built once per walk:
+// searching the file for each function's name, for every function, was quadratic in its length.
+const std::vector<Node>& passed_to_transforms(std::string_view name, const PythonContext& ctx) {
+  thread_local struct {
+    uint64_t context = 0;
+    std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
+  } index;
+  if (index.context != ctx.serial()) {
+    index.context = ctx.serial();
+    index.by_name.clear();
+    const python::Tree& tree = ctx.tree();
+    for (uint32_t id = 0; id < tree.node_count(); ++id) {
+      Node call(&tree, id);
+      if (call.kind() != Kind::Call) continue;
+      Node args = call.field(Field::Arguments);
+      if (!args || args.kind() != Kind::ArgumentList) continue;
+      const auto& q = ctx.qualified_name(call.field(Field::Function));
+      if (!q || !is_tracing_transform(*q)) continue;
+      for (uint32_t i = 0; i < args.named_child_count(); ++i)
+        if (Node a = args.named_child(i); a.kind() == Kind::Identifier) index.by_name[a.text()].push_back(a);
+    }
+    // A call's arguments are listed when the call is met: `jax.jit(jax.vmap(f), f)` lists jit's
+    // `f` before vmap's, which comes first in the source.
+    for (auto& [_, refs] : index.by_name)
+      std::sort(refs.begin(), refs.end(), [](Node a, Node b) { return a.span().begin < b.span().begin; });
+  }
+  static const std::vector<Node> kNone;
+  auto it = index.by_name.find(name);
+  return it == index.by_name.end() ? kNone : it->second;
+}
+
 // The function, class or module whose scope `n` (a definition or a reference) belongs to.
 Node defining_scope(Node n) {
   for (Node p = n.parent(); p; p = p.parent())
@@ -553,16 +587,13 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
     }
   }
   // Calls that take the function by name.
-  for (Node ref : references_to(function.field(Field::Name).text(), ctx)) {
+  for (Node ref : passed_to_transforms(function.field(Field::Name).text(), ctx)) {
     // The same name in another scope is another function (test files define many `f`s).
     if (defining_scope(ref) != defining_scope(function)) continue;
-    Node list = ref.parent();
-    if (!list || list.kind() != Kind::ArgumentList) continue;
-    Node call = list.parent();
-    auto q = call ? ctx.qualified_name(call.field(Field::Function)) : std::nullopt;
-    if (!q || !is_tracing_transform(*q)) continue;
-    collect_static(python::call_arguments(call), *q, statics);
-    if (!found) found = *q;
+    Node call = ref.parent().parent();
+    const std::string& q = *ctx.qualified_name(call.field(Field::Function));
+    collect_static(python::call_arguments(call), q, statics);
+    if (!found) found = q;
   }
   return found;
 }
