@@ -159,13 +159,8 @@ constexpr std::string_view last_name_part(std::string_view dotted) {
   return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
 }
 
-// For callee_names(): the last parts of the names in a check's table of the calls it reports.
-template <class Row, size_t N>
-constexpr std::array<std::string_view, N> last_name_parts(const Row (&rows)[N], std::string_view Row::*name) {
-  std::array<std::string_view, N> parts{};
-  for (size_t i = 0; i < N; ++i) parts[i] = last_name_part(rows[i].*name);
-  return parts;
-}
+// For callee_names(): the last parts of the names in a check's table of the calls it reports
+// (a generated C array goes through std::to_array).
 template <class Row, size_t N>
 constexpr std::array<std::string_view, N> last_name_parts(const std::array<Row, N>& rows,
                                                           std::string_view Row::*name) {

@@ -1,6 +1,7 @@
 // TPU301: a PyTorch op with no PyTorch/XLA lowering, which runs through the CPU fallback.
 // User docs: docs/checks/TPU301.md (generated from the CheckInfo below).
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <fmt/format.h>
 #include <vector>
@@ -110,7 +111,8 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     return k;
   }
   std::span<const std::string_view> callee_names() const override {
-    static constexpr auto k = python::last_name_parts(data::kTorchOpsCpuFallback, &data::TorchOpsCpuFallbackRow::api);
+    static constexpr auto k = python::last_name_parts(std::to_array(data::kTorchOpsCpuFallback),
+                                                      &data::TorchOpsCpuFallbackRow::api);
     return k;
   }
 
