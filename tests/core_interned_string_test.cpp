@@ -94,3 +94,28 @@ TEST_CASE("interned strings: threads interning the same values at once get one c
     CHECK(std::string_view(seen[0][v]).starts_with("thread-value-" + std::to_string(v)));
   }
 }
+
+TEST_CASE("interned strings: values made again and again, alternating or alike, stay themselves",
+          "[core][interned]") {
+  // A thread's recent values are answered without the table. Values of one length whose first,
+  // middle and last bytes agree fall into one slot of that cache: each must still get its own
+  // copy, and each copy must be the table's.
+  std::vector<std::string> alike;
+  for (char c = 'a'; c <= 'z'; ++c) alike.push_back(std::string("x") + c + "-m-" + c + "y");  // "xa-m-ay"...
+  std::vector<const char*> first(alike.size());
+  for (size_t i = 0; i < alike.size(); ++i) first[i] = InternedString(alike[i]).data();
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < alike.size(); ++i) {
+      size_t k = (i * 7 + size_t(round)) % alike.size();  // not the order they were made in
+      InternedString s(alike[k]);
+      INFO(alike[k]);
+      CHECK(s.view() == alike[k]);
+      CHECK(s.data() == first[k]);
+    }
+  // Made on another thread, whose recent values start empty: the same copies.
+  std::vector<const char*> other(alike.size());
+  std::thread([&] {
+    for (size_t i = 0; i < alike.size(); ++i) other[i] = InternedString(alike[i]).data();
+  }).join();
+  CHECK(other == first);
+}

@@ -1,5 +1,7 @@
 #include "core/interned_string.h"
 
+#include <array>
+#include <cstdint>
 #include <mutex>
 #include <unordered_set>
 
@@ -18,22 +20,33 @@ struct Table {
   std::unordered_set<std::string, Hash, std::equal_to<>> values;
 };
 
+constexpr size_t kRecentSlots = 16;
+
+size_t recent_slot(std::string_view s) {
+  size_t h = s.size() * 0x9E3779B1u;
+  h ^= uint8_t(s.front()) * 0x85EBCA6Bu ^ uint8_t(s.back()) * 0xC2B2AE35u ^ uint8_t(s[s.size() / 2]) * 0x27D4EB2Fu;
+  return (h ^ h >> 11) % kRecentSlots;
+}
+
 }  // namespace
 
 InternedString::InternedString(std::string_view s) {
   if (s.empty()) return;
-  // One thread mostly interns the same value again and again (a file's path, finding after
-  // finding): that is answered without the table.
-  thread_local std::string_view last;
-  if (s == last) {
-    view_ = last;
+  // A thread interns a few values again and again: a file's path, and the check names, hints
+  // and subjects its findings alternate between. The values it made last are answered without
+  // the table's lock and hash: a slot chosen from the length and three bytes, whose value is
+  // then compared whole (values sharing a slot replace each other).
+  thread_local std::array<std::string_view, kRecentSlots> recent;
+  std::string_view& slot = recent[recent_slot(s)];
+  if (s == slot) {
+    view_ = slot;
     return;
   }
   static Table& table = *new Table;  // never destroyed: views of it may be read until exit
   std::lock_guard lock(table.mutex);
   auto it = table.values.find(s);
   if (it == table.values.end()) it = table.values.emplace(s).first;
-  view_ = last = *it;
+  view_ = slot = *it;
 }
 
 }  // namespace tpulint
