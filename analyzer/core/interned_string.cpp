@@ -20,12 +20,13 @@ struct Table {
   std::unordered_set<std::string, Hash, std::equal_to<>> values;
 };
 
-constexpr size_t kRecentSlots = 16;
+constexpr unsigned kRecentSlotBits = 6;
 
+// Fibonacci hashing of the length and three bytes: the top bits of their product with 2^64/phi.
 size_t recent_slot(std::string_view s) {
-  size_t h = s.size() * 0x9E3779B1u;
-  h ^= uint8_t(s.front()) * 0x85EBCA6Bu ^ uint8_t(s.back()) * 0xC2B2AE35u ^ uint8_t(s[s.size() / 2]) * 0x27D4EB2Fu;
-  return (h ^ h >> 11) % kRecentSlots;
+  const uint64_t key = uint64_t(s.size()) ^ uint64_t(uint8_t(s.front())) << 16 ^ uint64_t(uint8_t(s.back())) << 24 ^
+                       uint64_t(uint8_t(s[s.size() / 2])) << 32;
+  return size_t((key * 0x9E3779B97F4A7C15u) >> (64 - kRecentSlotBits));
 }
 
 }  // namespace
@@ -34,9 +35,9 @@ InternedString::InternedString(std::string_view s) {
   if (s.empty()) return;
   // A thread interns a few values again and again: a file's path, and the check names, hints
   // and subjects its findings alternate between. The values it made last are answered without
-  // the table's lock and hash: a slot chosen from the length and three bytes, whose value is
-  // then compared whole (values sharing a slot replace each other).
-  thread_local std::array<std::string_view, kRecentSlots> recent;
+  // the table's lock and hash: one of 64 slots chosen from the length and three bytes, whose
+  // value is then compared whole (values sharing a slot replace each other).
+  thread_local std::array<std::string_view, size_t(1) << kRecentSlotBits> recent;
   std::string_view& slot = recent[recent_slot(s)];
   if (s == slot) {
     view_ = slot;

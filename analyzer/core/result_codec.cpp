@@ -6,9 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
-#include <fmt/format.h>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace tpulint {
@@ -49,12 +47,9 @@ void put_string(std::string& out, std::string_view s) {
 template <typename Number>
 void put_number(std::string& out, Number n) {
   out += '\t';
-  if constexpr (std::is_integral_v<Number>) {
-    char buf[24];
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
-  } else {
-    fmt::format_to(std::back_inserter(out), "{}", n);
-  }
+  // Doubles in their shortest form that reads back as the same value (at most 24 characters).
+  char buf[32];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
 }
 
 // Reads fields in order; any malformed or missing field makes the whole text invalid.
@@ -137,15 +132,20 @@ class FieldReader {
 }  // namespace
 
 std::string encode_result(const FileResult& r) {
+  std::string out;
+  append_encoded_result(out, r);
+  return out;
+}
+
+void append_encoded_result(std::string& out, const FileResult& r) {
   // Sized once: the strings plus room for the numbers and separators.
-  size_t size = 64 + r.skip_reason.size();
+  size_t size = out.size() + 64 + r.skip_reason.size();
   for (const Finding& f : r.findings) {
     size += 160 + f.check_id.size() + f.check_name.size() + f.path.size() + f.message.size() + f.hint.size() +
             f.subject.size() + f.source_line.size();
     for (const std::string& p : f.related_paths) size += 1 + p.size();
   }
   for (const std::string& h : r.missing_headers) size += 1 + h.size();
-  std::string out;
   out.reserve(size);
   out += kMagic;
   put_number(out, int(r.language));
@@ -174,7 +174,6 @@ std::string encode_result(const FileResult& r) {
   }
   put_number(out, r.missing_headers.size());
   for (const std::string& h : r.missing_headers) put_string(out, h);
-  return out;
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {

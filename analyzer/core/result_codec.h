@@ -12,6 +12,8 @@
 namespace tpulint {
 
 std::string encode_result(const FileResult& result);
+// The same, appended to `out`.
+void append_encoded_result(std::string& out, const FileResult& result);
 // Nullopt for text that is not an encoded result (a damaged cache entry).
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text);
 

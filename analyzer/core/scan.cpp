@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <exception>
 #include <fstream>
 #include <iterator>
@@ -11,8 +12,6 @@
 #include "core/analyzer_notes.h"
 #include "core/result_codec.h"
 #include "core/worker_pool.h"
-
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -153,22 +152,53 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   return out;
 }
 
-// An outcome as one string, to cross from a worker process: the cache fields, then the result.
+// An outcome as one string, to cross from a worker process: the cache fields on a line of their
+// own ("store size mtime hash"), then the result.
 std::string encode_outcome(const FileOutcome& o) {
-  return fmt::format("{} {} {} {}\n", o.store ? 1 : 0, o.stamp.size, o.stamp.mtime_ns, o.hash) + encode_result(o.result);
+  std::string out;
+  char buf[96];
+  char* at = buf;
+  *at++ = o.store ? '1' : '0';
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.stamp.size).ptr;
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.stamp.mtime_ns).ptr;
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.hash).ptr;
+  *at++ = '\n';
+  out.append(buf, at);
+  append_encoded_result(out, o.result);
+  return out;
+}
+
+// The cache fields of an encoded outcome's first line; false when it is not one.
+bool decode_outcome_fields(std::string_view line, FileOutcome& o) {
+  const char* at = line.data();
+  const char* const end = at + line.size();
+  // A number, then `after` (or the end of the line when `after` is 0).
+  auto field = [&](auto& value, char after) {
+    auto [next, ec] = std::from_chars(at, end, value);
+    if (ec != std::errc()) return false;
+    if (after == 0) return next == end;
+    if (next == end || *next != after) return false;
+    at = next + 1;
+    return true;
+  };
+  int store = 0;
+  if (!field(store, ' ') || !field(o.stamp.size, ' ') || !field(o.stamp.mtime_ns, ' ') || !field(o.hash, 0))
+    return false;
+  o.store = store != 0;
+  return true;
 }
 
 FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text) {
   FileOutcome o;
   size_t nl = text.find('\n');
-  int store = 0;
-  unsigned long long size = 0, hash = 0;
-  long long mtime = 0;
   std::optional<FileResult> result;
-  if (nl != std::string::npos &&
-      std::sscanf(std::string(text.substr(0, nl)).c_str(), "%d %llu %lld %llu", &store, &size, &mtime, &hash) == 4)
+  if (nl != std::string::npos && decode_outcome_fields(text.substr(0, nl), o))
     result = decode_result(file.path, text.substr(nl + 1));
   if (!result) {
+    o = FileOutcome{};
     o.result.path = file.path;
     o.result.language = file.language;
     o.result.analyzed = true;
@@ -176,9 +206,6 @@ FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text) {
     return o;
   }
   o.result = std::move(*result);
-  o.store = store != 0;
-  o.stamp = {size, mtime};
-  o.hash = hash;
   return o;
 }
 

@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
 #include <deque>
+#include <span>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +31,24 @@ bool write_all(int fd, const void* data, size_t n) {
   return true;
 }
 
+// Writes the parts in order, as few system calls as the pipe allows (one, mostly).
+bool write_all(int fd, std::span<iovec> parts) {
+  for (;;) {
+    while (!parts.empty() && parts.front().iov_len == 0) parts = parts.subspan(1);
+    if (parts.empty()) return true;
+    ssize_t w = writev(fd, parts.data(), int(parts.size()));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    for (size_t n = size_t(w); n > 0;) {  // what was written leaves the parts
+      size_t taken = std::min(n, parts.front().iov_len);
+      parts.front().iov_base = static_cast<char*>(parts.front().iov_base) + taken;
+      parts.front().iov_len -= taken;
+      n -= taken;
+      if (parts.front().iov_len == 0) parts = parts.subspan(1);
+    }
+  }
+}
+
 bool read_all(int fd, void* data, size_t n) {
   char* p = static_cast<char*>(data);
   while (n > 0) {
@@ -44,14 +65,12 @@ bool read_all(int fd, void* data, size_t n) {
 // Indices arrive ahead of need (see kQueueDepth), so the next one is usually already waiting.
 [[noreturn]] void worker_main(int in_fd, int out_fd, const std::function<std::string(size_t)>& task) {
   uint64_t index;
-  std::string message;
   while (read_all(in_fd, &index, sizeof index)) {
     std::string output = task(size_t(index));
     // One write per message: the parent wakes once, not for a header and then its body.
     uint64_t header[2] = {index, output.size()};
-    message.assign(reinterpret_cast<const char*>(header), sizeof header);
-    message += output;
-    if (!write_all(out_fd, message.data(), message.size())) break;
+    iovec parts[2] = {{header, sizeof header}, {output.data(), output.size()}};
+    if (!write_all(out_fd, parts)) break;
   }
   _exit(0);  // no destructors, no atexit handlers: they belong to the parent
 }
