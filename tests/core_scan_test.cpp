@@ -363,6 +363,33 @@ TEST_CASE("build_report's keep filter decides which findings count in the score"
   CHECK(none.analyzed == 1);
 }
 
+TEST_CASE("build_report on results already in path order, asking keep once per run of one check's findings",
+          "[core][scan]") {
+  std::vector<FileResult> results(2);
+  results[0].path = "a.py";
+  results[0].analyzed = true;
+  results[0].findings = {note("TPU201", "a.py", {1, 1}), note("TPU201", "a.py", {2, 1}), note("TPU401", "a.py", {3, 1}),
+                         note("TPU401", "a.py", {4, 1}), note("TPU201", "a.py", {5, 1})};
+  results[1].path = "b.py";
+  results[1].analyzed = true;
+  results[1].findings = {note("TPU201", "b.py", {7, 1}), note("TPU401", "b.py", {1, 1})};
+  std::vector<std::string> asked;
+  auto keep = [&](std::string_view id) {
+    asked.emplace_back(id);
+    return id != "TPU401";
+  };
+  ScanReport report = build_report(Discovery{}, results, keep, PathWeights{});
+  std::vector<std::pair<std::string, uint32_t>> got;
+  for (const Finding& f : report.findings) got.emplace_back(f.path.str() + " " + f.check_id, f.start.line);
+  CHECK(got == std::vector<std::pair<std::string, uint32_t>>{
+                   {"a.py TPU201", 1}, {"a.py TPU201", 2}, {"a.py TPU201", 5}, {"b.py TPU201", 7}});
+  // The runs: a.py's TPU201 x2, TPU401 x2, TPU201; b.py's TPU201, TPU401.
+  CHECK(asked == std::vector<std::string>{"TPU201", "TPU401", "TPU201", "TPU401"});
+  REQUIRE(report.files.size() == 2);
+  CHECK(report.files[0].findings == 3);
+  CHECK(report.files[1].findings == 1);
+}
+
 TEST_CASE("finding_less orders by path, position, then check ID", "[core][scan]") {
   CHECK(finding_less(note("TPU401", "a.py", {9, 9}), note("TPU101", "b.py", {1, 1})));
   CHECK(finding_less(note("TPU401", "a.py", {1, 9}), note("TPU101", "a.py", {2, 1})));

@@ -314,13 +314,24 @@ ScanReport build_report(const Discovery& discovery, std::vector<FileResult> resu
     r.findings.push_back(file_note(notes::kFileSkipped, s.path, "file skipped: " + s.reason));
     results.push_back(std::move(r));
   }
-  std::stable_sort(results.begin(), results.end(), [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  // Results come in discovery order, which is mostly already the paths' order.
+  auto by_path = [](const FileResult& a, const FileResult& b) { return a.path < b.path; };
+  if (!std::is_sorted(results.begin(), results.end(), by_path)) std::stable_sort(results.begin(), results.end(), by_path);
   report.files.reserve(results.size());
   size_t findings = 0;
   for (const FileResult& f : results) findings += f.findings.size();
   report.findings.reserve(findings);
+  std::string kept_id;
+  bool kept = false;
   for (FileResult& f : results) {
-    std::erase_if(f.findings, [&](const Finding& x) { return !keep(x.check_id); });
+    std::erase_if(f.findings, [&](const Finding& x) {
+      // Asked once per run of findings of one check, not once per finding.
+      if (kept_id.empty() || x.check_id != kept_id) {
+        kept_id = x.check_id;
+        kept = keep(x.check_id);
+      }
+      return !kept;
+    });
     std::sort(f.findings.begin(), f.findings.end(), finding_less);
     if (f.analyzed)
       ++report.analyzed;
