@@ -21,8 +21,9 @@ PythonContext::PythonContext(const SourceFile& file, const Tree& tree, const Imp
       qualified_slots_(tree.node_count(), kUnresolved),
       reference_slots_(tree.node_count(), kUnresolved) {}
 
-std::vector<uint32_t> PythonContext::scope_chain(Node n) const {
-  std::vector<uint32_t> chain;
+std::span<const uint32_t> PythonContext::scope_chain(Node n) const {
+  std::vector<uint32_t>& chain = scope_chain_;
+  chain.clear();
   uint32_t at = n.span().begin;
   for (Node a = n.parent(); a; a = a.parent()) {
     if (a.kind() != Kind::FunctionDefinition) continue;
@@ -55,7 +56,8 @@ std::optional<std::string> PythonContext::resolve(Node expr) const {
   std::optional<std::string> out = imports_.resolve(root.text(), scope_chain(root));
   if (!out) return out;
   // The members, from the root outwards, without the spaces, comments or line breaks between them.
-  std::vector<std::string_view> members;
+  std::vector<std::string_view>& members = members_;
+  members.clear();
   for (Node a = expr; a != root; a = a.field(Field::Object)) members.push_back(a.field(Field::Attribute).text());
   for (auto it = members.rbegin(); it != members.rend(); ++it) {
     *out += '.';

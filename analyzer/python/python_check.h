@@ -80,8 +80,8 @@ class PythonContext {
 
  private:
   bool contains_current(const Frame& f) const;
-  // The function scopes around `n`, innermost first, then the module scope.
-  std::vector<uint32_t> scope_chain(Node n) const;
+  // The function scopes around `n`, innermost first, then the module scope; valid until the next call.
+  std::span<const uint32_t> scope_chain(Node n) const;
   // The qualified name of an identifier or attribute chain, resolved through the imports.
   std::optional<std::string> resolve(Node expr) const;
   const std::optional<std::string>& remember(std::vector<uint32_t>& slots, Node n, std::optional<std::string> name) const;
@@ -108,6 +108,9 @@ class PythonContext {
   mutable std::vector<uint32_t> qualified_slots_;  // by node id, for qualified_name()
   mutable std::vector<uint32_t> reference_slots_;  // by node id, for reference_name()
   mutable std::deque<std::optional<std::string>> names_;
+  // Scratch space of scope_chain and resolve, kept from call to call instead of allocated by each.
+  mutable std::vector<uint32_t> scope_chain_;
+  mutable std::vector<std::string_view> members_;
 };
 
 class PythonCheck {

@@ -51,7 +51,10 @@ Node unparenthesized(Node n) {
 
 Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx) {
   Node best;
-  std::vector<Node> stack{scope_body(ctx)};
+  // Kept from call to call (the walk below calls nothing that asks again): checks ask this for
+  // many names.
+  thread_local std::vector<Node> stack;
+  stack.assign(1, scope_body(ctx));
   while (!stack.empty()) {
     Node n = stack.back();
     stack.pop_back();
