@@ -10,34 +10,36 @@ bool finding_less(const Finding& a, const Finding& b) {
 }
 
 namespace {
-Finding from_check(const CheckInfo& check) {
-  Finding f;
-  f.check_id = std::string(check.id);
-  f.check_name = std::string(check.name);
+// The fields a finding takes from its check.
+void set_from_check(Finding& f, const CheckInfo& check) {
+  f.check_id = check.id;
+  f.check_name = check.name;
   f.category = check.category();
   f.severity = check.severity;
   f.effort = check.effort;
   f.hours = check.hours;
-  return f;
 }
 }  // namespace
 
-Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string message, std::string hint,
-                          std::string subject) {
-  Finding f = from_check(check);
+Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string message, std::string_view hint,
+                          std::string_view subject) {
+  // Interned before the finding is added: a view into another finding must not move under it.
+  InternedString interned_hint(hint), interned_subject(subject);
+  Finding& f = out_.emplace_back();  // built in place rather than moved in
+  set_from_check(f, check);
   f.path = file_.path();
   f.start = file_.position(span.begin);
   f.end = file_.position(span.end > span.begin ? span.end : span.begin);
   f.message = std::move(message);
-  f.hint = std::move(hint);
-  f.subject = std::move(subject);
-  f.source_line = std::string(file_.line_text(f.start.line));
-  out_.push_back(std::move(f));
-  return out_.back();
+  f.hint = interned_hint;
+  f.subject = interned_subject;
+  f.source_line = file_.line_text(f.start.line);
+  return f;
 }
 
 Finding file_note(const CheckInfo& note, std::string path, std::string message) {
-  Finding f = from_check(note);
+  Finding f;
+  set_from_check(f, note);
   f.path = std::move(path);
   f.start = f.end = {1, 1};
   f.message = std::move(message);

@@ -56,8 +56,9 @@ class FindingSink {
 
   // Adds a finding of `check` at `span`, with the check's severity and effort; the caller may
   // adjust the returned finding's effort and hours (e.g. scaled by a kernel's size).
-  Finding& add(const CheckInfo& check, ByteSpan span, std::string message, std::string hint = {},
-               std::string subject = {});
+  // The hint and subject are interned here: a check passes literals and names, not owned strings.
+  Finding& add(const CheckInfo& check, ByteSpan span, std::string message, std::string_view hint = {},
+               std::string_view subject = {});
 
   const SourceFile& file() const { return file_; }
 
