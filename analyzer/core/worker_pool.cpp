@@ -1,9 +1,9 @@
 #include "core/worker_pool.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <algorithm>
 #include <deque>
 #include <span>
 #include <fcntl.h>

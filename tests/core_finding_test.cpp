@@ -1,0 +1,69 @@
+// FindingSink: a finding takes its check's fields, the file's path, the span's positions and the
+// start line's text; its hint and subject are interned, whatever they were views of.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/check_info.h"
+#include "core/finding.h"
+
+using namespace tpulint;
+
+namespace {
+
+const CheckInfo kCheck{.id = "TPU201", .name = "torch-dynamic-shape-op", .summary = "s",
+                       .languages = uint8_t(Language::Python), .severity = Severity::Warning,
+                       .effort = EffortClass::Medium, .hours = {0.5, 2}, .doc = {}};
+
+}  // namespace
+
+TEST_CASE("FindingSink builds a finding from its check, the file and the span", "[core][finding]") {
+  const std::string code = "import torch\nidx = torch.nonzero(x)\n";
+  SourceFile file("pkg/m.py", "/tmp/pkg/m.py", Language::Python, code);
+  std::vector<Finding> findings;
+  FindingSink sink(file, findings);
+  const uint32_t at = uint32_t(code.find("torch.nonzero"));
+  std::string subject = "torch.nonzero";
+  Finding& f = sink.add(kCheck, {at, at + 13}, "'torch.nonzero' returns a data-dependent shape", "use 'torch.where'",
+                        subject);
+  subject = "changed after the call";  // the finding keeps its own copy
+  CHECK(&f == &findings.back());
+  CHECK(f.check_id == "TPU201");
+  CHECK(f.check_name == "torch-dynamic-shape-op");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.effort == EffortClass::Medium);
+  CHECK((f.hours.low == 0.5 && f.hours.high == 2));
+  CHECK(f.path == "pkg/m.py");
+  CHECK((f.start.line == 2 && f.start.column == 7));
+  CHECK((f.end.line == 2 && f.end.column == 20));
+  CHECK(f.message == "'torch.nonzero' returns a data-dependent shape");
+  CHECK(f.hint == "use 'torch.where'");
+  CHECK(f.subject == "torch.nonzero");
+  CHECK(f.source_line == "idx = torch.nonzero(x)");
+  // An empty span ends where it starts; no hint or subject is empty.
+  Finding& g = sink.add(kCheck, {at, at}, "m");
+  CHECK(g.end.column == g.start.column);
+  CHECK(g.hint.empty());
+  CHECK(g.subject.empty());
+}
+
+TEST_CASE("FindingSink: a hint or subject viewed from a finding of the same list survives the list growing",
+          "[core][finding]") {
+  const std::string code = "x = 1\n";
+  SourceFile file("m.py", "/tmp/m.py", Language::Python, code);
+  std::vector<Finding> findings;
+  FindingSink sink(file, findings);
+  sink.add(kCheck, {0, 1}, "short");
+  for (int i = 0; i < 64; ++i) {
+    findings.shrink_to_fit();  // full: the next add moves every finding to new storage
+    // Views of the last finding's own characters (short strings live inside the finding), which
+    // the growth frees: the sanitizer build reports any read of them after it.
+    const Finding& previous = findings.back();
+    Finding& f = sink.add(kCheck, {0, 1}, "short", previous.message, previous.source_line);
+    INFO("finding " << i);
+    CHECK(f.hint == "short");
+    CHECK(f.subject == "x = 1");
+  }
+  CHECK(findings.size() == 65);
+}
