@@ -19,18 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool write_all(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= size_t(w);
-  }
-  return true;
-}
-
 // Writes the parts in order, as few system calls as the pipe allows (one, mostly).
 bool write_all(int fd, std::span<iovec> parts) {
   for (;;) {
@@ -47,6 +35,11 @@ bool write_all(int fd, std::span<iovec> parts) {
       if (parts.front().iov_len == 0) parts = parts.subspan(1);
     }
   }
+}
+
+bool write_all(int fd, const void* data, size_t n) {
+  iovec part{const_cast<void*>(data), n};
+  return write_all(fd, std::span(&part, 1));
 }
 
 bool read_all(int fd, void* data, size_t n) {

@@ -28,7 +28,7 @@ bool peeked(Node call, const python::PythonContext& ctx) {
 class TfDataNoPrefetch final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
   std::span<const std::string_view> callee_names() const override {
@@ -37,7 +37,6 @@ class TfDataNoPrefetch final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (step::on_module(call)) return;
     // A unit test batches a few examples for one fit or predict: prefetching buys nothing there.
     if (!step::is_tf_data_batch(call, ctx) || peeked(call, ctx) || step::in_unit_test(ctx)) return;
     const python::Frame* fn = ctx.enclosing_function();

@@ -27,12 +27,11 @@ Node iterated(Node iterable) {
 class TorchXlaNoDeviceLoader final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::ForStatement};
+    static constexpr Kind k[] = {Kind::ForStatement};
     return k;
   }
 
   void check(Node loop, python::PythonContext& ctx) const override {
-    if (step::on_module(loop)) return;
     if (!ctx.imports().imports("torch_xla") || ctx.imports().imports("torch_xla.distributed.parallel_loader")) return;
     Node loader = iterated(loop.field(Field::Right));
     bool plain = loader.kind() == Kind::Call

@@ -30,7 +30,7 @@ bool in_eval_branch(Node call, const python::PythonContext& ctx) {
 class TfDataBatchNoDropRemainder final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Module, Kind::Call};
+    static constexpr Kind k[] = {Kind::Call};
     return k;
   }
   std::span<const std::string_view> callee_names() const override {
@@ -39,7 +39,6 @@ class TfDataBatchNoDropRemainder final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (step::on_module(call)) return;
     if (!step::is_tf_data_batch(call, ctx) || step::in_unit_test(ctx) || in_eval_branch(call, ctx)) return;
     auto args = python::call_arguments(call);
     bool padded = call.field(Field::Function).field(Field::Attribute).text() == "padded_batch";

@@ -124,15 +124,12 @@ struct FileIndex {
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
 
-struct IndexSlot {
-  const python::Tree* tree = nullptr;
-  bool valid = false;
+// One slot per thread, for the tree being walked there: keyed by its context's serial, since the
+// next file's tree may be at the same address.
+thread_local struct {
+  uint64_t context = 0;
   FileIndex index;
-};
-
-// One slot per thread: a tree is walked on one thread from its module node on, and on_module
-// invalidates the slot there, so a new tree at a reused address never sees an old index.
-thread_local IndexSlot t_slot;
+} t_slot;
 
 void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes, const python::ImportTable& imports,
                         FileIndex& idx) {
@@ -320,10 +317,9 @@ FileIndex build_index(const PythonContext& ctx) {
 }
 
 FileIndex& file_index(const PythonContext& ctx) {
-  if (!t_slot.valid || t_slot.tree != &ctx.tree()) {
+  if (t_slot.context != ctx.serial()) {
     t_slot.index = build_index(ctx);
-    t_slot.tree = &ctx.tree();
-    t_slot.valid = true;
+    t_slot.context = ctx.serial();
   }
   return t_slot.index;
 }
@@ -612,20 +608,12 @@ void DataLoaderCheck::check(Node n, PythonContext& ctx) const {
   if (is_torch_dataloader(n, ctx)) check_loader(n, python::call_arguments(n), ctx);
 }
 
-bool on_module(Node n) {
-  if (n.kind() != Kind::Module) return false;
-  t_slot.valid = false;
-  return true;
-}
-
 std::span<const Kind> StepCallCheck::kinds() const {
-  static constexpr Kind k[] = {Kind::Module, Kind::Call};
+  static constexpr Kind k[] = {Kind::Call};
   return k;
 }
 
-void StepCallCheck::check(Node n, PythonContext& ctx) const {
-  if (!on_module(n)) check_call(n, ctx);
-}
+void StepCallCheck::check(Node n, PythonContext& ctx) const { check_call(n, ctx); }
 
 Step enclosing_step(Node n, const PythonContext& ctx) {
   FileIndex& idx = file_index(ctx);

@@ -40,13 +40,8 @@ struct Step {
   explicit operator bool() const { return kind != StepKind::None; }
 };
 
-// The TPU6xx checks that ask about steps add Kind::Module to their kinds and call this first:
-// on the module node it forgets the previous tree's file index and returns true (nothing else to
-// check there). The index (step-function names, compiled names, torch module classes) is built
-// once per tree, on the first question.
-bool on_module(Node n);
-
-// The step `n` runs in, or a Step with kind None. The innermost frame decides: a training loop,
+// The step `n` runs in, or a Step with kind None. The file index it reads (step-function names,
+// compiled names, torch module classes) is built once per tree walked, on the first question. The innermost frame decides: a training loop,
 // or a step, compiled or forward function; a plain function stops the search, except that a
 // function nested in a compiled one is traced with it. Code in an argument of
 // `xm.add_step_closure(...)` runs after the step and is not in it.
@@ -71,8 +66,7 @@ bool is_function_parameter(python::Node def, std::string_view name);
 //   `.dtype`, `.ndim`, `.device`, which are host metadata.
 bool tensor_valued(Node e, const PythonContext& ctx, const Step& in, bool params_traced = false);
 
-// A check called on calls, which asks about steps: it forgets the file index on each module node
-// (see on_module) and hands every call to `check_call`.
+// A check called on calls, which asks about steps: it hands every call to `check_call`.
 class StepCallCheck : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const final;
@@ -85,7 +79,7 @@ class StepCallCheck : public python::PythonCheck {
 // True when `call` constructs a torch DataLoader (`torch.utils.data.DataLoader` under any alias).
 bool is_torch_dataloader(Node call, const PythonContext& ctx);
 
-// File facts for TPU609 (from the file index, so the caller must handle on_module): whether a
+// File facts for TPU609 (from the file index): whether a
 // torch_xla device loader (`MpDeviceLoader`, `ParallelLoader`) is constructed anywhere in the file,
 // and whether `name` is assigned a torch DataLoader somewhere in it (`train_loader`, `self.loader`).
 bool uses_device_loader(const PythonContext& ctx);
@@ -107,7 +101,6 @@ class DataLoaderCheck : public python::PythonCheck {
 inline constexpr size_t kLoaderShuffle = 2, kLoaderSampler = 3, kLoaderBatchSampler = 4, kLoaderNumWorkers = 5,
                         kLoaderDropLast = 8;
 
-// Both use the file index: callers must handle on_module.
 // True when `call` is `.batch(...)` or `.padded_batch(...)` on a tf.data dataset: a method chain
 // rooted at a `tf.data`/`tfds` call, directly or through names assigned in the same function
 // (`ds = tf.data.TFRecordDataset(f); ds = ds.map(parse); ds = ds.batch(32)`).
@@ -117,7 +110,7 @@ bool is_tf_data_batch(Node call, const PythonContext& ctx);
 // enclosing function) calls a method named `method`: `ds.shuffle(1000).map(f)` has "shuffle".
 bool chain_calls_method(Node expr, std::string_view method, const PythonContext& ctx);
 
-// Memoized per file index (callers must handle on_module): whether the function body or module
+// Memoized per file index: whether the function body or module
 // `scope` calls, outside nested definitions, a method named `method` (`.prefetch(...)`), or a
 // clock (`time.*`, `timeit.*`).
 bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx);
