@@ -593,6 +593,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
   for (Node ref : passed_to_transforms(function.field(Field::Name).text(), ctx)) {
     // The same name in another scope is another function (test files define many `f`s).
     if (defining_scope(ref) != defining_scope(function)) continue;
+    // The index lists only arguments of calls whose callee resolves to a tracing transform.
     Node call = ref.parent().parent();
     const std::string& q = *ctx.qualified_name(call.field(Field::Function));
     collect_static(python::call_arguments(call), q, statics);
