@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   tpulint::app::set_up_memory();
   int code = tpulint::app::run_cli(argc, argv, std::cout, std::cerr);
   // Under AddressSanitizer, the normal exit, so that LeakSanitizer still looks for leaks.
-  if (tpulint::app::kAddressSanitizer) return code;
+  if (tpulint::kAddressSanitizer) return code;
   // Ends without running destructors: what is left is the last report and tables the kernel
   // reclaims at once, and freeing them piece by piece only costs time (see kept_report).
   std::cout.flush();

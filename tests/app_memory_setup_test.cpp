@@ -33,7 +33,7 @@ std::string mapping_flags(const void* address) {
 
 TEST_CASE("set_up_memory: the heap grows into memory marked for huge pages", "[app][memory]") {
   const tpulint::app::MemorySetup setup = tpulint::app::set_up_memory();
-  if (tpulint::app::kAddressSanitizer) {
+  if (tpulint::kAddressSanitizer) {
     CHECK_FALSE(setup.huge_pages_requested);  // the sanitizer's allocator is left as it is
     return;
   }

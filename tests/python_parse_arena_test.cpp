@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/memory_setup.h"  // TPULINT_ADDRESS_SANITIZER
+#include "core/address_sanitizer.h"
 #include "python/parse_arena.h"
 #include "python/syntax.h"
 
@@ -220,7 +220,6 @@ TEST_CASE("parse arena scopes do not nest, and each thread has its own", "[pytho
 }
 
 #ifdef TPULINT_ADDRESS_SANITIZER
-#include <sanitizer/asan_interface.h>
 
 // The sanitizer build: a released block, the bytes past a block's size and the headers are
 // poisoned, as malloc's would be, so that tree-sitter touching them is reported.

@@ -7,11 +7,12 @@
 #include <functional>
 #include <stdexcept>
 
+#include <tree_sitter/api.h>
+
 // No-ops unless compiled with AddressSanitizer: then released and unused bytes are poisoned, so
 // that the sanitizer build still catches tree-sitter (or us) touching a block after its release
 // or past its size, as it would with malloc.
-#include <sanitizer/asan_interface.h>
-#include <tree_sitter/api.h>
+#include "core/address_sanitizer.h"
 
 namespace tpulint::python {
 
@@ -32,16 +33,16 @@ static_assert(sizeof(Header) == 16);
 
 Header* header_of(void* block) {
   Header* h = reinterpret_cast<Header*>(static_cast<std::byte*>(block) - sizeof(Header));
-  ASAN_UNPOISON_MEMORY_REGION(h, sizeof(Header));
+  TPULINT_UNPOISON_MEMORY(h, sizeof(Header));
   return h;
 }
 
-void seal(Header* h) { ASAN_POISON_MEMORY_REGION(h, sizeof(Header)); }
+void seal(Header* h) { TPULINT_POISON_MEMORY(h, sizeof(Header)); }
 
 // Marks the first `size` bytes of a block usable and the rest of its capacity not.
 void fit(void* block, size_t size, size_t capacity) {
-  ASAN_UNPOISON_MEMORY_REGION(block, size);
-  ASAN_POISON_MEMORY_REGION(static_cast<std::byte*>(block) + size, capacity - size);
+  TPULINT_UNPOISON_MEMORY(block, size);
+  TPULINT_POISON_MEMORY(static_cast<std::byte*>(block) + size, capacity - size);
 }
 
 thread_local ParseArena* current_arena = nullptr;
@@ -96,7 +97,7 @@ size_t ParseArena::capacity_of(size_t size_class) {
 
 ParseArena::~ParseArena() {
   for (const Chunk& c : chunks_) {
-    ASAN_UNPOISON_MEMORY_REGION(c.begin, c.size);
+    TPULINT_UNPOISON_MEMORY(c.begin, c.size);
     std::free(c.begin);
   }
 }
@@ -120,7 +121,7 @@ void ParseArena::add_chunk(size_t at_least) {
   while (size < at_least) size *= 2;
   auto* begin = static_cast<std::byte*>(std::malloc(size));
   if (!begin) out_of_memory();
-  ASAN_POISON_MEMORY_REGION(begin, size);
+  TPULINT_POISON_MEMORY(begin, size);
   chunks_.push_back({begin, size});
   current_ = chunks_.size() - 1;
 }
@@ -150,7 +151,7 @@ void* ParseArena::allocate(size_t size) {
   size_t capacity = capacity_of(size_class);
   void* block = free_lists_[size_class];
   if (block) {
-    ASAN_UNPOISON_MEMORY_REGION(block, sizeof(void*));
+    TPULINT_UNPOISON_MEMORY(block, sizeof(void*));
     std::memcpy(&free_lists_[size_class], block, sizeof(void*));
   } else {
     block = carve(sizeof(Header) + capacity) + sizeof(Header);
@@ -167,10 +168,10 @@ void ParseArena::release(void* block) {
   Header* h = header_of(block);
   size_t size_class = h->size_class;
   seal(h);
-  ASAN_UNPOISON_MEMORY_REGION(block, sizeof(void*));
+  TPULINT_UNPOISON_MEMORY(block, sizeof(void*));
   std::memcpy(block, &free_lists_[size_class], sizeof(void*));
   free_lists_[size_class] = block;
-  ASAN_POISON_MEMORY_REGION(block, capacity_of(size_class));
+  TPULINT_POISON_MEMORY(block, capacity_of(size_class));
 }
 
 void* ParseArena::reallocate(void* block, size_t size) {
@@ -206,11 +207,11 @@ void ParseArena::reset() {
   size_t kept = 0, bytes = 0;
   while (kept < chunks_.size() && bytes + chunks_[kept].size <= kKeptBytes) bytes += chunks_[kept++].size;
   for (size_t i = kept; i < chunks_.size(); ++i) {
-    ASAN_UNPOISON_MEMORY_REGION(chunks_[i].begin, chunks_[i].size);
+    TPULINT_UNPOISON_MEMORY(chunks_[i].begin, chunks_[i].size);
     std::free(chunks_[i].begin);
   }
   chunks_.resize(kept);
-  for (const Chunk& c : chunks_) ASAN_POISON_MEMORY_REGION(c.begin, c.size);
+  for (const Chunk& c : chunks_) TPULINT_POISON_MEMORY(c.begin, c.size);
   free_lists_.fill(nullptr);
   current_ = 0;
   top_ = end_ = nullptr;
