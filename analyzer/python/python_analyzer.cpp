@@ -27,7 +27,44 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
         named_call_checks_by_package_[module.substr(0, module.find('.'))].emplace_back(module, position);
       named_call_checks_.push_back(e);
     }
-    if (e.check->checks_references()) reference_checks_.push_back(e);
+    if (e.check->checks_references()) {
+      auto position = uint32_t(reference_checks_.size());
+      std::span<const std::string_view> names = e.check->reference_names();
+      if (names.empty()) reference_checks_of_every_name_.push_back(position);
+      for (std::string_view name : names) {
+        std::vector<uint32_t>& positions = reference_checks_by_name_[name];
+        if (positions.empty() || positions.back() != position) positions.push_back(position);
+      }
+      reference_checks_.push_back(e);
+    }
+  }
+}
+
+void PythonAnalyzer::settle_due() {
+  if (due_.size() > 1) {
+    std::sort(due_.begin(), due_.end());
+    due_.erase(std::unique(due_.begin(), due_.end()), due_.end());
+  }
+}
+
+void PythonAnalyzer::check_reference(Node reference, const std::string& qualified, PythonContext& ctx) {
+  due_.assign(reference_checks_of_every_name_.begin(), reference_checks_of_every_name_.end());
+  if (!reference_checks_by_name_.empty()) {
+    // The name itself, then each prefix of it that ends before a dot: "torch.sparse.mm",
+    // "torch.sparse", "torch".
+    for (std::string_view name = qualified;;) {
+      auto it = reference_checks_by_name_.find(name);
+      if (it != reference_checks_by_name_.end()) due_.insert(due_.end(), it->second.begin(), it->second.end());
+      size_t dot = name.rfind('.');
+      if (dot == std::string_view::npos) break;
+      name = name.substr(0, dot);
+    }
+  }
+  settle_due();
+  for (uint32_t position : due_) {
+    const PythonCheckEntry& e = reference_checks_[position];
+    ctx.set_check(e.info);
+    e.check->check_reference(reference, qualified, ctx);
   }
 }
 
@@ -57,11 +94,7 @@ void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) {
           if (has_module_prefix(*q, module)) due_.push_back(position);
     }
   }
-  // Each check once, in registry order.
-  if (due_.size() > 1) {
-    std::sort(due_.begin(), due_.end());
-    due_.erase(std::unique(due_.begin(), due_.end()), due_.end());
-  }
+  settle_due();
   for (uint32_t position : due_) {
     const PythonCheckEntry& e = named_call_checks_[position];
     ctx.set_check(e.info);
@@ -199,12 +232,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
         }
         if (kind == Kind::Call && !named_call_checks_.empty()) check_named_call(node, ctx);
         if ((kind == Kind::Identifier || kind == Kind::Attribute) && !reference_checks_.empty()) {
-          if (const std::optional<std::string>& name = ctx.reference_name(node)) {
-            for (const PythonCheckEntry& e : reference_checks_) {
-              ctx.set_check(e.info);
-              e.check->check_reference(node, *name, ctx);
-            }
-          }
+          if (const std::optional<std::string>& name = ctx.reference_name(node)) check_reference(node, *name, ctx);
         }
       }
       if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||

@@ -41,8 +41,18 @@ class PythonAnalyzer {
   std::unordered_map<std::string_view, std::vector<uint32_t>> named_call_checks_by_name_;
   std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, uint32_t>>>
       named_call_checks_by_package_;
-  std::vector<uint32_t> due_;  // the positions check_named_call runs, for one call
-  std::vector<PythonCheckEntry> reference_checks_;  // those whose checks_references() is true
+  std::vector<uint32_t> due_;  // the positions check_named_call or check_reference runs, for one node
+  void settle_due();            // each position once, in registry order
+
+  // Calls the checks of references whose names cover `qualified`, the name `reference` resolves to
+  // (see PythonCheck::reference_names).
+  void check_reference(Node reference, const std::string& qualified, PythonContext& ctx);
+  // The checks whose checks_references() is true, in registry order; the positions in that list
+  // of those that give no names (every resolved reference reaches them), and by each name given,
+  // the positions of the checks that give it, ascending.
+  std::vector<PythonCheckEntry> reference_checks_;
+  std::vector<uint32_t> reference_checks_of_every_name_;
+  std::unordered_map<std::string_view, std::vector<uint32_t>> reference_checks_by_name_;
 };
 
 }  // namespace tpulint::python

@@ -137,6 +137,12 @@ class PythonCheck {
   // resolves each reference once for all such checks, and only resolved ones reach them.
   virtual bool checks_references() const { return false; }
   virtual void check_reference(Node n, const std::string& qualified, PythonContext& ctx) const {}
+  // For a check of references, the names check_reference can match, so that most references
+  // reach few checks: qualified names, each covering itself and the names under it ("torch.sparse"
+  // covers "torch.sparse.mm", not "torch.sparse_coo_tensor"). check_reference is called on the
+  // references whose name one of them covers, and on every resolved reference when the check
+  // gives none (the default).
+  virtual std::span<const std::string_view> reference_names() const { return {}; }
 };
 
 // A check to run together with its metadata (the CheckInfo its findings carry).

@@ -1,5 +1,7 @@
 // TPU303: float64 or complex128 tensors in PyTorch code (torch.float64, .double(), set_default_dtype).
 // User docs: docs/checks/TPU303.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -14,9 +16,12 @@ using python::Kind;
 using python::Node;
 namespace pa = pyapi;
 
+// The 64-bit dtypes and tensor type, complex ones last.
+constexpr std::array<std::string_view, 5> kFloat64Names = {"torch.float64", "torch.double", "torch.DoubleTensor",
+                                                           "torch.complex128", "torch.cdouble"};
 bool is_complex(std::string_view q) { return q == "torch.complex128" || q == "torch.cdouble"; }
 bool is_float64(std::string_view q) {
-  return q == "torch.float64" || q == "torch.double" || q == "torch.DoubleTensor" || is_complex(q);
+  return std::find(kFloat64Names.begin(), kFloat64Names.end(), q) != kFloat64Names.end();
 }
 
 // The tensor factories, which build on the CPU unless given a device.
@@ -82,6 +87,7 @@ class TorchFloat64 final : public python::PythonCheck {
   void check(Node n, python::PythonContext& ctx) const override { check_method(n, ctx); }
 
   bool checks_references() const override { return true; }
+  std::span<const std::string_view> reference_names() const override { return kFloat64Names; }
   void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
     if (!is_float64(q) || harmless_use(n, ctx)) return;
 

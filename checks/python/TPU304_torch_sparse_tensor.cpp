@@ -33,8 +33,10 @@ constexpr std::array<std::string_view, 4> kSparseGradLayers = {
     "torch.nn.Embedding", "torch.nn.EmbeddingBag", "torch.nn.functional.embedding",
     "torch.nn.functional.embedding_bag"};
 
+constexpr std::string_view kSparseModule = "torch.sparse";
+
 bool is_sparse_name(std::string_view q) {
-  if (q.starts_with("torch.sparse.")) return true;
+  if (python::has_module_prefix(q, kSparseModule) && q != kSparseModule) return true;
   for (std::string_view s : kSparseNames)
     if (s == q) return true;
   return false;
@@ -61,6 +63,14 @@ class TorchSparseTensor final : public python::PythonCheck {
   void check(Node n, python::PythonContext& ctx) const override { check_call(n, ctx); }
 
   bool checks_references() const override { return true; }
+  std::span<const std::string_view> reference_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, kSparseNames.size() + 1> names{kSparseModule};
+      std::copy(kSparseNames.begin(), kSparseNames.end(), names.begin() + 1);
+      return names;
+    }();
+    return k;
+  }
   void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
     if (!is_sparse_name(q) || pa::in_test(n, ctx)) return;
     ctx.report(n, fmt::format("'{}' makes or uses a sparse tensor, which PyTorch/XLA does not support", q),

@@ -1,5 +1,7 @@
 // TPU305: 64-bit floats in JAX code (jax_enable_x64, JAX_ENABLE_X64, jnp.float64, jnp.complex128).
 // User docs: docs/checks/TPU305.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -14,12 +16,15 @@ using python::Kind;
 using python::Node;
 namespace pa = pyapi;
 
+// The 64-bit types of jax.numpy (the first four) and of NumPy.
+constexpr std::array<std::string_view, 7> kFloat64Names = {"jax.numpy.float64", "jax.numpy.double",
+                                                           "jax.numpy.complex128", "jax.numpy.cdouble",
+                                                           "numpy.float64", "numpy.double", "numpy.complex128"};
 bool is_jax_float64(std::string_view q) {
-  return q == "jax.numpy.float64" || q == "jax.numpy.double" || q == "jax.numpy.complex128" ||
-         q == "jax.numpy.cdouble";
+  return std::find(kFloat64Names.begin(), kFloat64Names.begin() + 4, q) != kFloat64Names.begin() + 4;
 }
 bool is_numpy_float64(std::string_view q) {
-  return q == "numpy.float64" || q == "numpy.double" || q == "numpy.complex128";
+  return std::find(kFloat64Names.begin() + 4, kFloat64Names.end(), q) != kFloat64Names.end();
 }
 
 // A value that turns a flag on: True, a non-zero int, or a string other than "0"/"false".
@@ -51,6 +56,7 @@ class JaxFloat64 final : public python::PythonCheck {
   }
 
   bool checks_references() const override { return true; }
+  std::span<const std::string_view> reference_names() const override { return kFloat64Names; }
   void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
     if (!(is_jax_float64(q) || is_numpy_float64(q))) return;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return;

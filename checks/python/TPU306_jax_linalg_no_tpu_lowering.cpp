@@ -48,11 +48,21 @@ constexpr std::array<NoTpuLinalg, 12> kNoTpu = {{
      "CPU device"},
 }};
 
+// qr_multiply has the same pivoting argument as qr, and is matched as qr.
+constexpr std::string_view kQrMultiply = "jax.scipy.linalg.qr_multiply";
+
 class JaxLinalgNoTpuLowering final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override {
+    static constexpr auto k = [] {
+      std::array<std::string_view, kNoTpu.size() + 1> names{kQrMultiply};
+      for (size_t i = 0; i < kNoTpu.size(); ++i) names[i + 1] = kNoTpu[i].api;
+      return names;
+    }();
+    return k;
+  }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!q.starts_with("jax.")) return std::nullopt;
-    // jax.scipy.linalg.qr_multiply has the same pivoting argument as qr.
-    std::string_view api = q == "jax.scipy.linalg.qr_multiply" ? "jax.scipy.linalg.qr" : std::string_view(q);
+    std::string_view api = q == kQrMultiply ? "jax.scipy.linalg.qr" : std::string_view(q);
     const NoTpuLinalg* row = nullptr;
     for (const auto& r : kNoTpu)
       if (r.api == api) row = &r;

@@ -1,5 +1,7 @@
 // TPU307: tf.py_function / tf.numpy_function inside TensorFlow model code compiled for the TPU.
 // User docs: docs/checks/TPU307.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -12,13 +14,16 @@ namespace {
 using python::Node;
 namespace pa = pyapi;
 
+constexpr std::array<std::string_view, 6> kHostFunctions = {
+    "tensorflow.py_function",         "tensorflow.numpy_function",         "tensorflow.py_func",
+    "tensorflow.compat.v1.py_func",   "tensorflow.compat.v1.py_function",  "tensorflow.compat.v1.numpy_function"};
+
 bool is_host_function(std::string_view q) {
-  return q == "tensorflow.py_function" || q == "tensorflow.numpy_function" || q == "tensorflow.py_func" ||
-         q == "tensorflow.compat.v1.py_func" || q == "tensorflow.compat.v1.py_function" ||
-         q == "tensorflow.compat.v1.numpy_function";
+  return std::find(kHostFunctions.begin(), kHostFunctions.end(), q) != kHostFunctions.end();
 }
 
 class TfHostPythonFunction final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kHostFunctions; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!is_host_function(q) || !pa::call_of(n, ctx) || !pa::in_tf_model_code(ctx)) return std::nullopt;
     return Match{fmt::format("'{}' runs Python on the host, which the TPU compiler cannot place in a TPU program", q),

@@ -1,5 +1,7 @@
 // TPU308: TensorFlow string ops (tf.strings.*, tf.as_string, tf.string tensors) inside model code.
 // User docs: docs/checks/TPU308.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -12,17 +14,32 @@ namespace {
 using python::Node;
 namespace pa = pyapi;
 
+// The string modules (the first two: everything in them) and the string ops outside them.
+constexpr std::array<std::string_view, 14> kStringApis = {
+    "tensorflow.strings",
+    "tensorflow.compat.v1.strings",
+    "tensorflow.string",
+    "tensorflow.as_string",
+    "tensorflow.substr",
+    "tensorflow.regex_replace",
+    "tensorflow.string_split",
+    "tensorflow.string_join",
+    "tensorflow.string_to_number",
+    "tensorflow.string_to_hash_bucket",
+    "tensorflow.string_to_hash_bucket_fast",
+    "tensorflow.string_to_hash_bucket_strong",
+    "tensorflow.compat.v1.string_split",
+    "tensorflow.compat.v1.substr",
+};
+
 bool is_string_api(std::string_view q) {
-  for (std::string_view prefix : {"tensorflow.strings.", "tensorflow.compat.v1.strings."})
-    if (q.starts_with(prefix)) return true;
-  return q == "tensorflow.string" || q == "tensorflow.as_string" || q == "tensorflow.substr" ||
-         q == "tensorflow.regex_replace" || q == "tensorflow.string_split" || q == "tensorflow.string_join" ||
-         q == "tensorflow.string_to_number" || q == "tensorflow.string_to_hash_bucket" ||
-         q == "tensorflow.string_to_hash_bucket_fast" || q == "tensorflow.string_to_hash_bucket_strong" ||
-         q == "tensorflow.compat.v1.string_split" || q == "tensorflow.compat.v1.substr";
+  for (size_t i = 0; i < 2; ++i)
+    if (python::has_module_prefix(q, kStringApis[i]) && q != kStringApis[i]) return true;
+  return std::find(kStringApis.begin() + 2, kStringApis.end(), q) != kStringApis.end();
 }
 
 class TfStringOpsInModel final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kStringApis; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!is_string_api(q) || pa::in_test(n, ctx) || !pa::in_tf_model_code(ctx)) return std::nullopt;
     return Match{fmt::format("'{}' works on strings, which a TPU cannot hold: model code that uses it cannot be "

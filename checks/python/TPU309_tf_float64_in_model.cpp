@@ -1,5 +1,7 @@
 // TPU309: 64-bit floats (tf.float64, tf.double, tf.complex128, tf.to_double) inside TensorFlow model code.
 // User docs: docs/checks/TPU309.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -12,13 +14,17 @@ namespace {
 using python::Node;
 namespace pa = pyapi;
 
+constexpr std::array<std::string_view, 7> kFloat64Names = {
+    "tensorflow.float64",        "tensorflow.double",          "tensorflow.complex128",
+    "tensorflow.to_double",      "tensorflow.compat.v1.to_double", "tensorflow.dtypes.float64",
+    "tensorflow.dtypes.complex128"};
+
 bool is_tf_float64(std::string_view q) {
-  return q == "tensorflow.float64" || q == "tensorflow.double" || q == "tensorflow.complex128" ||
-         q == "tensorflow.to_double" || q == "tensorflow.compat.v1.to_double" || q == "tensorflow.dtypes.float64" ||
-         q == "tensorflow.dtypes.complex128";
+  return std::find(kFloat64Names.begin(), kFloat64Names.end(), q) != kFloat64Names.end();
 }
 
 class TfFloat64InModel final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kFloat64Names; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!is_tf_float64(q) || pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx) || !pa::in_tf_model_code(ctx))
       return std::nullopt;

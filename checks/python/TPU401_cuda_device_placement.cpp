@@ -1,5 +1,7 @@
 // TPU401: code that places tensors or modules on a CUDA device (.cuda(), .to("cuda"), device="cuda").
 // User docs: docs/checks/TPU401.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -37,14 +39,13 @@ bool names_device(std::string_view name) {
 }
 
 // The legacy CUDA tensor types, which build tensors on the current CUDA device.
+constexpr std::array<std::string_view, 10> kCudaTensorTypes = {
+    "torch.cuda.FloatTensor", "torch.cuda.DoubleTensor", "torch.cuda.HalfTensor",  "torch.cuda.BFloat16Tensor",
+    "torch.cuda.LongTensor",  "torch.cuda.IntTensor",    "torch.cuda.ShortTensor", "torch.cuda.CharTensor",
+    "torch.cuda.ByteTensor",  "torch.cuda.BoolTensor"};
+
 bool is_cuda_tensor_type(std::string_view q) {
-  constexpr std::string_view kPrefix = "torch.cuda.";
-  if (!q.starts_with(kPrefix) || !q.ends_with("Tensor")) return false;
-  std::string_view type = q.substr(kPrefix.size());
-  for (std::string_view t : {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
-                             "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
-    if (type == t) return true;
-  return false;
+  return std::find(kCudaTensorTypes.begin(), kCudaTensorTypes.end(), q) != kCudaTensorTypes.end();
 }
 
 class CudaDevicePlacement final : public python::PythonCheck {
@@ -61,6 +62,7 @@ class CudaDevicePlacement final : public python::PythonCheck {
 
   // torch.cuda.FloatTensor(3), x.type(torch.cuda.FloatTensor); not isinstance tests.
   bool checks_references() const override { return true; }
+  std::span<const std::string_view> reference_names() const override { return kCudaTensorTypes; }
   void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
     if (!is_cuda_tensor_type(q) || pyapi::in_test(n, ctx)) return;
     Node call = pyapi::call_of(n, ctx);

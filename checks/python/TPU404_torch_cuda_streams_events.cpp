@@ -15,7 +15,7 @@ namespace pa = pyapi;
 // The table's stream and event APIs, plus the tensor method `.record_stream(s)`.
 class TorchCudaStreamsEvents final : public pa::TorchCudaApiCheck {
  public:
-  constexpr TorchCudaStreamsEvents() : TorchCudaApiCheck("TPU404") {}
+  TorchCudaStreamsEvents() : TorchCudaApiCheck("TPU404") {}
 
   std::span<const Kind> kinds() const override {
     static constexpr Kind k[] = {Kind::Call};

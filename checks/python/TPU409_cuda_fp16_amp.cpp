@@ -24,7 +24,7 @@ constexpr std::string_view kScalerHint =
 // and torch.amp.GradScaler() (whose device defaults to "cuda").
 class CudaFp16Amp final : public pa::TorchCudaApiCheck {
  public:
-  constexpr CudaFp16Amp() : TorchCudaApiCheck("TPU409") {}
+  CudaFp16Amp() : TorchCudaApiCheck("TPU409") {}
 
   std::span<const Kind> kinds() const override {
     static constexpr Kind k[] = {Kind::Call};

@@ -24,24 +24,16 @@ bool used(std::string_view qualified, Node n, const PythonContext& ctx) {
   return callee && *callee == "functools.partial" && parent.named_child(0) == n;
 }
 
-// The table's row for `qualified`. The TPU40x checks are called one after another on the same
-// reference, each with its own check id: the last lookup is kept for the next one.
-const TorchCudaApisRow* row_for(const std::string& qualified) {
-  thread_local std::string last;
-  thread_local const TorchCudaApisRow* last_row = nullptr;  // the row for `last` ("" has none)
-  if (qualified != last) {
-    last.assign(qualified);
-    last_row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
-  }
-  return last_row;
-}
-
 }  // namespace
+
+TorchCudaApiCheck::TorchCudaApiCheck(std::string_view check_id) : check_id_(check_id) {
+  for (const TorchCudaApisRow& row : data::kTorchCudaApis)
+    if (row.check == check_id && row.on_tpu_host != "not reported") names_.push_back(row.api);
+}
 
 std::optional<ReferenceCheck::Match> TorchCudaApiCheck::match(const std::string& qualified, Node n,
                                                               PythonContext& ctx) const {
-  if (!qualified.starts_with("torch.")) return std::nullopt;
-  const TorchCudaApisRow* row = row_for(qualified);
+  const TorchCudaApisRow* row = find_row(data::kTorchCudaApis, &TorchCudaApisRow::api, qualified);
   if (!row || row->check != check_id_ || row->on_tpu_host == "not reported" || in_test(n, ctx)) return std::nullopt;
   if (!used(qualified, n, ctx)) return std::nullopt;
   bool raises = row->on_tpu_host == "raises";

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
 
@@ -16,13 +17,17 @@ namespace tpulint::checks::pyapi {
 // warning that says so.
 class TorchCudaApiCheck : public ReferenceCheck {
  public:
-  explicit constexpr TorchCudaApiCheck(std::string_view check_id) : check_id_(check_id) {}
+  // Reports the table's rows of `check_id` that are reported at all.
+  explicit TorchCudaApiCheck(std::string_view check_id);
+
+  std::span<const std::string_view> reference_names() const override { return names_; }
 
  protected:
   std::optional<Match> match(const std::string& qualified, Node n, PythonContext& ctx) const override;
 
  private:
   std::string_view check_id_;
+  std::vector<std::string_view> names_;  // the APIs of those rows
 };
 
 // The check's part of the table for its docs: "`torch.cuda.synchronize` (raises), ...".

@@ -62,6 +62,9 @@ constexpr std::string_view kHint =
     "use the XLA backend: 'dist.init_process_group(\"xla\", init_method=\"xla://\")' after 'import "
     "torch_xla.distributed.xla_backend'";
 
+// The enum spelled as an attribute.
+constexpr std::string_view kNcclBackend = "torch.distributed.Backend.NCCL";
+
 class NcclBackend final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -71,8 +74,12 @@ class NcclBackend final : public python::PythonCheck {
 
   // The enum spelled as an attribute: torch.distributed.Backend.NCCL.
   bool checks_references() const override { return true; }
+  std::span<const std::string_view> reference_names() const override {
+    static constexpr std::string_view k[] = {kNcclBackend};
+    return k;
+  }
   void check_reference(Node n, const std::string& q, python::PythonContext& ctx) const override {
-    if (n.kind() == Kind::Attribute && q == "torch.distributed.Backend.NCCL" && !pa::in_test(n, ctx))
+    if (n.kind() == Kind::Attribute && q == kNcclBackend && !pa::in_test(n, ctx))
       ctx.report(n, "'torch.distributed.Backend.NCCL' is the NVIDIA collectives backend: there is no NCCL on a TPU host",
                  std::string(kHint), "nccl");
   }

@@ -1,5 +1,7 @@
 // TPU413: torch.nn.SyncBatchNorm, whose distributed path accepts only GPU inputs.
 // User docs: docs/checks/TPU413.md (generated from the CheckInfo below).
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -13,14 +15,17 @@ using python::Kind;
 using python::Node;
 namespace pa = pyapi;
 
+constexpr std::array<std::string_view, 3> kSyncBatchNorm = {
+    "torch.nn.SyncBatchNorm", "torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+    "torch.nn.modules.batchnorm.SyncBatchNorm"};
+
 // Uses of SyncBatchNorm: calls (building it or convert_sync_batchnorm), base classes and values
 // picked at runtime (`bn = nn.BatchNorm2d if ... else nn.SyncBatchNorm`). A tuple or list of
 // types is an isinstance target, and a dict entry a menu of choices: neither is reported.
 class TorchSyncBatchNorm final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kSyncBatchNorm; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (q != "torch.nn.SyncBatchNorm" && q != "torch.nn.SyncBatchNorm.convert_sync_batchnorm" &&
-        q != "torch.nn.modules.batchnorm.SyncBatchNorm")
-      return std::nullopt;
+    if (std::find(kSyncBatchNorm.begin(), kSyncBatchNorm.end(), q) == kSyncBatchNorm.end()) return std::nullopt;
     if (pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx)) return std::nullopt;
     Node p = n.parent();
     std::string_view parent = p ? p.type() : std::string_view();

@@ -1,5 +1,6 @@
 // TPU415: TensorFlow code that selects or looks for GPUs (tf.device("/GPU:0"), list_physical_devices("GPU")).
 // User docs: docs/checks/TPU415.md (generated from the CheckInfo below).
+#include <array>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -27,7 +28,21 @@ constexpr std::string_view kTpuSetup =
     "connect to the TPU ('tf.distribute.cluster_resolver.TPUClusterResolver', "
     "'tf.tpu.experimental.initialize_tpu_system') and place work with 'tf.distribute.TPUStrategy'";
 
+// The calls it looks at, in the order of match's cases.
+constexpr std::array<std::string_view, 9> kDeviceApis = {
+    "tensorflow.device",
+    "tensorflow.test.is_gpu_available",
+    "tensorflow.test.gpu_device_name",
+    "tensorflow.config.list_physical_devices",
+    "tensorflow.config.list_logical_devices",
+    "tensorflow.config.experimental.list_physical_devices",
+    "tensorflow.config.experimental.list_logical_devices",
+    "tensorflow.config.set_visible_devices",
+    "tensorflow.config.experimental.set_visible_devices",
+};
+
 class TfGpuDevice final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kDeviceApis; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
     if (!q.starts_with("tensorflow.")) return std::nullopt;
     Node call = pa::call_of(n, ctx);

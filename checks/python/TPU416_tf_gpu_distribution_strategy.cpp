@@ -1,5 +1,6 @@
 // TPU416: TensorFlow GPU distribution strategies (MirroredStrategy, NCCL all-reduce): use TPUStrategy.
 // User docs: docs/checks/TPU416.md (generated from the CheckInfo below).
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 
@@ -27,10 +28,10 @@ constexpr std::array<std::string_view, 10> kGpuStrategies = {
 };
 
 class TfGpuDistributionStrategy final : public pa::ReferenceCheck {
+  std::span<const std::string_view> reference_names() const override { return kGpuStrategies; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    bool found = false;
-    for (std::string_view s : kGpuStrategies) found = found || s == q;
-    if (!found || pa::in_test(n, ctx)) return std::nullopt;
+    if (std::find(kGpuStrategies.begin(), kGpuStrategies.end(), q) == kGpuStrategies.end() || pa::in_test(n, ctx))
+      return std::nullopt;
     return Match{fmt::format("'{}' distributes over GPUs: on a TPU host it runs on the CPU", q),
                  "use 'tf.distribute.TPUStrategy(resolver)' with a 'TPUClusterResolver'"};
   }
