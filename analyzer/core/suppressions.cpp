@@ -121,59 +121,61 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
 
   std::vector<Directive> directives;
   const std::string& text = file.text();
-  // Cheap pre-check: most files have no directive at all.
-  if (text.find("tpulint") != std::string::npos) {
-    for (uint32_t line = 1; line <= file.line_count(); ++line) {
-      std::string_view lt = file.line_text(line);
-      if (lt.find("tpulint") == std::string_view::npos) continue;
-      uint32_t line_offset = uint32_t(lt.data() - text.data());
-      for (const DirectiveText& found : find_directives(lt, hash_comments)) {
-        ByteSpan span{line_offset + uint32_t(found.begin), line_offset + uint32_t(found.end)};
-        std::string_view word = found.word;
-        Directive d;
-        d.line = line;
-        d.span = span;
-        if (word == "ignore") d.scope = Scope::Line;
-        else if (word == "ignore-next-line") d.scope = Scope::NextLine;
-        else if (word == "disable") d.scope = Scope::Disable;
-        else if (word == "enable") d.scope = Scope::Enable;
-        else if (word == "ignore-file") d.scope = Scope::File;
-        else {
-          invalid(span, fmt::format("unknown tpulint directive '{}': use ignore, ignore-next-line, disable, enable "
-                                    "or ignore-file",
-                                    word));
-          continue;
-        }
-        if (found.has_list && !found.list_closed) {
-          invalid(span, "unterminated list in a tpulint directive: close it with ']'");
-          continue;
-        }
-        bool ok = true;
-        if (found.has_list) {
-          std::string_view list = found.list;
-          size_t start = 0;
-          while (start <= list.size()) {
-            size_t comma = list.find(',', start);
-            std::string item(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-            item.erase(0, item.find_first_not_of(" \t"));
-            item.erase(item.find_last_not_of(" \t") + 1);
-            if (!is_check_prefix(item)) {
-              invalid(span, fmt::format("'{}' is not a check ID or ID prefix (e.g. TPU201, TPU2)", item));
-              ok = false;
-            } else if (!policy.known(item)) {
-              invalid(span, fmt::format("'{}' matches no check (see `tpulint checks`)", item));
-              ok = false;
-            } else {
-              d.entries.push_back({item, false});
-            }
-            if (comma == std::string_view::npos) break;
-            start = comma + 1;
-          }
-        } else {
-          d.entries.push_back({"", false});
-        }
-        if (ok && !d.entries.empty()) directives.push_back(std::move(d));
+  // The lines that hold the word, found from its occurrences (most files have none, and a file
+  // that names the tool in a docstring has a few).
+  uint32_t last_line = 0;
+  for (size_t at = text.find("tpulint"); at != std::string::npos; at = text.find("tpulint", at + 1)) {
+    uint32_t line = file.position(uint32_t(at)).line;
+    if (line == last_line) continue;
+    last_line = line;
+    std::string_view lt = file.line_text(line);
+    uint32_t line_offset = uint32_t(lt.data() - text.data());
+    for (const DirectiveText& found : find_directives(lt, hash_comments)) {
+      ByteSpan span{line_offset + uint32_t(found.begin), line_offset + uint32_t(found.end)};
+      std::string_view word = found.word;
+      Directive d;
+      d.line = line;
+      d.span = span;
+      if (word == "ignore") d.scope = Scope::Line;
+      else if (word == "ignore-next-line") d.scope = Scope::NextLine;
+      else if (word == "disable") d.scope = Scope::Disable;
+      else if (word == "enable") d.scope = Scope::Enable;
+      else if (word == "ignore-file") d.scope = Scope::File;
+      else {
+        invalid(span, fmt::format("unknown tpulint directive '{}': use ignore, ignore-next-line, disable, enable "
+                                  "or ignore-file",
+                                  word));
+        continue;
       }
+      if (found.has_list && !found.list_closed) {
+        invalid(span, "unterminated list in a tpulint directive: close it with ']'");
+        continue;
+      }
+      bool ok = true;
+      if (found.has_list) {
+        std::string_view list = found.list;
+        size_t start = 0;
+        while (start <= list.size()) {
+          size_t comma = list.find(',', start);
+          std::string item(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+          item.erase(0, item.find_first_not_of(" \t"));
+          item.erase(item.find_last_not_of(" \t") + 1);
+          if (!is_check_prefix(item)) {
+            invalid(span, fmt::format("'{}' is not a check ID or ID prefix (e.g. TPU201, TPU2)", item));
+            ok = false;
+          } else if (!policy.known(item)) {
+            invalid(span, fmt::format("'{}' matches no check (see `tpulint checks`)", item));
+            ok = false;
+          } else {
+            d.entries.push_back({item, false});
+          }
+          if (comma == std::string_view::npos) break;
+          start = comma + 1;
+        }
+      } else {
+        d.entries.push_back({"", false});
+      }
+      if (ok && !d.entries.empty()) directives.push_back(std::move(d));
     }
   }
 

@@ -92,22 +92,23 @@ Marker step_marker(Node call, const std::optional<std::string>& qualified_callee
   return Marker::None;
 }
 
-// What the file says about steps, gathered in one walk the first time a check asks.
+// What the file says about steps, gathered in one walk the first time a check asks. Names are
+// views of the file's text, which outlives the walk the index is read in.
 struct FileIndex {
-  std::unordered_set<std::string> compiled_functions;  // names passed to a compiler
-  std::unordered_map<std::string, Compiler> compiled_by;
+  std::unordered_set<std::string_view> compiled_functions;  // names passed to a compiler
+  std::unordered_map<std::string_view, Compiler> compiled_by;
   // Names bound to a JAX or TF compiled callable (`p_step = jax.pmap(...)`, `@jax.jit def step`), or
   // passed to one: calling one runs a whole step on the device. A `torch.compile`d module is not
   // one: calling it is a forward pass, as in any evaluation loop.
-  std::unordered_set<std::string> step_callables;
-  std::unordered_set<std::string> step_functions;      // defs that update parameters outside loops, or named so
+  std::unordered_set<std::string_view> step_callables;
+  std::unordered_set<std::string_view> step_functions;  // defs that update parameters outside loops, or named so
   std::unordered_set<uint32_t> step_function_starts;
   // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
-  std::unordered_set<std::string> epoch_functions;
-  std::unordered_set<std::string> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
+  std::unordered_set<std::string_view> epoch_functions;
+  std::unordered_set<std::string_view> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   struct LoopStep {
     bool step = false;
-    std::string calls;  // the step function or compiled callable it calls, when no marker decided
+    std::string_view calls;  // the step function or compiled callable it calls, when no marker decided
   };
   std::unordered_map<uint32_t, LoopStep> training_loops;  // loop start byte -> what it is (memo)
   // Per function body (or module), the assignments of each name: `name = right` (whole) or a
@@ -116,11 +117,11 @@ struct FileIndex {
     Node right;
     bool whole;
   };
-  using Bindings = std::unordered_map<std::string, std::vector<Binding>>;
+  using Bindings = std::unordered_map<std::string_view, std::vector<Binding>>;
   std::unordered_map<uint32_t, Bindings> bindings;
-  std::vector<std::string> classifying;  // names whose values are being classified (cycle guard)
+  std::vector<std::string_view> classifying;  // names whose values are being classified (cycle guard)
   std::map<std::pair<uint32_t, std::string>, bool> scope_calls;  // (scope start, method or "time.") -> calls it
-  std::unordered_set<std::string> dataloader_names;      // names assigned a torch DataLoader(...)
+  std::unordered_set<std::string_view> dataloader_names;  // names assigned a torch DataLoader(...)
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
 
@@ -145,7 +146,7 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
       }
     }
     if (fn && (fn.kind() == Kind::Identifier || fn.kind() == Kind::Attribute)) {
-      std::string name(last_name(fn));
+      std::string_view name = last_name(fn);
       idx.compiled_functions.insert(name);
       idx.compiled_by.emplace(name, c);
       if (c != Compiler::Torch) idx.step_callables.insert(name);
@@ -155,12 +156,12 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
   if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == call) {
     Node left = parent.field(Field::Left);
     if (left.kind() == Kind::Identifier || left.kind() == Kind::Attribute)
-      if (c != Compiler::Torch) idx.step_callables.insert(std::string(last_name(left)));
+      if (c != Compiler::Torch) idx.step_callables.insert(last_name(left));
   }
 }
 
 bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes, const python::ImportTable& imports,
-                               const std::unordered_set<std::string>& known) {
+                               const std::unordered_set<std::string_view>& known) {
   for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
     Node bases = class_def.named_child(i);
     if (bases.kind() != Kind::ArgumentList) continue;
@@ -170,7 +171,7 @@ bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes,
       if (auto q = qualified_in(b, scopes, imports)) {
         if (q->starts_with("torch.nn.") || q->starts_with("pytorch_lightning.") || q->starts_with("lightning."))
           return true;
-      } else if (known.count(std::string(last_name(b)))) {
+      } else if (known.count(last_name(b))) {
         return true;
       }
     }
@@ -194,7 +195,7 @@ FileIndex build_index(const PythonContext& ctx) {
   struct Function {
     uint32_t start;
     int parent;
-    std::string name;
+    std::string_view name;
   };
   std::vector<Function> functions;
   std::vector<Node> classes;
@@ -207,7 +208,7 @@ FileIndex build_index(const PythonContext& ctx) {
   };
   const python::Tree& tree = ctx.tree();
   std::vector<Context> contexts{{tree.node_count(), -1, false}};
-  std::vector<std::pair<int, std::string>> loop_calls;  // (function, callee name) of calls in loops
+  std::vector<std::pair<int, std::string_view>> loop_calls;  // (function, callee name) of calls in loops
   std::vector<uint32_t> scopes;
   auto scopes_of = [&](int f) -> std::span<const uint32_t> {
     scopes.clear();
@@ -229,7 +230,7 @@ FileIndex build_index(const PythonContext& ctx) {
     bool in_loop = contexts.back().in_loop;
     switch (n.kind()) {
       case Kind::FunctionDefinition: {
-        std::string name(n.field(Field::Name).text());
+        std::string_view name = n.field(Field::Name).text();
         Node parent = n.parent();
         if (parent && parent.kind() == Kind::DecoratedDefinition) {
           for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
@@ -282,14 +283,14 @@ FileIndex build_index(const PythonContext& ctx) {
           if (step_marker(n, q) != Marker::None)
             idx.epoch_functions.insert(functions[size_t(function)].name);
           else
-            loop_calls.emplace_back(function, std::string(last_name(callee)));
+            loop_calls.emplace_back(function, last_name(callee));
         }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
         if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
           Node parent = n.parent();
           if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == n)
-            idx.dataloader_names.insert(std::string(last_name(parent.field(Field::Left))));
+            idx.dataloader_names.insert(last_name(parent.field(Field::Left)));
         }
         break;
       }
@@ -304,7 +305,7 @@ FileIndex build_index(const PythonContext& ctx) {
   for (bool grew = true; grew;) {
     grew = false;
     for (Node c : classes) {
-      std::string name(c.field(Field::Name).text());
+      std::string_view name = c.field(Field::Name).text();
       if (idx.torch_module_classes.count(name)) continue;
       if (derives_from_torch_module(c, std::span<const uint32_t>(&python::kModuleScope, 1), imports,
                                     idx.torch_module_classes)) {
@@ -328,7 +329,7 @@ std::string_view function_name(Node def) { return def.field(Field::Name).text();
 
 // A call of a step function or a JAX/TF compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
 bool calls_step(Node call, const FileIndex& idx) {
-  std::string name(last_name(call.field(Field::Function)));
+  std::string_view name = last_name(call.field(Field::Function));
   return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
@@ -361,7 +362,7 @@ const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIn
         k == Kind::ForStatement || k == Kind::WhileStatement)
       continue;
     if (k == Kind::Call) {
-      std::string callee(last_name(n.field(Field::Function)));
+      std::string_view callee = last_name(n.field(Field::Function));
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
       if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
       // step_marker asks the qualified name only whether it is optax.apply_updates: an attribute
@@ -377,14 +378,14 @@ const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIn
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
   }
   out.step = marker || !out.calls.empty();
-  if (marker) out.calls.clear();
+  if (marker) out.calls = {};
   return out;
 }
 
 Compiler compiled(const Frame& f, const FileIndex& idx) {
   for (const std::string& d : f.decorators)
     if (Compiler c = compiler_of(d); c != Compiler::None) return c;
-  auto it = idx.compiled_by.find(std::string(function_name(f.node)));
+  auto it = idx.compiled_by.find(function_name(f.node));
   return it != idx.compiled_by.end() && idx.compiled_functions.count(it->first) ? it->second : Compiler::None;
 }
 
@@ -457,7 +458,7 @@ std::string_view last_name(Node n) {
 bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).device_loader; }
 
 bool names_dataloader(std::string_view name, const PythonContext& ctx) {
-  return file_index(ctx).dataloader_names.count(std::string(name)) > 0;
+  return file_index(ctx).dataloader_names.count(name) > 0;
 }
 
 std::optional<std::string> explicit_qualified_name(Node expr, const PythonContext& ctx) {
@@ -645,7 +646,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
     }
     if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
         contains(frames[i - 1].body, f.node.span()) &&
-        idx.torch_module_classes.count(std::string(frames[i - 1].node.field(Field::Name).text()))) {
+        idx.torch_module_classes.count(frames[i - 1].node.field(Field::Name).text())) {
       found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }
@@ -752,7 +753,7 @@ Value classify_call(Node call, const PythonContext& ctx) {
   }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
   const FileIndex& idx = file_index(ctx);
-  std::string callee_name(last_name(callee));
+  std::string_view callee_name = last_name(callee);
   if (idx.step_callables.count(callee_name)) return Value::Tensor;
   if (callee.kind() == Kind::Attribute) {
     std::string_view m = callee.field(Field::Attribute).text();
@@ -787,11 +788,11 @@ const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx) 
     if (k == Kind::Assignment || n.type() == "augmented_assignment") {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (right && left.kind() == Kind::Identifier) {
-        it->second[std::string(left.text())].push_back({right, true});
+        it->second[left.text()].push_back({right, true});
       } else if (right && (left.type() == "pattern_list" || left.type() == "tuple_pattern")) {
         for (uint32_t i = 0; i < left.named_child_count(); ++i)
           if (left.named_child(i).kind() == Kind::Identifier)
-            it->second[std::string(left.named_child(i).text())].push_back({right, false});
+            it->second[left.named_child(i).text()].push_back({right, false});
       }
     }
     for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
@@ -807,9 +808,9 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
   const FileIndex::Bindings& all = scope_bindings(scope, ctx);
   // `total = total * 2`: a name's value in terms of itself adds nothing, and following it again
   // for every assignment would cost the square of their number.
-  std::vector<std::string>& classifying = file_index(ctx).classifying;
+  std::vector<std::string_view>& classifying = file_index(ctx).classifying;
   if (std::find(classifying.begin(), classifying.end(), name) != classifying.end()) return Value::Unknown;
-  if (auto found = all.find(std::string(name)); found != all.end()) {
+  if (auto found = all.find(name); found != all.end()) {
     classifying.emplace_back(name);
     for (const FileIndex::Binding& b : found->second) {
       if (contains(b.right.span(), id.span())) continue;  // `x = x + 1` does not define x by itself
