@@ -17,10 +17,14 @@ using python::Node;
 
 // The table row whose module is `module` or a dotted prefix of it ("flash_attn.layers" ->
 // "flash_attn"); the longest such prefix wins.
-const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
+const std::vector<std::string_view>& library_packages() {
   static const std::vector<std::string_view> kPackages =
       pyhelp::top_level_packages(data::kCudaOnlyLibraries, &data::CudaOnlyLibrariesRow::module);
-  if (!pyhelp::in_packages(kPackages, module)) return nullptr;
+  return kPackages;
+}
+
+const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
+  if (!pyhelp::in_packages(library_packages(), module)) return nullptr;
   const data::CudaOnlyLibrariesRow* best = nullptr;
   for (const auto& row : data::kCudaOnlyLibraries) {
     if (python::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))
@@ -32,7 +36,28 @@ const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
 // The CUDA-only libraries an import statement names, each once. A from-import also names its
 // imported names as submodules, so `from deepspeed import ops` and `from numba import cuda`
 // are found like `import deepspeed.ops`.
+// False when the statement is absolute and none of the packages it names at the top is a
+// library's: most imports (torch, numpy, the project's modules) are told so without building
+// the names they import. A relative import may name anything once resolved.
+bool may_name_library(Node stmt) {
+  auto library_top = [](Node dotted_name) {
+    Node first = dotted_name.kind() == Kind::DottedName ? dotted_name.named_child(0) : Node();
+    if (!first || first.kind() != Kind::Identifier) return true;  // not a plain name: the whole way
+    return pyhelp::in_packages(library_packages(), first.text());
+  };
+  if (stmt.kind() == Kind::ImportFromStatement) {
+    Node module = stmt.field(Field::ModuleName);
+    return !module || module.kind() != Kind::DottedName || library_top(module);
+  }
+  for (uint32_t i = 0; i < stmt.named_child_count(); ++i) {
+    Node c = stmt.named_child(i);
+    if (library_top(c.kind() == Kind::AliasedImport ? c.field(Field::Name) : c)) return true;
+  }
+  return false;
+}
+
 std::vector<const data::CudaOnlyLibrariesRow*> libraries_of(Node stmt, std::string_view package) {
+  if (!may_name_library(stmt)) return {};
   std::vector<std::string> modules = python::imported_modules(stmt, package);
   if (stmt.kind() == Kind::ImportFromStatement && modules.size() == 1) {
     std::string base = modules[0];
