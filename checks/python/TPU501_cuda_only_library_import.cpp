@@ -15,14 +15,15 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// The table row whose module is `module` or a dotted prefix of it ("flash_attn.layers" ->
-// "flash_attn"); the longest such prefix wins.
+// The top-level packages of the table's modules, sorted.
 const std::vector<std::string_view>& library_packages() {
   static const std::vector<std::string_view> kPackages =
       pyhelp::top_level_packages(data::kCudaOnlyLibraries, &data::CudaOnlyLibrariesRow::module);
   return kPackages;
 }
 
+// The table row whose module is `module` or a dotted prefix of it ("flash_attn.layers" ->
+// "flash_attn"); the longest such prefix wins.
 const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
   if (!pyhelp::in_packages(library_packages(), module)) return nullptr;
   const data::CudaOnlyLibrariesRow* best = nullptr;
@@ -33,9 +34,6 @@ const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
   return best;
 }
 
-// The CUDA-only libraries an import statement names, each once. A from-import also names its
-// imported names as submodules, so `from deepspeed import ops` and `from numba import cuda`
-// are found like `import deepspeed.ops`.
 // False when the statement is absolute and none of the packages it names at the top is a
 // library's: most imports (torch, numpy, the project's modules) are told so without building
 // the names they import. A relative import may name anything once resolved.
@@ -56,6 +54,9 @@ bool may_name_library(Node stmt) {
   return false;
 }
 
+// The CUDA-only libraries an import statement names, each once. A from-import also names its
+// imported names as submodules, so `from deepspeed import ops` and `from numba import cuda`
+// are found like `import deepspeed.ops`.
 std::vector<const data::CudaOnlyLibrariesRow*> libraries_of(Node stmt, std::string_view package) {
   if (!may_name_library(stmt)) return {};
   std::vector<std::string> modules = python::imported_modules(stmt, package);
