@@ -2,6 +2,7 @@
 // (with a fake FileAnalyzer) and build_report.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -261,6 +262,44 @@ TEST_CASE("analyze_files turns an analyzer exception into TPU903 and keeps the o
         CHECK(r.findings[0].check_id == "TPU201");
         CHECK(r.findings[0].path == r.path);
         CHECK(r.findings[0].message == "# " + (r.path.starts_with("many/") ? std::string("many") : r.path));
+      }
+    }
+  }
+}
+
+// Emits a file's findings last line first, as checks that run one after another do.
+class BackwardsAnalyzer : public FileAnalyzer {
+ public:
+  void analyze(const SourceFile& file, FileResult& result) override {
+    for (uint32_t line = 5; line >= 1; --line) {
+      Finding f = note(line % 2 ? "TPU401" : "TPU201", file.path(), {line, 1});
+      result.findings.push_back(f);
+      f.check_id = "TPU101";  // the same line, a smaller check ID
+      result.findings.push_back(f);
+    }
+  }
+};
+
+TEST_CASE("analyze_files gives each file's findings in report order, from worker processes too",
+          "[core][scan]") {
+  TempDir dir;
+  std::vector<DiscoveredFile> files;
+  for (std::string name : {"b.py", "a.py", "c/d.py"}) files.push_back(write_discovered(dir, name, "x\n"));
+  AnalyzerFactory factory = [] { return std::make_unique<BackwardsAnalyzer>(); };
+  for (bool isolate : {false, true}) {
+    for (unsigned jobs : {1u, 2u}) {
+      INFO("isolate " << isolate << ", jobs " << jobs);
+      AnalysisOptions options;
+      options.jobs = jobs;
+      options.isolate = isolate;
+      std::vector<FileResult> results = analyze_files(files, factory, options);
+      REQUIRE(results.size() == files.size());
+      for (const FileResult& r : results) {
+        INFO(r.path);
+        REQUIRE(r.findings.size() == 10);
+        CHECK(std::is_sorted(r.findings.begin(), r.findings.end(), finding_less));
+        CHECK(r.findings.front().start.line == 1);
+        CHECK(r.findings.front().check_id == "TPU101");
       }
     }
   }

@@ -443,3 +443,49 @@ TEST_CASE("category scores cover each category's findings", "[core][score]") {
   CHECK(s.hours.low == 18);
   CHECK(s.hours.high == 44);
 }
+
+TEST_CASE("each category's score is the score of its findings alone, with path weights", "[core][score]") {
+  // compute_score weighs each finding's path once and adds it to the whole model and its
+  // category's in one pass: every number must equal the score of the category's findings scored
+  // on their own, exactly (same sums in the same order), under weight rules and auxiliary paths.
+  PathWeights weights;
+  weights.rules = {{"pkg/ops/**", 0.5}, {"tests/util.py", 2}};
+  std::mt19937 rng(7);
+  for (int round = 0; round < kRandomSets; ++round) {
+    std::vector<Finding> findings = random_findings(rng, 60);
+    ScoreSummary all = compute_score(findings, weights);
+    size_t counted = 0;
+    for (const CategoryScore& c : all.categories) {
+      INFO("round " << round << ", category " << int(c.category));
+      std::vector<Finding> alone;
+      for (const Finding& f : findings)
+        if (f.category == c.category) alone.push_back(f);
+      ScoreSummary own = compute_score(alone, weights);
+      REQUIRE(own.categories.size() == 1);
+      CHECK(c.penalty == own.penalty);
+      CHECK(c.score == own.score);
+      CHECK(c.findings == alone.size());
+      CHECK(c.hours.low == own.hours.low);
+      CHECK(c.hours.high == own.hours.high);
+      counted += c.findings;
+    }
+    PenaltyModel model(weights);
+    for (const Finding& f : findings) model.add(f);
+    CHECK(all.penalty == model.penalty());
+    CHECK(counted == size_t(std::count_if(findings.begin(), findings.end(),
+                                          [](const Finding& f) { return f.category != Category::AnalyzerNote; })));
+  }
+}
+
+TEST_CASE("PathWeigher tells apart paths that start at the same address", "[core][score]") {
+  // It answers a path at the address of the last one from its memo: the length must match too.
+  const std::string text = "tests/x.py";
+  const std::string_view file(text), dir = file.substr(0, 5);  // "tests/x.py", "tests"
+  PathWeights weights;
+  PathWeigher weigh(weights);
+  CHECK(weigh(file) == weights.auxiliary);
+  CHECK(weigh(dir) == 1.0);  // a file named "tests" is not under tests/
+  CHECK(weigh(file) == weights.auxiliary);
+  const std::string copy = "tests/x.py";  // the same text elsewhere: the same weight
+  CHECK(weigh(copy) == weights.auxiliary);
+}

@@ -141,6 +141,9 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
     result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
   }
   apply_suppressions(source, result.findings, c.policy);
+  // Sorted here, in the worker, where a scan has a core per worker: the report wants them in
+  // this order, and the parent's end of the scan runs alone.
+  std::sort(result.findings.begin(), result.findings.end(), finding_less);
   // A failed analysis may be transient: never cache it.
   bool failed = std::any_of(result.findings.begin(), result.findings.end(),
                             [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
@@ -332,7 +335,10 @@ ScanReport build_report(const Discovery& discovery, std::vector<FileResult> resu
       }
       return !kept;
     });
-    std::sort(f.findings.begin(), f.findings.end(), finding_less);
+    // Analyses give their findings sorted; notes added since, and results from elsewhere
+    // (merged reports), may not be.
+    if (!std::is_sorted(f.findings.begin(), f.findings.end(), finding_less))
+      std::sort(f.findings.begin(), f.findings.end(), finding_less);
     if (f.analyzed)
       ++report.analyzed;
     else

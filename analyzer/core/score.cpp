@@ -48,7 +48,8 @@ bool decides_verdict(double path_weight) { return path_weight >= 1; }
 bool decides_verdict(std::string_view path, const PathWeights& weights) { return decides_verdict(path_weight(path, weights)); }
 
 double PathWeigher::operator()(std::string_view path) {
-  if (!last_ || last_->first != path) {
+  // The same path is mostly the same text (an interned path): its address answers first.
+  if (!last_ || last_->first.data() != path.data() || last_->first.size() != path.size()) {
     auto [it, inserted] = weights_by_path_.try_emplace(path, 0.0);
     if (inserted) it->second = path_weight(path, weights_);
     last_ = &*it;  // unordered_map elements stay where they are
@@ -86,12 +87,6 @@ double saturate(double sum, EffortClass effort) {
   return cap * (1 - std::exp(-sum / cap));
 }
 
-double penalty_of(std::span<const Finding* const> findings, const PathWeights& weights) {
-  PenaltyModel model(weights);
-  for (const Finding* f : findings) model.add(*f);
-  return model.penalty();
-}
-
 double score_of(double penalty) { return score_from_penalty(penalty); }
 
 std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
@@ -119,6 +114,11 @@ void PenaltyModel::add_to(Sums& sums, const Finding& f, double weight) {
 void PenaltyModel::add(const Finding& f) {
   if (f.category == Category::AnalyzerNote) return;
   add_to(sums_, f, weight(f));
+}
+
+void PenaltyModel::add(const Finding& f, double path_weight) {
+  if (f.category == Category::AnalyzerNote) return;
+  add_to(sums_, f, weight_of(f.effort) * path_weight);  // weight(f), with the path weighed
 }
 
 const std::vector<const PenaltyModel::Sums::value_type*>& PenaltyModel::in_key_order() const {
@@ -159,47 +159,63 @@ double score_from_penalty(double penalty) { return std::round(1000 * std::exp(-p
 
 ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights) {
   ScoreSummary out;
-  std::vector<const Finding*> all;
-  std::map<Category, std::vector<const Finding*>> by_category;
-  for (const Finding& f : findings) {
-    if (f.category == Category::AnalyzerNote) continue;
-    all.push_back(&f);
-    by_category[f.category].push_back(&f);
-    out.hours.low += f.hours.low;
-    out.hours.high += f.hours.high;
-  }
-  out.penalty = penalty_of(all, weights);
-  out.score = score_of(out.penalty);
-  for (auto& [category, list] : by_category) {
-    CategoryScore cs;
-    cs.category = category;
-    cs.penalty = penalty_of(list, weights);
-    cs.score = score_of(cs.penalty);
-    cs.findings = list.size();
-    for (const Finding* f : list) {
-      cs.hours.low += f->hours.low;
-      cs.hours.high += f->hours.high;
-    }
-    out.categories.push_back(cs);
-  }
-
+  // One pass: each finding's path is weighed once, and the finding added to the whole scan's
+  // model and to its category's, in the findings' order (so every sum is the same as the
+  // model's of each set alone).
+  struct CategoryTally {
+    explicit CategoryTally(const PathWeights& weights) : model(weights) {}
+    PenaltyModel model;
+    size_t findings = 0;
+    HoursRange hours;
+  };
+  PenaltyModel all(weights);
+  std::map<Category, CategoryTally> by_category;
+  CategoryTally* tally = nullptr;  // the last finding's category's
+  Category tally_category = Category::AnalyzerNote;
+  size_t counted = 0;
   // The verdict looks at the package's own code only: auxiliary code does not decide a migration.
   double core_low = 0, core_high = 0, high_effort_low = 0;
   const Finding* first_high = nullptr;
   const Finding* first_error = nullptr;
   size_t high_count = 0;
   PathWeigher path_weight_of(weights);
-  for (const Finding* f : all) {
-    if (!decides_verdict(path_weight_of(f->path))) continue;  // each path weighed once
-    core_low += f->hours.low;
-    core_high += f->hours.high;
-    if (f->effort == EffortClass::High) {
-      high_effort_low += f->hours.low;
-      ++high_count;
-      if (!first_high) first_high = f;
+  for (const Finding& f : findings) {
+    if (f.category == Category::AnalyzerNote) continue;
+    ++counted;
+    out.hours.low += f.hours.low;
+    out.hours.high += f.hours.high;
+    const double path_weight = path_weight_of(f.path);
+    all.add(f, path_weight);
+    if (!tally || tally_category != f.category) {
+      tally = &by_category.try_emplace(f.category, weights).first->second;
+      tally_category = f.category;
     }
-    if (f->severity == Severity::Error && !first_error) first_error = f;
+    tally->model.add(f, path_weight);
+    ++tally->findings;
+    tally->hours.low += f.hours.low;
+    tally->hours.high += f.hours.high;
+    if (!decides_verdict(path_weight)) continue;
+    core_low += f.hours.low;
+    core_high += f.hours.high;
+    if (f.effort == EffortClass::High) {
+      high_effort_low += f.hours.low;
+      ++high_count;
+      if (!first_high) first_high = &f;
+    }
+    if (f.severity == Severity::Error && !first_error) first_error = &f;
   }
+  out.penalty = all.penalty();
+  out.score = score_of(out.penalty);
+  for (const auto& [category, t] : by_category) {
+    CategoryScore cs;
+    cs.category = category;
+    cs.penalty = t.model.penalty();
+    cs.score = score_of(cs.penalty);
+    cs.findings = t.findings;
+    cs.hours = t.hours;
+    out.categories.push_back(cs);
+  }
+
   if (high_effort_low >= C::kStayOnGpuHighEffortHours) {
     out.verdict = Verdict::StayOnGpu;
     out.verdict_reason = fmt::format(
@@ -223,7 +239,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   } else {
     out.verdict = Verdict::TpuReady;
     out.verdict_reason =
-        all.empty() ? "no TPU blocker found"
+        counted == 0 ? "no TPU blocker found"
                     : fmt::format("nothing blocks a TPU run: at most {} engineer-hours of tuning",
                                   hours_text(core_high));
   }

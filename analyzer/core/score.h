@@ -2,6 +2,7 @@
 // alone. The formula and the reasons for its numbers are in docs/scoring.md; keep them in step.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,6 +87,9 @@ class PenaltyModel {
  public:
   explicit PenaltyModel(const PathWeights& weights) : path_weight_(weights) {}
   void add(const Finding& f);
+  // Adds `f` whose path weighs `path_weight` (what this model's weights give it), for a caller
+  // that has weighed the path already.
+  void add(const Finding& f, double path_weight);
   double penalty() const;
   double penalty_without(std::span<const Finding* const> removed) const;
   double weight(const Finding& f) const;  // the finding's contribution to its check's sum
@@ -113,7 +117,12 @@ class PenaltyModel {
   };
   struct KeyHash {
     using is_transparent = void;
-    size_t operator()(KeyView k) const { return std::hash<std::string_view>()(k.check_id) * 31 + size_t(k.effort); }
+    // FNV-1a: check IDs are a few bytes ("TPU201"), too short for a general string hash to pay.
+    size_t operator()(KeyView k) const {
+      uint64_t h = 14695981039346656037ull;
+      for (unsigned char c : k.check_id) h = (h ^ c) * 1099511628211ull;
+      return size_t(h) * 31 + size_t(k.effort);
+    }
     size_t operator()(const Key& k) const { return (*this)(KeyView{k.check_id, k.effort}); }
   };
   struct KeyEqual {
