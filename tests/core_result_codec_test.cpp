@@ -127,3 +127,34 @@ TEST_CASE("result codec: strings round-trip wherever their escaped bytes fall", 
     CHECK(back->findings[i].hint == r.findings[i].hint);
   }
 }
+
+TEST_CASE("result codec: a result decoded into a list adds its findings behind the list's, or nothing",
+          "[cache][codec]") {
+  // A scan decodes every worker's result into one list of findings.
+  const FileResult r = awkward_result();
+  const std::string text = encode_result(r);
+  std::vector<Finding> list;
+  for (int round = 0; round < 3; ++round) {
+    auto back = decode_result_into("pkg/m.py", text, list);
+    REQUIRE(back);
+    CHECK(back->findings.empty());
+    CHECK(back->missing_headers == r.missing_headers);
+  }
+  REQUIRE(list.size() == 3 * r.findings.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    CHECK(list[i].message == r.findings[i % r.findings.size()].message);
+    CHECK(list[i].source_line == r.findings[i % r.findings.size()].source_line);
+  }
+  // A damaged text, cut anywhere in its findings, leaves the list as it was.
+  const std::vector<Finding> before = list;
+  for (size_t cut : {text.size() / 2, text.size() - 40, text.size() - 1})
+    CHECK_FALSE(decode_result_into("pkg/m.py", text.substr(0, cut) + "\t\\q", list));
+  REQUIRE(list.size() == before.size());
+  for (size_t i = 0; i < list.size(); ++i) CHECK(list[i].message == before[i].message);
+  // And the list encodes back as the same text, taken as a result's findings.
+  FileResult meta = r;
+  meta.findings.clear();
+  std::string again;
+  append_encoded_result(again, meta, std::span(list).first(r.findings.size()));
+  CHECK(again == text);
+}

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -427,6 +428,81 @@ TEST_CASE("build_report on results already in path order, asking keep once per r
   REQUIRE(report.files.size() == 2);
   CHECK(report.files[0].findings == 3);
   CHECK(report.files[1].findings == 1);
+}
+
+TEST_CASE("build_report puts one list of every file's findings in order in place, whatever order the files came in",
+          "[core][scan]") {
+  // A scan's findings come in one list, each file's together, the files in the order workers
+  // finished them. The report must hold the kept ones by path, then finding_less, as if each
+  // file had been filtered and sorted on its own.
+  std::mt19937 rng(11);
+  const std::vector<std::string> ids = {"TPU201", "TPU401", "TPU402", "TPU903"};
+  for (int round = 0; round < 200; ++round) {
+    INFO("round " << round);
+    const size_t files = std::uniform_int_distribution<size_t>(0, 12)(rng);
+    std::vector<FileResult> results(files);
+    for (size_t i = 0; i < files; ++i) {
+      results[i].path = "f" + std::to_string((i * 7) % 13) + ".py";  // not in path order
+      results[i].analyzed = true;
+      const size_t n = std::uniform_int_distribution<size_t>(0, 9)(rng);
+      for (size_t k = 0; k < n; ++k) {
+        Position at{std::uniform_int_distribution<uint32_t>(1, 5)(rng), 1};
+        results[i].findings.push_back(note(ids[rng() % ids.size()], results[i].path, at,
+                                           "m" + std::to_string(i) + "." + std::to_string(k)));
+      }
+      if (rng() % 2) std::sort(results[i].findings.begin(), results[i].findings.end(), finding_less);
+    }
+    Discovery discovery;
+    if (rng() % 3 == 0) discovery.skipped.push_back({"e.py", "too large"});
+    auto keep = [](std::string_view id) { return id != "TPU402"; };
+
+    // What the report must hold, computed file by file.
+    std::vector<std::pair<std::string, std::string>> expected;  // (path, message)
+    {
+      std::vector<FileResult> each = results;
+      for (const SkippedFile& s : discovery.skipped) {
+        FileResult r;
+        r.path = s.path;
+        r.findings.push_back(note("TPU902", s.path, {1, 1}, "file skipped: " + s.reason));
+        each.push_back(r);
+      }
+      std::stable_sort(each.begin(), each.end(), [](auto& a, auto& b) { return a.path < b.path; });
+      for (FileResult& r : each) {
+        std::erase_if(r.findings, [&](const Finding& f) { return !keep(f.check_id); });
+        std::sort(r.findings.begin(), r.findings.end(), finding_less);
+        for (const Finding& f : r.findings) expected.emplace_back(f.path.str(), f.message);
+      }
+    }
+
+    // The same results, their findings in one list with the files in a shuffled order.
+    AnalyzedFiles analyzed;
+    std::vector<size_t> arrival(files);
+    std::iota(arrival.begin(), arrival.end(), size_t(0));
+    std::shuffle(arrival.begin(), arrival.end(), rng);
+    analyzed.ranges.resize(files);
+    for (size_t i : arrival) {
+      analyzed.ranges[i] = {analyzed.findings.size(), results[i].findings.size()};
+      for (const Finding& f : results[i].findings) analyzed.findings.push_back(f);
+    }
+    for (FileResult r : results) {
+      r.findings.clear();
+      analyzed.results.push_back(std::move(r));
+    }
+    ScanReport report = build_report(discovery, std::move(analyzed), keep, PathWeights{});
+    std::vector<std::pair<std::string, std::string>> got;
+    for (const Finding& f : report.findings) got.emplace_back(f.path.str(), f.message);
+    CHECK(got == expected);
+    ScanReport from_each = build_report(discovery, results, keep, PathWeights{});
+    REQUIRE(from_each.findings.size() == report.findings.size());
+    for (size_t i = 0; i < report.findings.size(); ++i) CHECK(from_each.findings[i].message == report.findings[i].message);
+    REQUIRE(report.files.size() == files + discovery.skipped.size());
+    size_t counted = 0;
+    for (size_t i = 0; i < report.files.size(); ++i) {
+      if (i > 0) CHECK(report.files[i - 1].path <= report.files[i].path);
+      counted += report.files[i].findings;
+    }
+    CHECK(counted == expected.size());
+  }
 }
 
 TEST_CASE("finding_less orders by path, position, then check ID", "[core][scan]") {

@@ -222,7 +222,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
     bool native = contains(languages, Language::Cxx) || contains(languages, Language::Cuda);
     if (native && (options_.parse_only || !checks::native_checks(selected_).empty())) cxx::load_clang_module();
   };
-  auto results = analyze_files(discovery.files, factory, analysis);
+  AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },

@@ -159,6 +159,11 @@ std::optional<FileResult> ResultCache::find_by_hash(const std::string& path, uin
 
 void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
                         const FileResult& result) {
+  store(path, stamp, hash, headers_key, result, result.findings);
+}
+
+void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
+                        const FileResult& result, std::span<const Finding> findings) {
   // A file modified in the last seconds could change again within the file system's time
   // stamp granularity without its stamp changing (git's "racy" entries): such an entry is
   // only ever matched by its content hash.
@@ -166,7 +171,9 @@ void ResultCache::store(const std::string& path, const FileStamp& stamp, uint64_
   auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
   if (now - stamp.mtime_ns < 2'000'000'000LL) kept.mtime_ns = -1;
-  entries_[path] = Entry{kept, hash, headers_key, stored_.emplace_back(encode_result(result))};
+  std::string& encoded = stored_.emplace_back();
+  append_encoded_result(encoded, result, findings);
+  entries_[path] = Entry{kept, hash, headers_key, encoded};
   changed_ = true;
 }
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,9 @@ class ResultCache {
   // Records a file's result (call from one thread, after the parallel part).
   void store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
              const FileResult& result);
+  // The same, with `findings` as the result's findings (kept apart from it, in a scan's list).
+  void store(const std::string& path, const FileStamp& stamp, uint64_t hash, uint64_t headers_key,
+             const FileResult& result, std::span<const Finding> findings);
   // Drops entries of files not seen in this run, then writes the cache atomically. Errors are
   // ignored: a cache that cannot be written only costs time.
   void save(const std::vector<std::string>& live_paths);

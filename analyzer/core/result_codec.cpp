@@ -137,10 +137,12 @@ std::string encode_result(const FileResult& r) {
   return out;
 }
 
-void append_encoded_result(std::string& out, const FileResult& r) {
+void append_encoded_result(std::string& out, const FileResult& r) { append_encoded_result(out, r, r.findings); }
+
+void append_encoded_result(std::string& out, const FileResult& r, std::span<const Finding> findings) {
   // Sized once: the strings plus room for the numbers and separators.
   size_t size = out.size() + 64 + r.skip_reason.size();
-  for (const Finding& f : r.findings) {
+  for (const Finding& f : findings) {
     size += 160 + f.check_id.size() + f.check_name.size() + f.path.size() + f.message.size() + f.hint.size() +
             f.subject.size() + f.source_line.size();
     for (const std::string& p : f.related_paths) size += 1 + p.size();
@@ -151,8 +153,8 @@ void append_encoded_result(std::string& out, const FileResult& r) {
   put_number(out, int(r.language));
   put_number(out, r.analyzed ? 1 : 0);
   put_string(out, r.skip_reason);
-  put_number(out, r.findings.size());
-  for (const Finding& f : r.findings) {
+  put_number(out, findings.size());
+  for (const Finding& f : findings) {
     put_string(out, f.check_id);
     put_string(out, f.check_name);
     put_number(out, int(f.category));
@@ -177,6 +179,14 @@ void append_encoded_result(std::string& out, const FileResult& r) {
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
+  std::vector<Finding> findings;
+  std::optional<FileResult> r = decode_result_into(path, text, findings);
+  if (r) r->findings = std::move(findings);
+  return r;
+}
+
+std::optional<FileResult> decode_result_into(const std::string& path, std::string_view text,
+                                             std::vector<Finding>& out) {
   FieldReader in(text);
   if (in.raw() != kMagic) return std::nullopt;
   FileResult r;
@@ -184,12 +194,15 @@ std::optional<FileResult> decode_result(const std::string& path, std::string_vie
   r.language = Language(in.number<int>());
   r.analyzed = in.number<int>() != 0;
   r.skip_reason = in.string();
+  const size_t before = out.size();
   size_t findings = in.count();
-  // Sized once (a finding's fields take more than 16 bytes, which bounds a damaged count).
-  r.findings.reserve(std::min(findings, text.size() / 16));
+  // Room made once (a finding's fields take more than 16 bytes, which bounds a damaged count),
+  // and at least doubled when `out` is a scan's growing list, so that it is not moved per file.
+  const size_t room = std::min(findings, text.size() / 16);
+  if (out.capacity() - before < room) out.reserve(std::max(before + room, before ? 2 * out.capacity() : 0));
   InternedString check_name, finding_path, hint, subject;  // the previous finding's
   for (size_t i = 0; i < findings && in.ok(); ++i) {
-    Finding& f = r.findings.emplace_back();
+    Finding& f = out.emplace_back();
     f.check_id = in.string();
     f.check_name = in.interned(check_name);
     f.category = Category(in.number<int>());
@@ -211,7 +224,10 @@ std::optional<FileResult> decode_result(const std::string& path, std::string_vie
   }
   size_t missing = in.count();
   for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
-  if (!in.ok() || !in.at_end()) return std::nullopt;
+  if (!in.ok() || !in.at_end()) {
+    out.erase(out.begin() + ptrdiff_t(before), out.end());
+    return std::nullopt;
+  }
   return r;
 }
 

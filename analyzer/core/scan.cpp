@@ -1,6 +1,7 @@
 #include "core/scan.h"
 
 #include <algorithm>
+#include <numeric>
 #include <atomic>
 #include <charconv>
 #include <exception>
@@ -89,7 +90,15 @@ struct FileOutcome {
   bool store = false;  // a new (or refreshed) cache entry
   FileStamp stamp;
   uint64_t hash = 0;
+  std::optional<AnalyzedFiles::Range> pooled;  // set once the findings are in the scan's list
 };
+
+// Moves an outcome's findings into the scan's list.
+void pool_findings(FileOutcome& o, std::vector<Finding>& list) {
+  o.pooled = AnalyzedFiles::Range{list.size(), o.result.findings.size()};
+  std::move(o.result.findings.begin(), o.result.findings.end(), std::back_inserter(list));
+  o.result.findings = {};
+}
 
 struct AnalysisContext {
   const AnalyzerFactory& make_analyzer;
@@ -194,21 +203,25 @@ bool decode_outcome_fields(std::string_view line, FileOutcome& o) {
   return true;
 }
 
-FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text) {
+// Decodes a worker's outcome, its findings into the scan's list.
+FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, std::vector<Finding>& list) {
   FileOutcome o;
   size_t nl = text.find('\n');
   std::optional<FileResult> result;
+  const size_t before = list.size();
   if (nl != std::string::npos && decode_outcome_fields(text.substr(0, nl), o))
-    result = decode_result(file.path, text.substr(nl + 1));
+    result = decode_result_into(file.path, text.substr(nl + 1), list);
   if (!result) {
     o = FileOutcome{};
     o.result.path = file.path;
     o.result.language = file.language;
     o.result.analyzed = true;
     o.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: a damaged result"));
+    pool_findings(o, list);
     return o;
   }
   o.result = std::move(*result);
+  o.pooled = AnalyzedFiles::Range{before, list.size() - before};
   return o;
 }
 
@@ -231,8 +244,26 @@ static void order_longest_first(std::vector<size_t>& pending, std::span<const Di
   });
 }
 
+void AnalyzedFiles::add(FileResult result) {
+  ranges.push_back({findings.size(), result.findings.size()});
+  std::move(result.findings.begin(), result.findings.end(), std::back_inserter(findings));
+  result.findings = {};
+  results.push_back(std::move(result));
+}
+
 std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, const AnalyzerFactory& make_analyzer,
                                       const AnalysisOptions& options) {
+  AnalyzedFiles analyzed = analyze_files_into_one_list(files, make_analyzer, options);
+  for (size_t i = 0; i < analyzed.results.size(); ++i) {
+    auto first = analyzed.findings.begin() + ptrdiff_t(analyzed.ranges[i].begin);
+    analyzed.results[i].findings.assign(std::make_move_iterator(first),
+                                        std::make_move_iterator(first + ptrdiff_t(analyzed.ranges[i].size)));
+  }
+  return std::move(analyzed.results);
+}
+
+AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
+                                          const AnalyzerFactory& make_analyzer, const AnalysisOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
   AnalysisContext context{make_analyzer, options.suppressions, options.cache,
                           options.cache ? project_headers_key(files) : 0, options.cache ? tree_key(files) : 0,
@@ -244,6 +275,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 
   // Files whose cached stamp still matches are answered here, without reading them or starting
   // a worker: on an unchanged tree no worker process is started at all.
+  AnalyzedFiles out;
   std::vector<FileOutcome> outcomes(files.size());
   std::vector<size_t> pending;
   std::vector<uint64_t> size(files.size(), 0);  // from the stamps read here, for the work order
@@ -255,6 +287,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
       if (stamp && stamp->size <= context.max_file_size) {
         if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey)) {
           outcomes[i].result = std::move(*hit);
+          pool_findings(outcomes[i], out.findings);
           continue;
         }
       }
@@ -282,31 +315,49 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
           failed.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, reason));
           return encode_outcome(failed);
         },
-        [&](size_t k, std::string_view encoded) { outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded); });
+        [&](size_t k, std::string_view encoded) {
+          outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded, out.findings);
+        });
   } else {
     std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
     parallel_for(pending.size(), jobs, [&](unsigned worker, size_t k) {
       outcomes[pending[k]] = analyze_one(files[pending[k]], analyzers[worker], context);
     });
   }
+  // In-process analyses leave their findings in their results.
+  for (FileOutcome& o : outcomes)
+    if (!o.pooled) pool_findings(o, out.findings);
 
-  std::vector<FileResult> results;
-  results.reserve(files.size());
   if (ResultCache* cache = options.cache) {
     std::vector<std::string> live;
     for (size_t i = 0; i < files.size(); ++i) {
       const FileOutcome& o = outcomes[i];
       if (o.store)
-        cache->store(files[i].path, o.stamp, o.hash, context.dependency_key(files[i].language), o.result);
+        cache->store(files[i].path, o.stamp, o.hash, context.dependency_key(files[i].language), o.result,
+                     std::span(out.findings).subspan(o.pooled->begin, o.pooled->size));
       if (o.result.analyzed) live.push_back(files[i].path);
     }
     cache->save(live);
   }
-  for (FileOutcome& o : outcomes) results.push_back(std::move(o.result));
-  return results;
+  out.results.reserve(files.size());
+  out.ranges.reserve(files.size());
+  for (FileOutcome& o : outcomes) {
+    out.results.push_back(std::move(o.result));
+    out.ranges.push_back(*o.pooled);
+  }
+  return out;
 }
 
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
+                        const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
+  AnalyzedFiles analyzed;
+  analyzed.results.reserve(results.size());
+  analyzed.ranges.reserve(results.size());
+  for (FileResult& r : results) analyzed.add(std::move(r));
+  return build_report(discovery, std::move(analyzed), keep, weights);
+}
+
+ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
                         const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
   ScanReport report;
   report.root = discovery.root;
@@ -315,39 +366,67 @@ ScanReport build_report(const Discovery& discovery, std::vector<FileResult> resu
     r.path = s.path;
     r.skip_reason = s.reason;
     r.findings.push_back(file_note(notes::kFileSkipped, s.path, "file skipped: " + s.reason));
-    results.push_back(std::move(r));
+    analyzed.add(std::move(r));
   }
+  std::vector<FileResult>& results = analyzed.results;
+  std::vector<Finding>& findings = analyzed.findings;
   // Results come in discovery order, which is mostly already the paths' order.
-  auto by_path = [](const FileResult& a, const FileResult& b) { return a.path < b.path; };
-  if (!std::is_sorted(results.begin(), results.end(), by_path)) std::stable_sort(results.begin(), results.end(), by_path);
-  report.files.reserve(results.size());
-  size_t findings = 0;
-  for (const FileResult& f : results) findings += f.findings.size();
-  report.findings.reserve(findings);
+  std::vector<size_t> by_path(results.size());
+  std::iota(by_path.begin(), by_path.end(), size_t(0));
+  auto path_less = [&](size_t a, size_t b) { return results[a].path < results[b].path; };
+  if (!std::is_sorted(by_path.begin(), by_path.end(), path_less))
+    std::stable_sort(by_path.begin(), by_path.end(), path_less);
+
+  // Where each finding goes in the report's list: kept ones in path order, the others after
+  // them (to be dropped). The list is then put in that order in place.
+  constexpr size_t kUnplaced = size_t(-1);
+  std::vector<size_t> place(findings.size(), kUnplaced);
+  size_t kept_count = 0;
   std::string kept_id;
   bool kept = false;
-  for (FileResult& f : results) {
-    std::erase_if(f.findings, [&](const Finding& x) {
+  report.files.reserve(results.size());
+  for (size_t i : by_path) {
+    FileResult& f = results[i];
+    const AnalyzedFiles::Range range = analyzed.ranges[i];
+    // The kept findings move to the front of the file's range, in their order.
+    size_t end_of_kept = range.begin;
+    for (size_t k = range.begin; k < range.begin + range.size; ++k) {
+      const Finding& x = findings[k];
       // Asked once per run of findings of one check, not once per finding.
       if (kept_id.empty() || x.check_id != kept_id) {
         kept_id = x.check_id;
         kept = keep(x.check_id);
       }
-      return !kept;
-    });
+      if (!kept) continue;
+      if (k != end_of_kept) findings[end_of_kept] = std::move(findings[k]);
+      ++end_of_kept;
+    }
     // Analyses give their findings sorted; notes added since, and results from elsewhere
     // (merged reports), may not be.
-    if (!std::is_sorted(f.findings.begin(), f.findings.end(), finding_less))
-      std::sort(f.findings.begin(), f.findings.end(), finding_less);
+    auto first = findings.begin() + ptrdiff_t(range.begin), last = findings.begin() + ptrdiff_t(end_of_kept);
+    if (!std::is_sorted(first, last, finding_less)) std::sort(first, last, finding_less);
+    for (size_t k = range.begin; k < end_of_kept; ++k) place[k] = kept_count++;
     if (f.analyzed)
       ++report.analyzed;
     else
       report.skipped.push_back({f.path, f.skip_reason});
-    // Moved, not copied: a large scan's findings are most of the memory this process touches.
-    std::move(f.findings.begin(), f.findings.end(), std::back_inserter(report.findings));
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
                             std::move(f.missing_headers), 0, {}});
   }
+  size_t dropped = kept_count;
+  for (size_t& p : place)
+    if (p == kUnplaced) p = dropped++;
+  // Each finding is swapped into its place once: following the cycles of the permutation
+  // touches no memory beyond the list, where building a new list touched as much again.
+  for (size_t k = 0; k < findings.size(); ++k) {
+    while (place[k] != k) {
+      const size_t to = place[k];
+      std::swap(findings[k], findings[to]);
+      std::swap(place[k], place[to]);
+    }
+  }
+  findings.erase(findings.begin() + ptrdiff_t(kept_count), findings.end());
+  report.findings = std::move(findings);
   summarize_files(report);
   report.score = compute_score(report.findings, weights);
   report.plan = plan_work(report.findings, weights);
