@@ -77,6 +77,34 @@ TEST_CASE("result cache: entries round-trip, paths with spaces and newlines incl
   CHECK_FALSE(ResultCache(dir.path, "/elsewhere", "settings").find_by_stamp(paths[0], kStamp, 0));
 }
 
+TEST_CASE("result cache: results stored with their findings apart, and found into one list", "[cache]") {
+  // A scan keeps every file's findings in one list: it stores a result with its range of the
+  // list, and a cached result's findings are appended to the list.
+  CacheDir dir;
+  std::vector<Finding> list;
+  for (const std::string p : {"a.py", "b.py"})
+    for (const Finding& f : result_with(p, "about " + p).findings) list.push_back(f);
+  {
+    ResultCache cache(dir.path, "/project", "settings");
+    FileResult meta = result_with("b.py", "unused");
+    meta.findings.clear();
+    cache.store("b.py", kStamp, 7, 0, meta, std::span(list).subspan(1, 1));
+    cache.save({"b.py"});
+  }
+  ResultCache reread(dir.path, "/project", "settings");
+  std::vector<Finding> found(2);  // what the list held before
+  auto hit = reread.find_by_stamp("b.py", kStamp, 0, found);
+  REQUIRE(hit);
+  CHECK(hit->findings.empty());
+  CHECK(hit->path == "b.py");
+  REQUIRE(found.size() == 3);
+  CHECK(found[2].message == "about b.py");
+  CHECK(found[2].source_line == list[1].source_line);
+  CHECK_FALSE(reread.find_by_stamp("b.py", FileStamp{121, kStamp.mtime_ns}, 0, found));
+  CHECK_FALSE(reread.find_by_stamp("a.py", kStamp, 0, found));
+  CHECK(found.size() == 3);  // a miss adds nothing
+}
+
 TEST_CASE("result cache: a damaged file is an empty cache, never an error", "[cache]") {
   CacheDir dir;
   {

@@ -146,9 +146,17 @@ ResultCache::~ResultCache() {
 
 std::optional<FileResult> ResultCache::find_by_stamp(const std::string& path, const FileStamp& stamp,
                                                      uint64_t headers_key) const {
+  std::vector<Finding> findings;
+  std::optional<FileResult> r = find_by_stamp(path, stamp, headers_key, findings);
+  if (r) r->findings = std::move(findings);
+  return r;
+}
+
+std::optional<FileResult> ResultCache::find_by_stamp(const std::string& path, const FileStamp& stamp,
+                                                     uint64_t headers_key, std::vector<Finding>& findings) const {
   auto it = entries_.find(path);
   if (it == entries_.end() || !(it->second.stamp == stamp) || it->second.headers_key != headers_key) return std::nullopt;
-  return decode_result(path, it->second.result);
+  return decode_result_into(path, it->second.result, findings);
 }
 
 std::optional<FileResult> ResultCache::find_by_hash(const std::string& path, uint64_t hash, uint64_t headers_key) const {

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/finding.h"
 
@@ -47,6 +48,9 @@ class ResultCache {
   // The cached result of `path` if its stamp matches (no need to read the file).
   std::optional<FileResult> find_by_stamp(const std::string& path, const FileStamp& stamp,
                                           uint64_t headers_key) const;
+  // The same, with the result's findings appended to `findings` (a scan's list of them).
+  std::optional<FileResult> find_by_stamp(const std::string& path, const FileStamp& stamp, uint64_t headers_key,
+                                          std::vector<Finding>& findings) const;
   // The cached result of `path` if its content hash matches.
   std::optional<FileResult> find_by_hash(const std::string& path, uint64_t hash, uint64_t headers_key) const;
 

@@ -285,9 +285,10 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
       auto stamp = stamp_of(files[i].absolute_path);
       if (stamp) size[i] = stamp->size;
       if (stamp && stamp->size <= context.max_file_size) {
-        if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey)) {
+        const size_t before = out.findings.size();
+        if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey, out.findings)) {
           outcomes[i].result = std::move(*hit);
-          pool_findings(outcomes[i], out.findings);
+          outcomes[i].pooled = AnalyzedFiles::Range{before, out.findings.size() - before};
           continue;
         }
       }
