@@ -1,6 +1,9 @@
 // The migration plan (plan_work) and configurable path weights.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "core/plan.h"
 #include "core/score.h"
@@ -137,6 +140,54 @@ TEST_CASE("a work item's gain is the score recovered by fixing all of it", "[cor
     INFO(item.subject);
     CHECK(std::abs(item.score_gain - (compute_score(rest).score - all)) <= 0.11);
     CHECK(item.score_gain > 0);
+  }
+}
+
+TEST_CASE("every work item's gain and count, over interleaved findings of many items", "[core][plan]") {
+  // Findings of one item come apart (other items' between them), with several checks and effort
+  // classes per item and weighted paths: each item still counts all of its own and recovers the
+  // score of the findings without them.
+  const std::vector<std::tuple<std::string, Category, EffortClass>> checks = {
+      {"TPU101", Category::CustomKernel, EffortClass::High},  {"TPU201", Category::DynamicShape, EffortClass::Medium},
+      {"TPU202", Category::DynamicShape, EffortClass::Low},   {"TPU401", Category::CudaApi, EffortClass::Low},
+      {"TPU402", Category::CudaApi, EffortClass::Medium},     {"TPU501", Category::CudaLibrary, EffortClass::Medium}};
+  const std::vector<std::string> subjects = {"a", "b", "c", "torch.nonzero", ""};
+  const std::vector<std::string> paths = {"pkg/m.py", "pkg/n.py", "tests/t.py", "ops/k.cu"};
+  PathWeights weights;
+  weights.rules = {{"ops/**", 0.5}};
+  uint32_t seed = 5;
+  auto next = [&](size_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return size_t(seed >> 16) % n;
+  };
+  for (int round = 0; round < 100; ++round) {
+    INFO("round " << round);
+    std::vector<Finding> findings;
+    const size_t n = 1 + next(40);
+    for (size_t i = 0; i < n; ++i) {
+      const auto& [id, category, effort] = checks[next(checks.size())];
+      findings.push_back(make(id, category, effort, {1, 2}, paths[next(paths.size())], subjects[next(subjects.size())],
+                              uint32_t(i + 1)));
+    }
+    const double all = compute_score(findings, weights).score;
+    auto items = plan_work(findings, weights);
+    size_t counted = 0;
+    for (const WorkItem& item : items) {
+      INFO(item.subject << " " << int(item.category));
+      std::vector<Finding> rest;
+      size_t own = 0;
+      for (const Finding& f : findings) {
+        const std::string_view key = f.subject.empty() ? f.check_name.view() : f.subject.view();
+        if (key == item.subject && f.category == item.category)
+          ++own;
+        else
+          rest.push_back(f);
+      }
+      CHECK(item.findings == own);
+      CHECK(std::abs(item.score_gain - (compute_score(rest, weights).score - all)) <= 0.11);
+      counted += item.findings;
+    }
+    CHECK(counted == findings.size());
   }
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace tpulint {
 
@@ -41,23 +42,43 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     Key bare{key.first, extension_key(key.second)};
     return declared.count(bare) ? bare : key;
   };
-  std::map<Key, std::vector<const Finding*>> groups;
+  // A work item's findings, and what they weigh in the model's terms.
+  struct Group {
+    Key key;
+    std::vector<const Finding*> list;
+    PenaltyModel::Removal removal;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.second) * 31 + size_t(k.first); }
+  };
+  std::vector<Group> groups;
+  std::unordered_map<Key, size_t, KeyHash> group_of;  // a key -> its place in `groups`
+  Group* last = nullptr;                              // the previous finding's group
   std::map<Key, std::set<std::string_view>> parts;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
-    model.add(f);
+    const PenaltyModel::Added added = model.add(f);
     Key key = declaration_of(key_of(f));
-    if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
-      parts[owner->second].insert(key.second);
-      key = owner->second;
+    if (!owner_of_path.empty())
+      if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
+        parts[owner->second].insert(key.second);
+        key = owner->second;
+      }
+    if (!last || last->key != key) {
+      auto [it, inserted] = group_of.try_emplace(key, groups.size());
+      if (inserted) groups.push_back({key, {}, {}});
+      last = &groups[it->second];
     }
-    groups[key].push_back(&f);
+    last->list.push_back(&f);
+    last->removal.take(added);
   }
+  // In key order, as they were kept in an ordered map: the final sort meets ties in this order.
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
   const double penalty = model.penalty();
   const double score = std::exp(-penalty / ScoringConstants::kScale);
 
   std::vector<WorkItem> items;
-  for (const auto& [key, list] : groups) {
+  for (const auto& [key, list, removal] : groups) {
     WorkItem item;
     item.category = key.first;
     item.subject = std::string(key.second);
@@ -90,7 +111,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     auto declared = std::find_if(list.begin(), list.end(), [](const Finding* f) { return !f->related_paths.empty(); });
     const Finding* first = declared != list.end() ? *declared : list.front();
     item.first_location = fmt::format("{}:{}", first->path, first->start.line);
-    double without = std::exp(-model.penalty_without(list) / ScoringConstants::kScale);
+    double without = std::exp(-model.penalty_without(removal) / ScoringConstants::kScale);
     item.score_gain = std::round(1000 * (without - score)) / 10;
     items.push_back(std::move(item));
   }

@@ -105,20 +105,21 @@ double PenaltyModel::weight(const Finding& f) const {
   return weight_of(f.effort) * path_weight_(f.path);
 }
 
-void PenaltyModel::add_to(Sums& sums, const Finding& f, double weight) {
+PenaltyModel::Added PenaltyModel::add_to(Sums& sums, const Finding& f, double weight) {
   auto it = sums.find(KeyView{f.check_id, f.effort});
   if (it == sums.end()) it = sums.emplace(Key{f.check_id, f.effort}, 0.0).first;
   it->second += weight;
+  return {&*it, weight};
 }
 
-void PenaltyModel::add(const Finding& f) {
-  if (f.category == Category::AnalyzerNote) return;
-  add_to(sums_, f, weight(f));
+PenaltyModel::Added PenaltyModel::add(const Finding& f) {
+  if (f.category == Category::AnalyzerNote) return {};
+  return add_to(sums_, f, weight(f));
 }
 
-void PenaltyModel::add(const Finding& f, double path_weight) {
-  if (f.category == Category::AnalyzerNote) return;
-  add_to(sums_, f, weight_of(f.effort) * path_weight);  // weight(f), with the path weighed
+PenaltyModel::Added PenaltyModel::add(const Finding& f, double path_weight) {
+  if (f.category == Category::AnalyzerNote) return {};
+  return add_to(sums_, f, weight_of(f.effort) * path_weight);  // weight(f), with the path weighed
 }
 
 const std::vector<const PenaltyModel::Sums::value_type*>& PenaltyModel::in_key_order() const {
@@ -143,14 +144,24 @@ double PenaltyModel::penalty() const {
   return p;
 }
 
-double PenaltyModel::penalty_without(std::span<const Finding* const> removed) const {
-  Sums less;
-  for (const Finding* f : removed)
-    if (f->category != Category::AnalyzerNote) add_to(less, *f, weight(*f));
+void PenaltyModel::Removal::take(Added a) {
+  if (!a.term) return;
+  // Summed per term in the order taken, as the term's own sum was.
+  for (auto& [term, sum] : sums_)
+    if (term == a.term) {
+      sum += a.weight;
+      return;
+    }
+  sums_.emplace_back(a.term, a.weight);
+}
+
+double PenaltyModel::penalty_without(const Removal& removed) const {
   double p = 0;
   for (const auto* e : in_key_order()) {
-    auto it = less.find(e->first);
-    p += saturate(it == less.end() ? e->second : std::max(0.0, e->second - it->second), e->first.effort);
+    double sum = e->second;
+    for (const auto& [term, taken] : removed.sums_)
+      if (term == e) sum = std::max(0.0, sum - taken);
+    p += saturate(sum, e->first.effort);
   }
   return p;
 }

@@ -86,12 +86,27 @@ class PathWeigher {
 class PenaltyModel {
  public:
   explicit PenaltyModel(const PathWeights& weights) : path_weight_(weights) {}
-  void add(const Finding& f);
+  // Where an added finding's weight went: what a Removal needs to take it out again.
+  struct Added {
+    const void* term = nullptr;  // its (check, effort class) term; null for an analyzer note
+    double weight = 0;
+  };
+  Added add(const Finding& f);
   // Adds `f` whose path weighs `path_weight` (what this model's weights give it), for a caller
   // that has weighed the path already.
-  void add(const Finding& f, double path_weight);
+  Added add(const Finding& f, double path_weight);
   double penalty() const;
-  double penalty_without(std::span<const Finding* const> removed) const;
+
+  // Some added findings, as the weight each term would lose: the penalty without them (what
+  // fixing a work item recovers) is asked without weighing or looking them up again.
+  class Removal {
+   public:
+    void take(Added a);
+   private:
+    friend class PenaltyModel;
+    std::vector<std::pair<const void*, double>> sums_;  // (term, weight), a few per work item
+  };
+  double penalty_without(const Removal& removed) const;
   double weight(const Finding& f) const;  // the finding's contribution to its check's sum
 
   // Each (check, effort class) term of P, in order: for `--explain-score`.
@@ -133,7 +148,7 @@ class PenaltyModel {
     }
   };
   using Sums = std::unordered_map<Key, double, KeyHash, KeyEqual>;
-  static void add_to(Sums& sums, const Finding& f, double weight);
+  static Added add_to(Sums& sums, const Finding& f, double weight);
   // The terms in key order, sorted again only when a term was added since (a plan asks once
   // per work item). The map's nodes never move, so the pointers stay valid.
   const std::vector<const Sums::value_type*>& in_key_order() const;
