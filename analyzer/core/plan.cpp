@@ -59,11 +59,10 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     if (f.category == Category::AnalyzerNote) continue;
     const PenaltyModel::Added added = model.add(f);
     Key key = declaration_of(key_of(f));
-    if (!owner_of_path.empty())
-      if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
-        parts[owner->second].insert(key.second);
-        key = owner->second;
-      }
+    if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
+      parts[owner->second].insert(key.second);
+      key = owner->second;
+    }
     if (!last || last->key != key) {
       auto [it, inserted] = group_of.try_emplace(key, groups.size());
       if (inserted) groups.push_back({key, {}, {}});

@@ -1,12 +1,12 @@
 #include "core/scan.h"
 
 #include <algorithm>
-#include <numeric>
 #include <atomic>
 #include <charconv>
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <system_error>
 #include <thread>
 
@@ -92,13 +92,6 @@ struct FileOutcome {
   uint64_t hash = 0;
   std::optional<AnalyzedFiles::Range> pooled;  // set once the findings are in the scan's list
 };
-
-// Moves an outcome's findings into the scan's list.
-void pool_findings(FileOutcome& o, std::vector<Finding>& list) {
-  o.pooled = AnalyzedFiles::Range{list.size(), o.result.findings.size()};
-  std::move(o.result.findings.begin(), o.result.findings.end(), std::back_inserter(list));
-  o.result.findings = {};
-}
 
 struct AnalysisContext {
   const AnalyzerFactory& make_analyzer;
@@ -204,24 +197,24 @@ bool decode_outcome_fields(std::string_view line, FileOutcome& o) {
 }
 
 // Decodes a worker's outcome, its findings into the scan's list.
-FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, std::vector<Finding>& list) {
+FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, AnalyzedFiles& analyzed) {
   FileOutcome o;
   size_t nl = text.find('\n');
   std::optional<FileResult> result;
-  const size_t before = list.size();
+  const size_t before = analyzed.findings.size();
   if (nl != std::string::npos && decode_outcome_fields(text.substr(0, nl), o))
-    result = decode_result_into(file.path, text.substr(nl + 1), list);
+    result = decode_result_into(file.path, text.substr(nl + 1), analyzed.findings);
   if (!result) {
     o = FileOutcome{};
     o.result.path = file.path;
     o.result.language = file.language;
     o.result.analyzed = true;
     o.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: a damaged result"));
-    pool_findings(o, list);
+    o.pooled = analyzed.take(o.result.findings);
     return o;
   }
   o.result = std::move(*result);
-  o.pooled = AnalyzedFiles::Range{before, list.size() - before};
+  o.pooled = analyzed.since(before);
   return o;
 }
 
@@ -244,10 +237,15 @@ static void order_longest_first(std::vector<size_t>& pending, std::span<const Di
   });
 }
 
+AnalyzedFiles::Range AnalyzedFiles::take(std::vector<Finding>& own) {
+  const size_t before = findings.size();
+  std::move(own.begin(), own.end(), std::back_inserter(findings));
+  own = {};
+  return since(before);
+}
+
 void AnalyzedFiles::add(FileResult result) {
-  ranges.push_back({findings.size(), result.findings.size()});
-  std::move(result.findings.begin(), result.findings.end(), std::back_inserter(findings));
-  result.findings = {};
+  ranges.push_back(take(result.findings));
   results.push_back(std::move(result));
 }
 
@@ -288,7 +286,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
         const size_t before = out.findings.size();
         if (auto hit = options.cache->find_by_stamp(files[i].path, *stamp, hkey, out.findings)) {
           outcomes[i].result = std::move(*hit);
-          outcomes[i].pooled = AnalyzedFiles::Range{before, out.findings.size() - before};
+          outcomes[i].pooled = out.since(before);
           continue;
         }
       }
@@ -317,7 +315,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
           return encode_outcome(failed);
         },
         [&](size_t k, std::string_view encoded) {
-          outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded, out.findings);
+          outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded, out);
         });
   } else {
     std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
@@ -327,7 +325,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   }
   // In-process analyses leave their findings in their results.
   for (FileOutcome& o : outcomes)
-    if (!o.pooled) pool_findings(o, out.findings);
+    if (!o.pooled) o.pooled = out.take(o.result.findings);
 
   if (ResultCache* cache = options.cache) {
     std::vector<std::string> live;

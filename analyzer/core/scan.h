@@ -108,6 +108,10 @@ struct AnalyzedFiles {
 
   // Adds a result that holds its findings, moving them into the list.
   void add(FileResult result);
+  // Moves `own` (a result's findings) to the end of the list; where they went.
+  Range take(std::vector<Finding>& own);
+  // The findings appended to the list since it held `before`.
+  Range since(size_t before) const { return {before, findings.size() - before}; }
 };
 
 // Analyzes discovered files on `jobs` threads, applying each file's suppression comments;
@@ -125,7 +129,8 @@ inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> fil
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only
 // the findings whose ID `keep` accepts (the --select/--ignore result), and scores them. The
-// findings move from the results into the report's one list.
+// report's list of findings is `analyzed.findings`, put in order in place; results holding
+// their own findings are first moved into such a list.
 ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
                         const std::function<bool(std::string_view check_id)>& keep, const PathWeights& weights);
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,

@@ -181,8 +181,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   };
   PenaltyModel all(weights);
   std::map<Category, CategoryTally> by_category;
-  CategoryTally* tally = nullptr;  // the last finding's category's
-  Category tally_category = Category::AnalyzerNote;
+  auto tally = by_category.end();  // the last finding's category's
   size_t counted = 0;
   // The verdict looks at the package's own code only: auxiliary code does not decide a migration.
   double core_low = 0, core_high = 0, high_effort_low = 0;
@@ -197,14 +196,13 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     out.hours.high += f.hours.high;
     const double path_weight = path_weight_of(f.path);
     all.add(f, path_weight);
-    if (!tally || tally_category != f.category) {
-      tally = &by_category.try_emplace(f.category, weights).first->second;
-      tally_category = f.category;
-    }
-    tally->model.add(f, path_weight);
-    ++tally->findings;
-    tally->hours.low += f.hours.low;
-    tally->hours.high += f.hours.high;
+    if (tally == by_category.end() || tally->first != f.category)
+      tally = by_category.try_emplace(f.category, weights).first;
+    CategoryTally& t = tally->second;
+    t.model.add(f, path_weight);
+    ++t.findings;
+    t.hours.low += f.hours.low;
+    t.hours.high += f.hours.high;
     if (!decides_verdict(path_weight)) continue;
     core_low += f.hours.low;
     core_high += f.hours.high;
