@@ -1,5 +1,5 @@
 // FindingSink: a finding takes its check's fields, the file's path, the span's positions and the
-// start line's text; its hint and subject are interned, whatever they were views of.
+// start line's text; its message, hint, subject and line are interned, whatever they were views of.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -48,7 +48,7 @@ TEST_CASE("FindingSink builds a finding from its check, the file and the span", 
   CHECK(g.subject.empty());
 }
 
-TEST_CASE("FindingSink: a hint or subject viewed from a finding of the same list survives the list growing",
+TEST_CASE("FindingSink: a message, hint or subject viewed from a finding of the same list survives the list growing",
           "[core][finding]") {
   const std::string code = "x = 1\n";
   SourceFile file("m.py", "/tmp/m.py", Language::Python, code);
@@ -57,13 +57,36 @@ TEST_CASE("FindingSink: a hint or subject viewed from a finding of the same list
   sink.add(kCheck, {0, 1}, "short");
   for (int i = 0; i < 64; ++i) {
     findings.shrink_to_fit();  // full: the next add moves every finding to new storage
-    // Views of the last finding's own characters (short strings live inside the finding), which
-    // the growth frees: the sanitizer build reports any read of them after it.
+    // Views of the last finding's own characters (its check ID, a short string, lives inside
+    // the finding), which the growth frees: the sanitizer build reports any read of them after it.
     const Finding& previous = findings.back();
-    Finding& f = sink.add(kCheck, {0, 1}, "short", previous.message, previous.source_line);
+    Finding& f = sink.add(kCheck, {0, 1}, previous.check_id, previous.check_id, previous.check_id);
     INFO("finding " << i);
-    CHECK(f.hint == "short");
-    CHECK(f.subject == "x = 1");
+    CHECK(f.message == "TPU201");
+    CHECK(f.hint == "TPU201");
+    CHECK(f.subject == "TPU201");
+    CHECK(f.source_line == "x = 1");
   }
   CHECK(findings.size() == 65);
+}
+
+TEST_CASE("FindingSink: findings that say the same thing on one line hold the message and the line once",
+          "[core][finding]") {
+  // A large scan's parent keeps every finding until the report is written; a check's findings
+  // mostly share their message, and findings on one line their source line.
+  const std::string code = "a = torch.nonzero(x) + torch.nonzero(y)\nb = 2\n";
+  SourceFile file("m.py", "/tmp/m.py", Language::Python, code);
+  std::vector<Finding> findings;
+  FindingSink sink(file, findings);
+  std::string message = "'torch.nonzero' returns a data-dependent shape";
+  sink.add(kCheck, {4, 17}, message);
+  std::string again = message;  // the same text in other storage
+  sink.add(kCheck, {23, 36}, again);
+  sink.add(kCheck, {41, 42}, "another message");
+  REQUIRE(findings.size() == 3);
+  CHECK(findings[0].message.data() == findings[1].message.data());
+  CHECK(findings[0].source_line.data() == findings[1].source_line.data());
+  CHECK(findings[0].message.data() != again.data());
+  CHECK(findings[2].message == "another message");
+  CHECK(findings[2].source_line == "b = 2");
 }

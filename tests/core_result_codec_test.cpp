@@ -110,8 +110,10 @@ TEST_CASE("result codec: strings round-trip wherever their escaped bytes fall", 
   for (int i = 0; i < 3000; ++i) {
     Finding f;
     size_t length = random() % 70;
-    for (size_t k = 0; k < length; ++k) f.message += alphabet[random() % alphabet.size()];
-    f.source_line = std::string(size_t(i % 19), 'x') + f.message;
+    std::string message;
+    for (size_t k = 0; k < length; ++k) message += alphabet[random() % alphabet.size()];
+    f.message = message;
+    f.source_line = std::string(size_t(i % 19), 'x') + message;
     f.hint = f.source_line;  // an InternedString field: read in place unless escaped
     r.findings.push_back(std::move(f));
   }
@@ -157,4 +159,38 @@ TEST_CASE("result codec: a result decoded into a list adds its findings behind t
   std::string again;
   append_encoded_result(again, meta, std::span(list).first(r.findings.size()));
   CHECK(again == text);
+}
+
+TEST_CASE("result codec: decoded findings that say the same thing share its storage, across results",
+          "[cache][codec]") {
+  // The parent of a scan holds every decoded finding until the report is written: a repeated
+  // message or line (plain or escaped) is held once, not once per finding.
+  FileResult r;
+  r.path = "m.py";
+  r.analyzed = true;
+  for (const char* message : {"'.item()' copies to the host", "a\ttab", "'.item()' copies to the host"}) {
+    Finding f;
+    f.check_id = "TPU301";
+    f.path = "m.py";
+    f.message = message;
+    f.source_line = "    y = x.item()";
+    r.findings.push_back(f);
+  }
+  const std::string text = encode_result(r);
+  auto first = decode_result("m.py", text);
+  auto second = decode_result("m.py", text);
+  REQUIRE(first);
+  REQUIRE(second);
+  const std::vector<Finding>& a = first->findings;
+  const std::vector<Finding>& b = second->findings;
+  REQUIRE((a.size() == 3 && b.size() == 3));
+  CHECK(a[0].message == "'.item()' copies to the host");
+  CHECK(a[1].message == "a\ttab");
+  CHECK(a[0].message.data() == a[2].message.data());
+  CHECK(a[0].source_line.data() == a[1].source_line.data());
+  for (size_t i = 0; i < 3; ++i) {
+    INFO("finding " << i);
+    CHECK(a[i].message.data() == b[i].message.data());
+    CHECK(a[i].source_line.data() == b[i].source_line.data());
+  }
 }

@@ -250,7 +250,7 @@ TEST_CASE("analyze_files turns an analyzer exception into TPU903 and keeps the o
         CHECK(r.findings[0].check_id == "TPU903");
         CHECK(r.findings[0].category == Category::AnalyzerNote);
         CHECK(r.findings[0].path == "boom.py");
-        CHECK_THAT(r.findings[0].message, Catch::Contains("fake frontend exploded on boom.py"));
+        CHECK_THAT(r.findings[0].message.str(), Catch::Contains("fake frontend exploded on boom.py"));
       } else if (r.path == "bin.py") {
         CHECK_FALSE(r.analyzed);
         CHECK_THAT(r.skip_reason, Catch::Contains("binary"));

@@ -29,8 +29,8 @@ class CmakeContext {
   const CmakeFile& facts() const { return facts_; }
   const SourceFile& file() const { return sink_.file(); }
 
-  Finding& report(ByteSpan at, std::string message, std::string_view hint = {}, std::string_view subject = {}) {
-    return sink_.add(*check_, at, std::move(message), hint, subject);
+  Finding& report(ByteSpan at, std::string_view message, std::string_view hint = {}, std::string_view subject = {}) {
+    return sink_.add(*check_, at, message, hint, subject);
   }
 
   // A path as a build would read it (absolute, or relative to CMAKE_CURRENT_SOURCE_DIR), as a

@@ -21,28 +21,28 @@ void set_from_check(Finding& f, const CheckInfo& check) {
 }
 }  // namespace
 
-Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string message, std::string_view hint,
+Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string_view message, std::string_view hint,
                           std::string_view subject) {
   // Interned before the finding is added: a view into another finding must not move under it.
-  InternedString interned_hint(hint), interned_subject(subject);
+  InternedString interned_message(message), interned_hint(hint), interned_subject(subject);
   Finding& f = out_.emplace_back();  // built in place rather than moved in
   set_from_check(f, check);
   f.path = file_.path();
   f.start = file_.position(span.begin);
   f.end = file_.position(span.end > span.begin ? span.end : span.begin);
-  f.message = std::move(message);
+  f.message = interned_message;
   f.hint = interned_hint;
   f.subject = interned_subject;
-  f.source_line = file_.line_text(f.start.line);
+  f.source_line = InternedString(file_.line_text(f.start.line));
   return f;
 }
 
-Finding file_note(const CheckInfo& note, std::string path, std::string message) {
+Finding file_note(const CheckInfo& note, std::string path, std::string_view message) {
   Finding f;
   set_from_check(f, note);
   f.path = std::move(path);
   f.start = f.end = {1, 1};
-  f.message = std::move(message);
+  f.message = InternedString(message);
   return f;
 }
 

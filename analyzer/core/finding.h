@@ -12,7 +12,9 @@
 
 namespace tpulint {
 
-// The path, check name, hint and subject are shared by many findings: InternedString.
+// The path, check name, message, hint, subject and source line are shared by many findings
+// (a check's findings often say the same, several findings stand on one line): InternedString,
+// so that a large scan's parent holds each value once instead of allocating it per finding.
 struct Finding {
   std::string check_id;   // "TPU201"
   InternedString check_name; // "torch-dynamic-shape-op"
@@ -23,10 +25,10 @@ struct Finding {
   InternedString path;    // relative to the scan root, '/'-separated
   Position start;
   Position end;
-  std::string message;    // lower-case, no final period, entities quoted
+  InternedString message; // lower-case, no final period, entities quoted
   InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
-  std::string source_line;  // the text of the start line, for code frames
+  InternedString source_line;  // the text of the start line, for code frames
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
@@ -56,8 +58,9 @@ class FindingSink {
 
   // Adds a finding of `check` at `span`, with the check's severity and effort; the caller may
   // adjust the returned finding's effort and hours (e.g. scaled by a kernel's size).
-  // The hint and subject are interned here: a check passes literals and names, not owned strings.
-  Finding& add(const CheckInfo& check, ByteSpan span, std::string message, std::string_view hint = {},
+  // The message, hint and subject are interned here: a check passes literals, names and
+  // formatted text, not owned strings.
+  Finding& add(const CheckInfo& check, ByteSpan span, std::string_view message, std::string_view hint = {},
                std::string_view subject = {});
 
   const SourceFile& file() const { return file_; }
@@ -68,6 +71,6 @@ class FindingSink {
 };
 
 // A finding about a whole file that has no text to point into (skipped, unreadable).
-Finding file_note(const CheckInfo& note, std::string path, std::string message);
+Finding file_note(const CheckInfo& note, std::string path, std::string_view message);
 
 }  // namespace tpulint

@@ -1,9 +1,10 @@
 // InternedString: an immutable string held once per value for the rest of the process.
 //
-// A finding's path, check name, hint and subject repeat across thousands of findings (a
-// million-line scan has about 80k findings in 12k files). Held once, they cost no allocation
-// and no fresh memory per finding, and two equal ones mostly compare by address. The table
-// only grows: values are few (files, checks, entities), and a tpulint process makes one report.
+// A finding's path, check name, message, hint, subject and source line repeat across thousands
+// of findings (a million-line scan has about 80k findings in 12k files). Held once, they cost
+// no allocation and no fresh memory per finding, and two equal ones mostly compare by address.
+// The table only grows: its values are files, checks, entities, messages and the lines findings
+// stand on, each far fewer than the findings, and a tpulint process makes one report.
 #pragma once
 
 #include <compare>

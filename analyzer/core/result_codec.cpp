@@ -75,7 +75,8 @@ class FieldReader {
 
   // A field held by an InternedString, read in place unless it has escapes. `previous`, the
   // same field of the finding before, is taken again when the text is the same, without the
-  // table: a file's findings share their path, and often their check, hint and subject.
+  // table: a file's findings share their path, and often their check, message, hint, subject
+  // and line.
   InternedString interned(InternedString& previous) {
     std::string_view f = raw();
     if (f.find('\\') != std::string_view::npos) return previous = InternedString(unescape(f));
@@ -200,7 +201,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   // and at least doubled when `out` is a scan's growing list, so that it is not moved per file.
   const size_t room = std::min(findings, text.size() / 16);
   if (out.capacity() - before < room) out.reserve(std::max(before + room, before ? 2 * out.capacity() : 0));
-  InternedString check_name, finding_path, hint, subject;  // the previous finding's
+  InternedString check_name, finding_path, message, hint, subject, source_line;  // the previous finding's
   for (size_t i = 0; i < findings && in.ok(); ++i) {
     Finding& f = out.emplace_back();
     f.check_id = in.string();
@@ -215,10 +216,10 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.start.column = in.number<uint32_t>();
     f.end.line = in.number<uint32_t>();
     f.end.column = in.number<uint32_t>();
-    f.message = in.string();
+    f.message = in.interned(message);
     f.hint = in.interned(hint);
     f.subject = in.interned(subject);
-    f.source_line = in.string();
+    f.source_line = in.interned(source_line);
     size_t related = in.count();
     for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
   }

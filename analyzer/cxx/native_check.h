@@ -17,8 +17,8 @@ class NativeContext {
   const NativeFile& facts() const { return facts_; }
   const SourceFile& file() const { return sink_.file(); }
 
-  Finding& report(ByteSpan at, std::string message, std::string_view hint = {}, std::string_view subject = {}) {
-    return sink_.add(*check_, at, std::move(message), hint, subject);
+  Finding& report(ByteSpan at, std::string_view message, std::string_view hint = {}, std::string_view subject = {}) {
+    return sink_.add(*check_, at, message, hint, subject);
   }
 
   void set_check(const CheckInfo* check) { check_ = check; }  // the analyzer's bookkeeping

@@ -149,12 +149,12 @@ std::vector<const Frame*> PythonContext::enclosing_loops() const {
   return loops;
 }
 
-Finding& PythonContext::report(Node at, std::string message, std::string_view hint, std::string_view subject) {
-  return report(at.span(), std::move(message), hint, subject);
+Finding& PythonContext::report(Node at, std::string_view message, std::string_view hint, std::string_view subject) {
+  return report(at.span(), message, hint, subject);
 }
 
-Finding& PythonContext::report(ByteSpan at, std::string message, std::string_view hint, std::string_view subject) {
-  return sink_.add(*check_, at, std::move(message), hint, subject);
+Finding& PythonContext::report(ByteSpan at, std::string_view message, std::string_view hint, std::string_view subject) {
+  return sink_.add(*check_, at, message, hint, subject);
 }
 
 Node CallArguments::keyword(std::string_view name) const {

@@ -70,8 +70,8 @@ class PythonContext {
   std::span<const Frame> frames() const { return frames_; }
 
   // Adds a finding of the check being run at `at`.
-  Finding& report(Node at, std::string message, std::string_view hint = {}, std::string_view subject = {});
-  Finding& report(ByteSpan at, std::string message, std::string_view hint = {}, std::string_view subject = {});
+  Finding& report(Node at, std::string_view message, std::string_view hint = {}, std::string_view subject = {});
+  Finding& report(ByteSpan at, std::string_view message, std::string_view hint = {}, std::string_view subject = {});
 
   // The walk's bookkeeping; checks do not call these.
   void set_check(const CheckInfo* check) { check_ = check; }

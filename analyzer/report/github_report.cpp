@@ -38,7 +38,7 @@ std::string_view command(Severity s) {
 
 void write_github(const ScanReport& report, std::ostream& out) {
   for (const Finding& f : report.findings) {
-    std::string message = f.hint.empty() ? f.message : f.message + "\n" + f.hint.str();
+    std::string message = f.hint.empty() ? f.message.str() : f.message.str() + "\n" + f.hint.str();
     out << fmt::format("::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n", command(f.severity),
                        github_escape_property(f.path), f.start.line, f.start.column, f.end.line,
                        std::max(f.end.column, f.start.column),

@@ -24,7 +24,7 @@ void write_gitlab(const ScanReport& report, std::ostream& out) {
   for (size_t i = 0; i < report.findings.size(); ++i) {
     const Finding& f = report.findings[i];
     issues.push_back({
-        {"description", f.hint.empty() ? f.message : f.message + " (" + f.hint.str() + ")"},
+        {"description", f.hint.empty() ? f.message.str() : f.message.str() + " (" + f.hint.str() + ")"},
         {"check_name", f.check_id + " " + f.check_name.str()},
         {"fingerprint", prints[i]},
         {"severity", gitlab_severity(f)},

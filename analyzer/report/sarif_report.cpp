@@ -95,7 +95,7 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
     ordered_json region = {{"startLine", f->start.line}, {"startColumn", f->start.column},
                            {"endLine", f->end.line},     {"endColumn", std::max(f->end.column, f->start.column)}};
     if (!f->source_line.empty()) region["snippet"] = {{"text", f->source_line}};
-    std::string message = f->hint.empty() ? f->message : fmt::format("{} ({})", f->message, f->hint);
+    std::string message = f->hint.empty() ? f->message.str() : fmt::format("{} ({})", f->message, f->hint);
     ordered_json r = {
         {"ruleId", f->check_id},
         {"level", level(f->severity)},

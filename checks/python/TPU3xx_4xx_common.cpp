@@ -276,7 +276,7 @@ void ReferenceCheck::check_reference(Node n, const std::string& qualified, Pytho
 void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx) {
   if (!cuda_guarded(n, ctx)) return;
   f.severity = Severity::Warning;
-  f.message += " (it runs only where CUDA is present: a TPU host skips it)";
+  f.message = InternedString(f.message.str() + " (it runs only where CUDA is present: a TPU host skips it)");
 }
 
 ByteSpan from_method_name(Node call) {
