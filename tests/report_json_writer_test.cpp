@@ -133,6 +133,21 @@ TEST_CASE("JsonWriter: indentation past the precomputed depth", "[report][json]"
   CHECK(text == reference(expected));
 }
 
+TEST_CASE("JsonWriter: members at every depth, past the precomputed one", "[report][json]") {
+  // A member's lead and name are written in fixed-size pieces up to kMaxLeadDepth and piece by
+  // piece beyond it; each depth's object has two members, so that both leads are written.
+  std::string text;
+  JsonWriter w(text);
+  w.begin_object();
+  for (int depth = 1; depth < 70; ++depth) w.member("depth", depth).key("inner").begin_object();
+  w.member("depth", 70).member("last", "deepest");
+  for (int depth = 0; depth < 70; ++depth) w.end_object();
+  w.flush();
+  ordered_json expected = {{"depth", 70}, {"last", "deepest"}};
+  for (int depth = 69; depth >= 1; --depth) expected = ordered_json{{"depth", depth}, {"inner", expected}};
+  CHECK(text == reference(expected));
+}
+
 TEST_CASE("JsonWriter: a document many times its buffer, to a stream, with strings of every length", "[report][json]") {
   // Strings from empty to several times the writer's 64 KiB buffer, plain, with escapes, and
   // with a non-ASCII byte early, late or after an escape: each must come out whole wherever

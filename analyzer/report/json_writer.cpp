@@ -124,17 +124,6 @@ void JsonWriter::put(std::string_view bytes) {
   }
 }
 
-char* JsonWriter::lead(char* at) {
-  if (counts_.back()++ != 0) *at++ = ',';
-  return indent(at);
-}
-
-char* JsonWriter::indent(char* at) const {
-  *at++ = '\n';
-  std::memset(at, ' ', 2 * counts_.size());
-  return at + 2 * counts_.size();
-}
-
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;
@@ -198,21 +187,11 @@ void JsonWriter::long_string(std::string_view s) {
   put("\"");
 }
 
-JsonWriter& JsonWriter::key(Name name) {
-  if (!after_key_ && !counts_.empty() && counts_.size() <= kMaxLeadDepth) {
-    // The separator, indent, quoted name and ": " in one place.
-    char* at = lead(room(kMaxLead + 1 + kMaxName + 3));
-    *at++ = '"';
-    std::memcpy(at, name.data(), name.size());
-    at += name.size();
-    std::memcpy(at, "\": ", 3);
-    pos_ = at + 3;
-  } else {
-    before_value();
-    put("\"");
-    put(std::string_view(name.data(), name.size()));
-    put("\": ");
-  }
+JsonWriter& JsonWriter::nested_key(Name name) {
+  before_value();
+  put("\"");
+  put(std::string_view(name.data(), name.size()));
+  put("\": ");
   after_key_ = true;
   return *this;
 }

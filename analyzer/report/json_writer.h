@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -49,7 +50,22 @@ class JsonWriter {
     size_t size_ = 0;
   };
 
-  JsonWriter& key(Name name);  // the next value or container is this member's
+  // The next value or container is this member's. Inline, so that a literal name's length is
+  // known where it is written: a report writes about twenty members per finding, and the
+  // separator, indent, quoted name and ": " then go out as a few fixed-size copies.
+  JsonWriter& key(Name name) {
+    if (!after_key_ && !counts_.empty() && counts_.size() <= kMaxLeadDepth) [[likely]] {
+      char* at = lead(room(kMaxLead + 1 + kMaxName + 3));
+      *at++ = '"';
+      std::memcpy(at, name.data(), name.size());
+      at += name.size();
+      std::memcpy(at, "\": ", 3);
+      pos_ = at + 3;
+      after_key_ = true;
+      return *this;
+    }
+    return nested_key(name);
+  }
 
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
@@ -75,6 +91,10 @@ class JsonWriter {
   // at most kMaxLead bytes up to a depth of kMaxLeadDepth.
   static constexpr size_t kMaxLeadDepth = 64, kMaxLead = 2 + 2 * kMaxLeadDepth;
   static constexpr size_t kMaxName = 64;
+  static constexpr char kSpaces[2 * kMaxLeadDepth + 1] =
+      "                                                                "
+      "                                                                ";
+  static_assert(sizeof kSpaces == 2 * kMaxLeadDepth + 1);
   // The longest string written in one piece: escaped, each byte takes at most six ("\u001f").
   static constexpr size_t kMaxWholeString = (kBufferBytes - 2) / 6;
 
@@ -85,8 +105,22 @@ class JsonWriter {
   }
   void drain();                                  // the buffer's bytes to the output
   void put(std::string_view bytes);              // any length
-  char* lead(char* at);                          // writes the lead at `at` (depth <= kMaxLeadDepth)
-  char* indent(char* at) const;                  // a newline and the current depth's indent, at `at`
+  // The lead (a separator but before the first element, a newline and the indent) at `at`, for
+  // a depth of at most kMaxLeadDepth; returns its end.
+  char* lead(char* at) {
+    if (counts_.back()++ != 0) *at++ = ',';
+    return indent(at);
+  }
+  // A newline and the current depth's indent at `at`: spaces are copied in a fixed size (16, or
+  // the longest indent; the buffer has room for it) and the end put where this depth's ends.
+  char* indent(char* at) const {
+    *at++ = '\n';
+    const size_t n = 2 * counts_.size();
+    if (n <= 16) std::memcpy(at, kSpaces, 16);
+    else std::memcpy(at, kSpaces, 2 * kMaxLeadDepth);
+    return at + n;
+  }
+  JsonWriter& nested_key(Name name);             // key() below kMaxLeadDepth, or right after a key
   void before_value();                           // the lead, where an element needs it
   void newline();                                // a newline and the indent of the current depth
   void string(std::string_view s);               // `s` as a string literal
