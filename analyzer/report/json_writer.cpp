@@ -187,7 +187,7 @@ void JsonWriter::long_string(std::string_view s) {
   put("\"");
 }
 
-JsonWriter& JsonWriter::nested_key(Name name) {
+JsonWriter& JsonWriter::piecewise_key(Name name) {
   before_value();
   put("\"");
   put(std::string_view(name.data(), name.size()));

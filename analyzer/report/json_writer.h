@@ -64,7 +64,7 @@ class JsonWriter {
       after_key_ = true;
       return *this;
     }
-    return nested_key(name);
+    return piecewise_key(name);
   }
 
   JsonWriter& value(std::string_view s);
@@ -120,7 +120,9 @@ class JsonWriter {
     else std::memcpy(at, kSpaces, 2 * kMaxLeadDepth);
     return at + n;
   }
-  JsonWriter& nested_key(Name name);             // key() below kMaxLeadDepth, or right after a key
+  // key() where its fixed-size pieces do not apply: at the top level, deeper than
+  // kMaxLeadDepth, or right after another key (a misuse the writer still writes out).
+  JsonWriter& piecewise_key(Name name);
   void before_value();                           // the lead, where an element needs it
   void newline();                                // a newline and the indent of the current depth
   void string(std::string_view s);               // `s` as a string literal
