@@ -33,9 +33,18 @@ TEST_CASE("JsonWriter: strings are escaped as nlohmann escapes them, invalid UTF
     for (char& c : s) c = char(random() % 256);
     strings.push_back(s);
   }
-  // Long, mostly plain strings (messages, hints) with a rare special byte anywhere: the
-  // eight-bytes-at-a-time scan must stop at each.
+  // Long, mostly plain strings (messages, hints) with a rare special byte anywhere: the scan of
+  // 8 or 16 bytes at a time must stop at each.
   const std::string specials = std::string("\"\\\x01\x1f\x7f\x80\xc3\xff\n\t") + '\0';
+  // Every length to three 16-byte blocks, each special byte (and the plain bounds ' ', '~', DEL)
+  // at every position: no block boundary is missed.
+  for (size_t length = 1; length <= 48; ++length)
+    for (size_t at = 0; at < length; ++at)
+      for (char c : specials + " ~") {
+        std::string s(length, 'x');
+        s[at] = c;
+        strings.push_back(s);
+      }
   for (int i = 0; i < 4000; ++i) {
     std::string s(random() % 80, ' ');
     for (char& c : s) c = random() % 40 ? char(0x20 + random() % 0x5f) : specials[random() % specials.size()];
@@ -188,4 +197,47 @@ TEST_CASE("JsonWriter: a document many times its buffer, to a stream, with strin
   }  // the destructor passes the rest on
   CHECK(stream.str().size() > 10 * 65536);
   CHECK(stream.str() == reference(doc));
+}
+
+TEST_CASE("JsonWriter: elements formatted apart are put back as if written in one go", "[report][json]") {
+  // Arrays two and four containers deep ({"outer": [...]} and {"outer": [{"inner": [...]}]}),
+  // cut into runs of several lengths: each run is written by a LaterElements writer of its own
+  // and put back with elements(), the first run too (its separator is dropped) and empty ones.
+  for (size_t depth : {size_t(2), size_t(4)}) {
+    for (size_t run : {size_t(1), size_t(2), size_t(3), size_t(7)}) {
+      for (size_t count : {size_t(0), size_t(1), size_t(2), size_t(6), size_t(7), size_t(15)}) {
+        ordered_json elements = ordered_json::array();
+        for (size_t i = 0; i < count; ++i)
+          elements.push_back({{"i", i}, {"text", "line \"" + std::to_string(i) + "\"\n"}, {"list", {i, "x"}}});
+        ordered_json doc = {{"head", 1}, {"outer", ordered_json::array()}};
+        if (depth == 2) doc["outer"] = elements;
+        else doc["outer"].push_back({{"inner", elements}});
+
+        std::string text;
+        {
+          JsonWriter w(text);
+          w.begin_object().member("head", 1).key("outer").begin_array();
+          if (depth == 4) w.begin_object().key("inner").begin_array();
+          for (size_t first = 0; first <= count; first += run) {
+            const size_t n = std::min(run, count - first);
+            std::string piece;
+            {
+              JsonWriter p(piece, JsonWriter::LaterElements{depth});
+              for (size_t i = first; i < first + n; ++i) {
+                p.begin_object().member("i", uint64_t(i));
+                p.member("text", "line \"" + std::to_string(i) + "\"\n");
+                p.key("list").begin_array().value(uint64_t(i)).value("x").end_array().end_object();
+              }
+            }
+            w.elements(piece, n);
+            if (first == count) break;
+          }
+          if (depth == 4) w.end_array().end_object();
+          w.end_array().end_object();
+        }
+        INFO("depth " << depth << ", runs of " << run << ", " << count << " elements");
+        CHECK(text == reference(doc));
+      }
+    }
+  }
 }

@@ -1,7 +1,13 @@
 #include "report/json_report.h"
 
+#include <array>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <span>
 #include <string>
+#include <thread>
 
 #include "core/version.h"
 #include "report/json_writer.h"
@@ -15,6 +21,92 @@ double round2(double x) { return std::round(x * 100) / 100; }
 
 void hours_members(JsonWriter& w, HoursRange h) {
   w.member("hours_low", round2(h.low)).member("hours_high", round2(h.high));
+}
+
+void write_finding(JsonWriter& w, const Finding& f) {
+  w.begin_object();
+  w.member("id", f.check_id).member("name", f.check_name);
+  w.member("category", to_string(f.category)).member("severity", to_string(f.severity));
+  w.member("path", f.path).member("line", f.start.line).member("column", f.start.column);
+  w.member("end_line", f.end.line).member("end_column", f.end.column);
+  w.member("message", f.message).member("hint", f.hint).member("subject", f.subject);
+  w.member("source_line", f.source_line).member("related_paths", f.related_paths);
+  w.key("effort").begin_object().member("class", to_string(f.effort));
+  hours_members(w, f.hours);
+  w.end_object();
+  w.end_object();
+}
+
+// The findings array's elements, `w` inside it (two containers deep). Formatting them is most
+// of the report's cost, and the report is written after the scan's workers are done, in its
+// serial end: so a long list is cut into blocks, a thread of its own formats the odd ones
+// (into kSlots buffers, reused, at most that many blocks ahead) while this one formats the even
+// ones and puts each odd one after its even one. The text is the same as written in one go.
+void write_findings(JsonWriter& w, std::span<const Finding> findings) {
+  constexpr size_t kBlock = 512, kSlots = 2;
+  const size_t blocks = (findings.size() + kBlock - 1) / kBlock;
+  auto block = [&](size_t b) { return findings.subspan(b * kBlock, std::min(kBlock, findings.size() - b * kBlock)); };
+  if (blocks < 2) {
+    for (const Finding& f : findings) write_finding(w, f);
+    return;
+  }
+  struct Slot {
+    std::string text;
+    bool ready = false;  // holds a block the caller has not yet written; else the helper's to fill
+  };
+  std::array<Slot, kSlots> slots;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::exception_ptr failure;
+  bool stop = false;  // the caller gave up (it threw): the helper must not wait for it
+  std::jthread helper([&] {
+    try {
+      for (size_t b = 1, k = 0; b < blocks; b += 2, ++k) {
+        Slot& slot = slots[k % kSlots];
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return !slot.ready || stop; });
+          if (stop) return;
+        }
+        slot.text.clear();
+        {
+          JsonWriter odd(slot.text, JsonWriter::LaterElements{2});
+          for (const Finding& f : block(b)) write_finding(odd, f);
+        }
+        std::lock_guard lock(mutex);
+        slot.ready = true;
+        changed.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      failure = std::current_exception();
+      changed.notify_all();
+    }
+  });
+  auto give_up = [&] {
+    std::lock_guard lock(mutex);
+    stop = true;
+    changed.notify_all();
+  };
+  try {
+    for (size_t b = 0, k = 0; b < blocks; b += 2, ++k) {
+      for (const Finding& f : block(b)) write_finding(w, f);
+      if (b + 1 == blocks) break;
+      Slot& slot = slots[k % kSlots];
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return slot.ready || failure; });
+        if (failure) std::rethrow_exception(failure);
+      }
+      w.elements(slot.text, block(b + 1).size());
+      std::lock_guard lock(mutex);
+      slot.ready = false;
+      changed.notify_all();
+    }
+  } catch (...) {
+    give_up();
+    throw;
+  }
 }
 
 }  // namespace
@@ -47,19 +139,7 @@ void write_json(const ScanReport& report, std::ostream& out) {
     w.begin_object().member("glob", glob).member("weight", weight).end_object();
   w.end_array().end_object();
   w.key("findings").begin_array();
-  for (const Finding& f : report.findings) {
-    w.begin_object();
-    w.member("id", f.check_id).member("name", f.check_name);
-    w.member("category", to_string(f.category)).member("severity", to_string(f.severity));
-    w.member("path", f.path).member("line", f.start.line).member("column", f.start.column);
-    w.member("end_line", f.end.line).member("end_column", f.end.column);
-    w.member("message", f.message).member("hint", f.hint).member("subject", f.subject);
-    w.member("source_line", f.source_line).member("related_paths", f.related_paths);
-    w.key("effort").begin_object().member("class", to_string(f.effort));
-    hours_members(w, f.hours);
-    w.end_object();
-    w.end_object();
-  }
+  write_findings(w, report.findings);
   w.end_array();
   w.key("work_items").begin_array();
   for (const WorkItem& item : report.plan) {

@@ -26,6 +26,17 @@ class JsonWriter {
 
   void flush();
 
+  // A writer of a run of elements of an array `depth` containers deep, the run coming after at
+  // least one element; its text is put back with elements(). So a long array can be formatted
+  // in pieces on other threads.
+  struct LaterElements {
+    size_t depth;
+  };
+  JsonWriter(std::string& out, LaterElements at);
+  // `n` elements of the innermost array, as a LaterElements writer at this depth wrote
+  // them (a separator first); the separator is dropped if they are the array's first.
+  JsonWriter& elements(std::string_view text, size_t n);
+
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
