@@ -61,8 +61,8 @@ void write_findings(JsonWriter& w, std::span<const Finding> findings) {
   bool stop = false;  // the caller gave up (it threw): the helper must not wait for it
   std::jthread helper([&] {
     try {
-      for (size_t b = 1, k = 0; b < blocks; b += 2, ++k) {
-        Slot& slot = slots[k % kSlots];
+      for (size_t b = 1; b < blocks; b += 2) {
+        Slot& slot = slots[b / 2 % kSlots];
         {
           std::unique_lock lock(mutex);
           changed.wait(lock, [&] { return !slot.ready || stop; });
@@ -83,16 +83,11 @@ void write_findings(JsonWriter& w, std::span<const Finding> findings) {
       changed.notify_all();
     }
   });
-  auto give_up = [&] {
-    std::lock_guard lock(mutex);
-    stop = true;
-    changed.notify_all();
-  };
   try {
-    for (size_t b = 0, k = 0; b < blocks; b += 2, ++k) {
+    for (size_t b = 0; b < blocks; b += 2) {
       for (const Finding& f : block(b)) write_finding(w, f);
       if (b + 1 == blocks) break;
-      Slot& slot = slots[k % kSlots];
+      Slot& slot = slots[b / 2 % kSlots];  // block b + 1's
       {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return slot.ready || failure; });
@@ -104,7 +99,9 @@ void write_findings(JsonWriter& w, std::span<const Finding> findings) {
       changed.notify_all();
     }
   } catch (...) {
-    give_up();
+    std::lock_guard lock(mutex);
+    stop = true;
+    changed.notify_all();
     throw;
   }
 }
