@@ -15,7 +15,7 @@ in pairs, and their ratio is the median of the pairs' ratios; so are flake8 and 
 at several sizes (deterministic), or any directory given with --repo.
 
 A dataset with more Python lines than --large-lines (default 500k: the 1M-line size) is run once
-(its floor pairs three times; five elsewhere, fifteen under 50k lines), without flake8 and
+(its floor pairs five times, as elsewhere; fifteen under 50k lines), without flake8 and
 clang-19 (minutes per run there; their ratios are measured at the smaller sizes): it is there for
 linear growth and peak memory.
 
@@ -136,9 +136,11 @@ class Bench:
         cxx = files_under(root, CXX_EXTS)
         large = line_count(py) > self.args.large_lines
         reps = 1 if large else self.args.reps
-        # The floor ratios are the goals: five pairs, three at the large size, and fifteen under
-        # 50k lines, whose runs of a tenth of a second one burst of the machine's load can double.
-        pair_reps = 3 if large else max(15 if line_count(py) < 50_000 else 5, reps)
+        # The floor ratios are the goals: five pairs, and fifteen under 50k lines, whose runs of a
+        # tenth of a second one burst of the machine's load can double. Five at the large size
+        # too: the median of three pairs there moved by 0.08 between runs J and K, whose workers
+        # ran the same code.
+        pair_reps = max(15 if line_count(py) < 50_000 else 5, reps)
         print(f"\n{name}: {len(py)} Python files ({line_count(py)} lines, {size_bytes(py) / 1e6:.1f} MB), "
               f"{len(cxx)} C/C++/CUDA files ({size_bytes(cxx) / 1e6:.1f} MB)", flush=True)
         self.sizes.append((name, len(py), line_count(py), size_bytes(py), len(cxx), size_bytes(cxx)))
