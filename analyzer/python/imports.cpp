@@ -180,7 +180,7 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
   std::sort(table.guarded_statements_.begin(), table.guarded_statements_.end());
   for (const std::string& m : modules) {
     for (size_t dot = m.find('.'); dot != std::string::npos; dot = m.find('.', dot + 1))
-      table.module_prefixes_.emplace(m, 0, dot);
+      table.module_prefixes_.insert(std::string_view(m).substr(0, dot));
     table.module_prefixes_.insert(m);
   }
   return table;
@@ -190,8 +190,7 @@ std::optional<std::string> ImportTable::resolve(std::string_view name, std::span
   for (uint32_t scope_id : scopes) {
     auto s = scopes_.find(scope_id);
     if (s == scopes_.end()) continue;
-    auto it = s->second.names.find(name);
-    if (it != s->second.names.end()) return bindings_[it->second].target;
+    if (const size_t* binding = s->second.names.find(name)) return bindings_[*binding].target;
     if (!s->second.star_modules.empty()) return s->second.star_modules.back() + "." + std::string(name);
   }
   return std::nullopt;

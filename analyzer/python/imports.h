@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "core/string_map.h"
 #include "python/syntax.h"
 
 namespace tpulint::python {
@@ -77,15 +77,9 @@ class ImportTable {
   bool is_guarded(Node import_statement) const;
 
  private:
-  // Lookups by string_view, without building a std::string per query.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
   struct Scope {
-    std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> names;  // local name -> index in bindings_
-    std::vector<std::string> star_modules;                                       // in source order
+    StringMap<size_t> names;                // local name -> index in bindings_
+    std::vector<std::string> star_modules;  // in source order
   };
   std::vector<ImportBinding> bindings_;
   // Every module named by an import statement and each of its dotted prefixes ("torch.nn" gives

@@ -53,8 +53,8 @@ void PythonAnalyzer::check_reference(Node reference, const std::string& qualifie
     // The name itself, then each prefix of it that ends before a dot: "torch.sparse.mm",
     // "torch.sparse", "torch".
     for (std::string_view name = qualified;;) {
-      auto it = reference_checks_by_name_.find(name);
-      if (it != reference_checks_by_name_.end()) due_.insert(due_.end(), it->second.begin(), it->second.end());
+      if (const std::vector<uint32_t>* positions = reference_checks_by_name_.find(name))
+        due_.insert(due_.end(), positions->begin(), positions->end());
       size_t dot = name.rfind('.');
       if (dot == std::string_view::npos) break;
       name = name.substr(0, dot);
@@ -70,8 +70,8 @@ void PythonAnalyzer::check_reference(Node reference, const std::string& qualifie
 
 void PythonAnalyzer::add_checks_naming(std::string_view callee_name) {
   if (callee_name.empty()) return;
-  auto it = named_call_checks_by_name_.find(callee_name);
-  if (it != named_call_checks_by_name_.end()) due_.insert(due_.end(), it->second.begin(), it->second.end());
+  if (const std::vector<uint32_t>* positions = named_call_checks_by_name_.find(callee_name))
+    due_.insert(due_.end(), positions->begin(), positions->end());
 }
 
 void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) {
@@ -88,9 +88,8 @@ void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) {
     // The last name it resolves to: `where` for `w(c)` after `from torch import where as w`.
     if (std::string_view resolved = last_name_part(*q); resolved != own) add_checks_naming(resolved);
     if (!named_call_checks_by_package_.empty()) {
-      auto it = named_call_checks_by_package_.find(std::string_view(*q).substr(0, q->find('.')));
-      if (it != named_call_checks_by_package_.end())
-        for (const auto& [module, position] : it->second)
+      if (const auto* modules = named_call_checks_by_package_.find(std::string_view(*q).substr(0, q->find('.'))))
+        for (const auto& [module, position] : *modules)
           if (has_module_prefix(*q, module)) due_.push_back(position);
     }
   }

@@ -5,11 +5,11 @@
 #include <array>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/finding.h"
 #include "core/source_file.h"
+#include "core/string_map.h"
 #include "python/parse_arena.h"
 #include "python/python_check.h"
 #include "python/syntax.h"
@@ -38,9 +38,8 @@ class PythonAnalyzer {
   // name they give, the positions of those checks in that list, ascending; by the first part of
   // each module they give, the module and the check's position.
   std::vector<PythonCheckEntry> named_call_checks_;
-  std::unordered_map<std::string_view, std::vector<uint32_t>> named_call_checks_by_name_;
-  std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, uint32_t>>>
-      named_call_checks_by_package_;
+  StringMap<std::vector<uint32_t>> named_call_checks_by_name_;
+  StringMap<std::vector<std::pair<std::string_view, uint32_t>>> named_call_checks_by_package_;
   std::vector<uint32_t> due_;  // the positions check_named_call or check_reference runs, for one node
   void settle_due();            // each position once, in registry order
 
@@ -52,7 +51,7 @@ class PythonAnalyzer {
   // the positions of the checks that give it, ascending.
   std::vector<PythonCheckEntry> reference_checks_;
   std::vector<uint32_t> reference_checks_of_every_name_;
-  std::unordered_map<std::string_view, std::vector<uint32_t>> reference_checks_by_name_;
+  StringMap<std::vector<uint32_t>> reference_checks_by_name_;
 };
 
 }  // namespace tpulint::python
