@@ -53,10 +53,9 @@ class StringMap {
   std::pair<Value*, bool> try_emplace(std::string_view key) {
     if ((entries_.size() + 1) * 2 > slots_.size()) grow();
     const uint64_t h = string_map_hash(key);
-    size_t i = h & mask();
-    for (; slots_[i].entry != kEmpty; i = (i + 1) & mask())
-      if (slots_[i].hash == h && entries_[slots_[i].entry].first == key) return {&entries_[slots_[i].entry].second, false};
-    slots_[i] = {h, uint32_t(entries_.size())};
+    Slot& slot = slots_[slot_of(key, h)];
+    if (slot.entry != kEmpty) return {&entries_[slot.entry].second, false};
+    slot = {h, uint32_t(entries_.size())};
     entries_.emplace_back(std::string(key), Value{});
     return {&entries_.back().second, true};
   }
@@ -64,10 +63,8 @@ class StringMap {
 
   const Value* find(std::string_view key) const {
     if (entries_.empty()) return nullptr;
-    const uint64_t h = string_map_hash(key);
-    for (size_t i = h & mask(); slots_[i].entry != kEmpty; i = (i + 1) & mask())
-      if (slots_[i].hash == h && entries_[slots_[i].entry].first == key) return &entries_[slots_[i].entry].second;
-    return nullptr;
+    const Slot& slot = slots_[slot_of(key, string_map_hash(key))];
+    return slot.entry == kEmpty ? nullptr : &entries_[slot.entry].second;
   }
   bool contains(std::string_view key) const { return find(key) != nullptr; }
 
@@ -81,6 +78,14 @@ class StringMap {
     uint32_t entry = kEmpty;  // index in entries_
   };
   size_t mask() const { return slots_.size() - 1; }
+
+  // The slot holding `key` (whose hash is h), or the empty one where it would go.
+  size_t slot_of(std::string_view key, uint64_t h) const {
+    size_t i = h & mask();
+    while (slots_[i].entry != kEmpty && !(slots_[i].hash == h && entries_[slots_[i].entry].first == key))
+      i = (i + 1) & mask();
+    return i;
+  }
 
   void grow() {
     std::vector<Slot> slots(slots_.empty() ? 16 : slots_.size() * 2);
