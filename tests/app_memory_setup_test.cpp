@@ -1,5 +1,6 @@
 // set_up_memory() must leave the heap's growth marked for transparent huge pages: without the
-// mark a large scan spends a third of its time in page faults, and nothing else would notice.
+// mark a large scan spends a third of its time in page faults, and nothing else would notice;
+// stop_requesting_huge_pages() must take the mark back.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -50,5 +51,12 @@ TEST_CASE("set_up_memory: the heap grows into memory marked for huge pages", "[a
   const std::string flags = mapping_flags(block + kBlock - 1);
   INFO("VmFlags of the block's mapping: " << flags);
   CHECK(flags.find(" hg") != std::string::npos);
+
+  // Once a scan's workers are forked, the parent's heap goes back to 4 KB pages.
+  tpulint::app::stop_requesting_huge_pages();
+  const std::string after = mapping_flags(block + kBlock - 1);
+  INFO("VmFlags after stop_requesting_huge_pages: " << after);
+  CHECK(after.find(" hg") == std::string::npos);
+  CHECK(after.find(" nh") != std::string::npos);
   std::free(block);
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/memory_setup.h"
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
@@ -215,13 +216,15 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   if (options_.cache_dir)
     cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(discovery.root, request.max_file_size));
   AnalysisOptions analysis{request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
-                           request.isolate, request.file_timeout, {}};
+                           request.isolate, request.file_timeout, {}, {}};
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
   // a missing frontend fails the scan here rather than quietly in every C/C++ file.
   analysis.prepare = [this](LanguageSet languages) {
     bool native = contains(languages, Language::Cxx) || contains(languages, Language::Cuda);
     if (native && (options_.parse_only || !checks::native_checks(selected_).empty())) cxx::load_clang_module();
   };
+  // The workers parse in the heap's huge pages; the parent's growth from then on is findings.
+  analysis.workers_started = stop_requesting_huge_pages;
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
@@ -232,7 +235,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, {}, {}});
   return std::move(results.front());
 }
 

@@ -13,6 +13,9 @@ namespace {
 
 constexpr size_t kKeptBytes = size_t(256) << 20;
 
+// The range request_huge_pages() marked; empty when it marked none.
+uintptr_t g_marked_start = 0, g_marked_end = 0;
+
 // Asks the kernel for 2 MB pages under the heap, where transparent huge pages are given on
 // request only (Debian's and Ubuntu's default). A large scan holds its findings in tens of MB
 // of small allocations: with 4 KB pages a cached rerun of a million lines spent over a third
@@ -31,6 +34,10 @@ bool request_huge_pages() {
   const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
   // Marked before the block is freed: freeing it gives the heap's last pages back.
   const bool marked = end > start && madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE) == 0;
+  if (marked) {
+    g_marked_start = start;
+    g_marked_end = end;
+  }
   std::free(grow);
   return marked;
 #else
@@ -52,6 +59,13 @@ MemorySetup set_up_memory() {
   mallopt(M_MMAP_THRESHOLD, int(kKeptBytes / 8));
   setup.huge_pages_requested = request_huge_pages();
   return setup;
+}
+
+void stop_requesting_huge_pages() {
+#ifdef MADV_NOHUGEPAGE
+  if (g_marked_end > g_marked_start)
+    madvise(reinterpret_cast<void*>(g_marked_start), g_marked_end - g_marked_start, MADV_NOHUGEPAGE);
+#endif
 }
 
 }  // namespace tpulint::app

@@ -274,6 +274,12 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   // Files whose cached stamp still matches are answered here, without reading them or starting
   // a worker: on an unchanged tree no worker process is started at all.
   AnalyzedFiles out;
+  // The list's room made once, from the number of files, rather than doubled as findings come:
+  // each doubling moved every finding so far into fresh memory, half the parent's page faults
+  // at a million lines (77.7k findings in 11,876 files, 6.5 a file; real repositories have far
+  // fewer). Room never used costs address space only: pages are taken as they are written.
+  constexpr size_t kFindingsPerFile = 8, kMostRoom = size_t(1) << 20;
+  out.findings.reserve(std::min(files.size() * kFindingsPerFile, kMostRoom));
   std::vector<FileOutcome> outcomes(files.size());
   std::vector<size_t> pending;
   std::vector<uint64_t> size(files.size(), 0);  // from the stamps read here, for the work order
@@ -303,7 +309,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;
     run_in_workers(
-        pending.size(), {jobs, options.file_timeout},
+        pending.size(), {jobs, options.file_timeout, options.workers_started},
         [&](size_t k) { return encode_outcome(analyze_one(files[pending[k]], analyzer, context)); },
         [&](size_t k, const std::string& reason) {
           const DiscoveredFile& file = files[pending[k]];

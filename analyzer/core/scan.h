@@ -91,6 +91,8 @@ struct AnalysisOptions {
   // answer), before any worker starts, so that what it loads is loaded once and inherited by
   // forked workers. May throw: the scan fails. Not called when there is nothing to analyze.
   std::function<void(LanguageSet)> prepare;
+  // With `isolate`: called in this process once the workers are forked (WorkerPoolOptions::started).
+  std::function<void()> workers_started;
 };
 
 // The results of a scan's files with all their findings in one list, not each file's in its
@@ -124,7 +126,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, {}, {}});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only

@@ -172,6 +172,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     }
   };
   for (Worker& w : workers) spawn(w);
+  if (options.started) options.started();
   for (Worker& w : workers) fill(w);
 
   std::vector<pollfd> fds;

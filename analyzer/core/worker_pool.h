@@ -17,6 +17,9 @@ namespace tpulint {
 struct WorkerPoolOptions {
   unsigned jobs = 1;
   std::chrono::milliseconds task_timeout{0};  // 0: no limit
+  // Called in this process once the first workers are forked, before any task is sent: what it
+  // changes in this process, they do not inherit.
+  std::function<void()> started;
 };
 
 // Runs task(i) for every i in [0, count) in worker processes, and calls on_output(i, output)
