@@ -1,6 +1,6 @@
 // set_up_memory() must leave the heap's growth marked for transparent huge pages: without the
 // mark a large scan spends a third of its time in page faults, and nothing else would notice;
-// stop_requesting_huge_pages() must take the mark back.
+// request_huge_pages_in_heap() must take the mark back and give it again.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -52,11 +52,17 @@ TEST_CASE("set_up_memory: the heap grows into memory marked for huge pages", "[a
   INFO("VmFlags of the block's mapping: " << flags);
   CHECK(flags.find(" hg") != std::string::npos);
 
-  // Once a scan's workers are forked, the parent's heap goes back to 4 KB pages.
-  tpulint::app::stop_requesting_huge_pages();
-  const std::string after = mapping_flags(block + kBlock - 1);
-  INFO("VmFlags after stop_requesting_huge_pages: " << after);
-  CHECK(after.find(" hg") == std::string::npos);
-  CHECK(after.find(" nh") != std::string::npos);
+  // Once a scan's workers are forked, the parent's heap goes back to 4 KB pages, and before the
+  // next scan's workers are forked it asks for huge pages again.
+  tpulint::app::request_huge_pages_in_heap(false);
+  const std::string off = mapping_flags(block + kBlock - 1);
+  INFO("VmFlags after request_huge_pages_in_heap(false): " << off);
+  CHECK(off.find(" hg") == std::string::npos);
+  CHECK(off.find(" nh") != std::string::npos);
+  tpulint::app::request_huge_pages_in_heap(true);
+  const std::string on = mapping_flags(block + kBlock - 1);
+  INFO("VmFlags after request_huge_pages_in_heap(true): " << on);
+  CHECK(on.find(" hg") != std::string::npos);
+  CHECK(on.find(" nh") == std::string::npos);
   std::free(block);
 }

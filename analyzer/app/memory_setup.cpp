@@ -61,10 +61,11 @@ MemorySetup set_up_memory() {
   return setup;
 }
 
-void stop_requesting_huge_pages() {
-#ifdef MADV_NOHUGEPAGE
+void request_huge_pages_in_heap(bool on) {
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
   if (g_marked_end > g_marked_start)
-    madvise(reinterpret_cast<void*>(g_marked_start), g_marked_end - g_marked_start, MADV_NOHUGEPAGE);
+    madvise(reinterpret_cast<void*>(g_marked_start), g_marked_end - g_marked_start,
+            on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
 }
 

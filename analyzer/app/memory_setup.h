@@ -15,13 +15,14 @@ struct MemorySetup {
 // is its own.
 MemorySetup set_up_memory();
 
-// From here on, the heap's growth in this process takes ordinary 4 KB pages again (pages
-// already taken stay as they are). For the parent of a scan's workers, once they are forked:
-// the workers parse, in the huge pages they inherited, while the parent only collects their
-// findings into fresh memory, where 2 MB pages cost more than they give on this machine's
-// virtual machine (measured: the parent's CPU at a million lines -j2, 311-376 ms with them
-// and 235-349 ms without; the kernel zeroing 2 MB pages was a quarter of the parent's samples).
-// A worker started later to replace one that died parses in 4 KB pages.
-void stop_requesting_huge_pages();
+// Whether the heap's growth in this process asks for 2 MB pages from here on, in the range
+// set_up_memory() marked (pages already taken stay as they are; nothing if it marked none).
+// A scan's parent turns them on before it forks its workers, which parse in the huge pages
+// they inherit, and off once they are forked: from then on its own growth is the findings it
+// collects, fresh memory where 2 MB pages cost more than they give on this virtual machine
+// (the parent's CPU at a million lines -j2: 397-488 ms with them, 305-439 ms without, in
+// alternating pairs; the kernel zeroing 2 MB pages had been a quarter of its samples). A worker
+// started later to replace one that died parses in 4 KB pages.
+void request_huge_pages_in_heap(bool on);
 
 }  // namespace tpulint::app
