@@ -220,11 +220,12 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
   // a missing frontend fails the scan here rather than quietly in every C/C++ file.
   analysis.prepare = [this](LanguageSet languages) {
-    request_huge_pages_in_heap(true);  // off since an earlier scan's workers started (--diff-score)
     bool native = contains(languages, Language::Cxx) || contains(languages, Language::Cuda);
     if (native && (options_.parse_only || !checks::native_checks(selected_).empty())) cxx::load_clang_module();
   };
-  // The workers parse in the heap's huge pages; the parent's growth from then on is findings.
+  // The workers parse in the heap's huge pages; the parent's growth once they are forked is
+  // findings. On again first: an earlier scan in this process (--diff-score) turned them off.
+  request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
   // Files discovery skipped get their notes in build_report: the same selection applies.
