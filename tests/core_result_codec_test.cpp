@@ -61,7 +61,7 @@ TEST_CASE("result codec: every field round-trips on one line", "[cache][codec]")
     CHECK(b.category == a.category);
     CHECK(b.severity == a.severity);
     CHECK(b.effort == a.effort);
-    CHECK(b.hours.low == a.hours.low);  // exact: the shortest text that reads back the same double
+    CHECK(b.hours.low == a.hours.low);  // exact: the double's bits, written in hex
     CHECK(b.hours.high == a.hours.high);
     CHECK(b.path == a.path);
     CHECK((b.start.line == a.start.line && b.start.column == a.start.column));

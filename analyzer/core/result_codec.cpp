@@ -3,10 +3,12 @@
 #include "core/byte_scan.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tpulint {
@@ -15,9 +17,11 @@ namespace {
 
 // The encoding: one line of tab-separated fields. Strings escape backslash, tab, newline and
 // carriage return, so a field never holds a separator and the line never breaks (the cache
-// file keeps one result per line). Numbers are decimal; hours use the shortest text that reads
-// back to the same double.
-constexpr std::string_view kMagic = "r1";
+// file keeps one result per line). Integers are decimal. Hours are their double's 64 bits, byte
+// order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
+// (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
+// of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
+constexpr std::string_view kMagic = "r2";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -46,10 +50,16 @@ void put_string(std::string& out, std::string_view s) {
 
 template <typename Number>
 void put_number(std::string& out, Number n) {
+  static_assert(std::is_integral_v<Number>);
   out += '\t';
-  // Doubles in their shortest form that reads back as the same value (at most 24 characters).
-  char buf[32];
+  char buf[24];
   out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
+}
+
+void put_double(std::string& out, double d) {
+  out += '\t';
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, __builtin_bswap64(std::bit_cast<uint64_t>(d)), 16).ptr);
 }
 
 // Reads fields in order; any malformed or missing field makes the whole text invalid.
@@ -85,13 +95,16 @@ class FieldReader {
   }
 
   template <typename Number>
-  Number number() {
+  Number number(int base = 10) {
+    static_assert(std::is_integral_v<Number>);
     std::string_view f = raw();
     Number n{};
-    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), n);
+    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), n, base);
     if (ec != std::errc() || end != f.data() + f.size()) ok_ = false;
     return n;
   }
+
+  double real() { return std::bit_cast<double>(__builtin_bswap64(number<uint64_t>(16))); }
 
   // A count of following items, bounded by what the text could hold (a damaged count must not
   // make the decoder reserve gigabytes).
@@ -161,8 +174,8 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, int(f.category));
     put_number(out, int(f.severity));
     put_number(out, int(f.effort));
-    put_number(out, f.hours.low);
-    put_number(out, f.hours.high);
+    put_double(out, f.hours.low);
+    put_double(out, f.hours.high);
     put_string(out, f.path);
     put_number(out, f.start.line);
     put_number(out, f.start.column);
@@ -209,8 +222,8 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.category = Category(in.number<int>());
     f.severity = Severity(in.number<int>());
     f.effort = EffortClass(in.number<int>());
-    f.hours.low = in.number<double>();
-    f.hours.high = in.number<double>();
+    f.hours.low = in.real();
+    f.hours.high = in.real();
     f.path = in.interned(finding_path);
     f.start.line = in.number<uint32_t>();
     f.start.column = in.number<uint32_t>();
