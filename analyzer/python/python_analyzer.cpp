@@ -10,6 +10,15 @@
 
 namespace tpulint::python {
 
+namespace {
+
+constexpr uint64_t bit(Kind k) { return uint64_t(1) << size_t(k); }
+// The kinds whose nodes open a frame of the walk (PythonContext::frames), as the walk tests them.
+constexpr uint64_t kFrameKinds =
+    bit(Kind::FunctionDefinition) | bit(Kind::ClassDefinition) | bit(Kind::ForStatement) | bit(Kind::WhileStatement);
+
+}  // namespace
+
 PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
   for (const PythonCheckEntry& e : checks) {
     for (Kind k : e.check->kinds()) {
@@ -38,6 +47,11 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
       reference_checks_.push_back(e);
     }
   }
+  walked_kinds_ = kFrameKinds;
+  for (size_t k = 0; k < by_kind_.size(); ++k)
+    if (!by_kind_[k].empty()) walked_kinds_ |= bit(Kind(k));
+  if (!named_call_checks_.empty()) walked_kinds_ |= bit(Kind::Call);
+  if (!reference_checks_.empty()) walked_kinds_ |= bit(Kind::Identifier) | bit(Kind::Attribute);
 }
 
 void PythonAnalyzer::settle_due() {
@@ -228,8 +242,14 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     // to choose). A frame ends where its node's subtree ends.
     for (uint32_t id = 0; id < tree.node_count();) {
       Node node(&tree, id);
-      while (!frames.empty() && id >= tree.subtree_end(frames.back().node)) frames.pop_back();
       Kind kind = node.kind();
+      // A node no check is given and that opens no frame: nothing to do. The frames it may close
+      // are closed at the next node acted on, before any check sees them.
+      if (!check_errors && !(walked_kinds_ >> size_t(kind) & 1)) {
+        ++id;
+        continue;
+      }
+      while (!frames.empty() && id >= tree.subtree_end(frames.back().node)) frames.pop_back();
       ctx.set_current(node);
       bool descend = true;
 
@@ -250,7 +270,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
         }
       }
       if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||
-          kind == Kind::WhileStatement) {
+          kind == Kind::WhileStatement) {  // kFrameKinds
         Frame f{kind == Kind::FunctionDefinition ? Frame::Type::Function
                 : kind == Kind::ClassDefinition  ? Frame::Type::Class
                                                  : Frame::Type::Loop,
