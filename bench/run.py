@@ -9,6 +9,7 @@ For each dataset it measures (median of --reps runs, wall seconds, and peak RSS)
   flake8  flake8 --jobs N on the same Python files: the classic linter
   clang   clang-19 -fsyntax-only with tpulint's header-free flags on the same CUDA/C++ files
   tpulint cold (--no-cache), cached (an unchanged tree, warm cache), and five files (pre-commit)
+  per file the C/C++/CUDA files' median and 95th-percentile time in a worker (`scan --timings`)
 and prints ratios against the floor. The floor and tpulint with every check are run alternately,
 in pairs, and their ratio is the median of the pairs' ratios; so are flake8 and tpulint, and
 --jobs 1 and --jobs 2 (the speedup rows). Datasets are synthetic repositories made by generate.py
@@ -73,6 +74,24 @@ def measure_pair(floor_cmd, cmd, reps, env=None):
         ratios.append(w / f)
         floor_peak, peak = max(floor_peak, fp), max(peak, wp)
     return statistics.median(floors), statistics.median(walls), statistics.median(ratios), floor_peak, peak
+
+
+def cxx_file_times(table):
+    """The seconds of the C/C++/CUDA files in a `scan --timings` table, in ascending order."""
+    times = []
+    with open(table) as f:
+        next(f)  # the header
+        for line in f:
+            seconds, language, _ = line.rstrip("\n").split("\t", 2)
+            if language in ("c++", "cuda"):
+                times.append(float(seconds))
+    return sorted(times)
+
+
+def percentile(ascending, percent):
+    """Nearest rank, as `scan --timings` summarizes: the ceil(n * percent / 100)-th smallest."""
+    rank = max(1, -(-len(ascending) * percent // 100))
+    return ascending[rank - 1]
 
 
 def files_under(root, exts):
@@ -173,6 +192,14 @@ class Bench:
                     self.tpulint_cmd([cxx_root], jobs, "--no-cache", *only_cxx), pair_reps, env=self.env)
                 self.add(name, "c++/cuda: parse-only floor", jobs, floor, floor_peak)
                 self.add(name, "c++/cuda: tpulint, every check", jobs, cold, peak, ratio=ratio)
+                # The time per file, as each worker measured it, from one more full scan.
+                table = os.path.join(self.work, f"{name}-cxx-timings-j{jobs}.tsv")
+                _, peak, _ = run(self.tpulint_cmd([cxx_root], jobs, "--no-cache", *only_cxx, "--timings", table),
+                                 env=self.env)
+                times = cxx_file_times(table)
+                if times:
+                    self.add(name, "c++/cuda: per file, median", jobs, percentile(times, 50), peak)
+                    self.add(name, "c++/cuda: per file, 95th percentile", jobs, percentile(times, 95), peak)
                 if not large:
                     secs, peak = measure(self.clang_command(cxx, jobs), reps)
                     self.add(name, "c++/cuda: clang-19 -fsyntax-only", jobs, secs, peak, floor)

@@ -21,6 +21,7 @@
 #include "python/syntax.h"
 #include "report/check_docs.h"
 #include "report/formats.h"
+#include "report/timings.h"
 
 namespace fs = std::filesystem;
 
@@ -78,6 +79,16 @@ void write_file_atomically(const fs::path& path, const std::string& content) {
     fs::remove(tmp, ec);
     throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
   }
+}
+
+// `scan --timings FILE`: the table to FILE, a summary per frontend to stderr.
+void write_timings(const ScanReport& report, const fs::path& path, std::ostream& err) {
+  std::ostringstream table;
+  report::write_timings_tsv(report, table);
+  write_file_atomically(path, table.str());
+  std::istringstream summary(report::format_time_summaries(report::summarize_times(report)));
+  for (std::string line; std::getline(summary, line);) err << "tpulint: timings: " << line << "\n";
+  err << fmt::format("tpulint: timings: one line per file in {}\n", path.string());
 }
 
 // The baseline file: the fingerprints of accepted findings, with enough to read it by eye.
@@ -208,6 +219,7 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   out.flush();
   for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  if (!args.timings.empty()) write_timings(report, args.timings, err);
   return threshold_exit_code(s, report, err);
 }
 
@@ -273,6 +285,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
   add_scan_options(*scan_cmd, scan);
+  scan_cmd->add_option("--timings", scan.timings,
+                       "write each analyzed file's time (seconds, language, path; slowest first) to FILE, "
+                       "and a summary per frontend to stderr");
 
   ScanArgs baseline;
   CLI::App* baseline_cmd =

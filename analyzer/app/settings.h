@@ -51,6 +51,7 @@ struct ScanArgs {
   std::optional<double> file_timeout;  // seconds
   bool in_process = false;
   bool parse_only = false;
+  std::string timings;  // `scan --timings FILE`: each analyzed file's time, tab-separated
 };
 
 // Declares the options shared by `scan` and `baseline` on a subcommand.

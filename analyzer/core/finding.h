@@ -2,6 +2,7 @@
 // (no source file, no check object) to print it. FileResult: everything known about one file.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct FileResult {
   std::string skip_reason;               // set when !analyzed
   std::vector<Finding> findings;
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  // What the worker spent on it in this run: reading, parsing, the checks and the suppressions.
+  // 0 when it was not analyzed in this run (the cache answered, or it was skipped).
+  std::chrono::nanoseconds analysis_time{0};
 };
 
 // Builds findings for one file; the one way checks and frontends create them.

@@ -109,6 +109,7 @@ struct AnalysisContext {
 };
 
 FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer>& analyzer, const AnalysisContext& c) {
+  const auto started = std::chrono::steady_clock::now();
   FileOutcome out;
   FileResult& result = out.result;
   result.path = file.path;
@@ -146,6 +147,8 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   // Sorted here, in the worker, where a scan has a core per worker: the report wants them in
   // this order, and the parent's end of the scan runs alone.
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
+  // At least 1 ns, so that 0 means "not analyzed in this run" whatever the clock's resolution.
+  result.analysis_time = std::max(std::chrono::nanoseconds(1), std::chrono::steady_clock::now() - started);
   // A failed analysis may be transient: never cache it.
   bool failed = std::any_of(result.findings.begin(), result.findings.end(),
                             [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
@@ -157,8 +160,9 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   return out;
 }
 
-// An outcome as one string, to cross from a worker process: the cache fields on a line of their
-// own ("store size mtime hash"), then the result.
+// An outcome as one string, to cross from a worker process: the cache fields and the analysis
+// time on a line of their own ("store size mtime hash nanoseconds"), then the result. (The
+// cache keeps no time: a result it answers was not analyzed in that run.)
 std::string encode_outcome(const FileOutcome& o) {
   std::string out;
   char buf[96];
@@ -170,6 +174,8 @@ std::string encode_outcome(const FileOutcome& o) {
   at = std::to_chars(at, buf + sizeof buf, o.stamp.mtime_ns).ptr;
   *at++ = ' ';
   at = std::to_chars(at, buf + sizeof buf, o.hash).ptr;
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.result.analysis_time.count()).ptr;
   *at++ = '\n';
   out.append(buf, at);
   append_encoded_result(out, o.result);
@@ -190,9 +196,12 @@ bool decode_outcome_fields(std::string_view line, FileOutcome& o) {
     return true;
   };
   int store = 0;
-  if (!field(store, ' ') || !field(o.stamp.size, ' ') || !field(o.stamp.mtime_ns, ' ') || !field(o.hash, 0))
+  int64_t nanoseconds = 0;
+  if (!field(store, ' ') || !field(o.stamp.size, ' ') || !field(o.stamp.mtime_ns, ' ') || !field(o.hash, ' ') ||
+      !field(nanoseconds, 0) || nanoseconds < 0)
     return false;
   o.store = store != 0;
+  o.result.analysis_time = std::chrono::nanoseconds(nanoseconds);
   return true;
 }
 
@@ -213,7 +222,9 @@ FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, An
     o.pooled = analyzed.take(o.result.findings);
     return o;
   }
+  const std::chrono::nanoseconds time = o.result.analysis_time;
   o.result = std::move(*result);
+  o.result.analysis_time = time;
   o.pooled = analyzed.since(before);
   return o;
 }
@@ -416,7 +427,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
     else
       report.skipped.push_back({f.path, f.skip_reason});
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
-                            std::move(f.missing_headers), 0, {}});
+                            std::move(f.missing_headers), 0, {}, f.analysis_time});
   }
   size_t dropped = kept_count;
   for (size_t& p : place)

@@ -55,6 +55,7 @@ struct FileSummary {
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
   size_t findings = 0;
   HoursRange hours;                          // the sum of its findings' hours, in report order
+  std::chrono::nanoseconds analysis_time{0};  // FileResult::analysis_time (for `scan --timings`)
 };
 
 struct ScanReport {
