@@ -23,7 +23,8 @@ struct TimeSummary {
 };
 
 // One summary per frontend that analyzed a file in this run, in that order: files the cache
-// answered and skipped files have no time and are not counted.
+// answered and skipped files have no time and are not counted, nor is a file whose analysis
+// crashed or ran past --file-timeout (its worker sent no result; the report has its TPU903 note).
 std::vector<TimeSummary> summarize_times(const ScanReport& report);
 
 // Tab-separated, a header line, then one line per file analyzed in this run, slowest first (ties
