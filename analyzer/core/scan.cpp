@@ -222,9 +222,8 @@ FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, An
     o.pooled = analyzed.take(o.result.findings);
     return o;
   }
-  const std::chrono::nanoseconds time = o.result.analysis_time;
+  result->analysis_time = o.result.analysis_time;  // from the outcome's line, not the result's text
   o.result = std::move(*result);
-  o.result.analysis_time = time;
   o.pooled = analyzed.since(before);
   return o;
 }

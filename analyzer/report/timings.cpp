@@ -1,42 +1,46 @@
 #include "report/timings.h"
 
 #include <algorithm>
+#include <iterator>
 #include <fmt/format.h>
 
 namespace tpulint::report {
 
 namespace {
 
-std::string_view frontend_of(Language l) {
+// The summaries' frontends, in their order; C++ and CUDA are one frontend (Clang), and one goal
+// in the benchmark.
+constexpr std::string_view kFrontends[] = {"python", "c/c++/cuda", "cmake", "other"};
+
+size_t frontend_of(Language l) {
   switch (l) {
-    case Language::Python: return "python";
+    case Language::Python: return 0;
     case Language::Cxx:
-    case Language::Cuda: return "c/c++/cuda";  // one frontend (Clang), one goal in the benchmark
-    case Language::Cmake: return "cmake";
+    case Language::Cuda: return 1;
+    case Language::Cmake: return 2;
     case Language::None: break;
   }
-  return "other";
+  return 3;
 }
-
-constexpr std::string_view kFrontends[] = {"python", "c/c++/cuda", "cmake", "other"};
 
 // Files analyzed in this run, slowest first, ties by path: the order of the TSV.
 std::vector<const FileSummary*> timed_slowest_first(const ScanReport& report) {
   std::vector<const FileSummary*> timed;
   for (const FileSummary& f : report.files)
     if (f.analysis_time.count() > 0) timed.push_back(&f);
-  std::stable_sort(timed.begin(), timed.end(), [](const FileSummary* a, const FileSummary* b) {
+  std::sort(timed.begin(), timed.end(), [](const FileSummary* a, const FileSummary* b) {
     if (a->analysis_time != b->analysis_time) return a->analysis_time > b->analysis_time;
     return a->path < b->path;
   });
   return timed;
 }
 
-// Nearest rank over times sorted in ascending order: the ceil(share * n)-th smallest.
-std::chrono::nanoseconds percentile(const std::vector<std::chrono::nanoseconds>& ascending, unsigned percent) {
-  const size_t n = ascending.size();
-  size_t rank = (n * percent + 99) / 100;  // ceil(n * percent / 100), at least 1 when n > 0
-  return ascending[std::max<size_t>(rank, 1) - 1];
+// Nearest rank over one frontend's files, slowest first: the ceil(n * percent / 100)-th smallest
+// time, at least the first.
+std::chrono::nanoseconds percentile(const std::vector<const FileSummary*>& slowest_first, unsigned percent) {
+  const size_t n = slowest_first.size();
+  const size_t rank = std::max<size_t>((n * percent + 99) / 100, 1);
+  return slowest_first[n - rank]->analysis_time;
 }
 
 std::string duration(std::chrono::nanoseconds t) {
@@ -49,25 +53,21 @@ std::string duration(std::chrono::nanoseconds t) {
 }  // namespace
 
 std::vector<TimeSummary> summarize_times(const ScanReport& report) {
+  // The table's order split by frontend: each one's files stay slowest first, ties by path.
+  std::vector<const FileSummary*> by_frontend[std::size(kFrontends)];
+  for (const FileSummary* f : timed_slowest_first(report)) by_frontend[frontend_of(f->language)].push_back(f);
   std::vector<TimeSummary> out;
-  for (std::string_view frontend : kFrontends) {
-    std::vector<std::chrono::nanoseconds> times;
+  for (size_t i = 0; i < std::size(kFrontends); ++i) {
+    const std::vector<const FileSummary*>& files = by_frontend[i];
+    if (files.empty()) continue;
     TimeSummary s;
-    s.frontend = frontend;
-    for (const FileSummary& f : report.files) {
-      if (f.analysis_time.count() <= 0 || frontend_of(f.language) != frontend) continue;
-      times.push_back(f.analysis_time);
-      s.total += f.analysis_time;
-      if (f.analysis_time > s.max || (f.analysis_time == s.max && f.path < s.slowest)) {
-        s.max = f.analysis_time;
-        s.slowest = f.path;
-      }
-    }
-    if (times.empty()) continue;
-    std::sort(times.begin(), times.end());
-    s.files = times.size();
-    s.median = percentile(times, 50);
-    s.p95 = percentile(times, 95);
+    s.frontend = kFrontends[i];
+    s.files = files.size();
+    for (const FileSummary* f : files) s.total += f->analysis_time;
+    s.median = percentile(files, 50);
+    s.p95 = percentile(files, 95);
+    s.max = files.front()->analysis_time;
+    s.slowest = files.front()->path;
     out.push_back(std::move(s));
   }
   return out;
