@@ -34,7 +34,7 @@ TEST_CASE("project headers are resolved by name from anywhere in the tree", "[cx
                            "#include \"pytorch_cuda_helper.hpp\"\n#include <torch/extension.h>\n#include <vector>\n"
                            "using namespace helper;\nusing namespace mylib;\n"
                            "void f(float* x) { launch(x); scale(x); }\n");
-  HeaderResolution r = resolve_project_headers(file);
+  HeaderResolution r = resolve_project_headers(file, tpulint::SourceTree(dir.path()));
   CHECK(r.include_dirs == std::vector<std::string>{dir.path().generic_string() + "/csrc/common",
                                                     dir.path().generic_string() + "/include"});
   CHECK(r.torch_missing);

@@ -1,9 +1,11 @@
 // End-to-end: what tpulint does in CI and pre-commit — configuration, thresholds, baselines,
 // diff-aware runs — on small trees made in each test.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -316,7 +318,30 @@ TEST_CASE("cached results are reused while files are unchanged, and only then", 
   for (const auto& e : std::filesystem::directory_iterator(dir.str("cache"))) files.push_back(e.path());
   REQUIRE(files.size() == 1);  // one cache file for this root and these settings
 
-  // Mark the cached results, to see whether the next run reads them.
+  // A file answered by the cache is not analyzed in the run: `--timings` lists only the others.
+  const std::string table = dir.str("t.tsv");
+  auto analyzed_in_run = [&] {
+    std::ifstream in(table);
+    std::vector<std::string> paths;
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) paths.push_back(line.substr(line.rfind('\t') + 1));
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  };
+  auto second = run_tpulint(scan + " --timings '" + table + "'");
+  CHECK(analyzed_in_run().empty());
+  CHECK(second.out == first.out);
+
+  // A changed file is analyzed again; so is every C/C++/CUDA file when a header changes.
+  dir.write("pkg/model.py", std::string(kModel) + "\n# edited\n");
+  dir.write("csrc/k.cuh", "#pragma once\n// edited\n");
+  auto third = run_tpulint(scan + " --timings '" + table + "'");
+  CHECK(analyzed_in_run() == std::vector<std::string>{"csrc/k.cu", "csrc/k.cuh", "pkg/model.py"});
+  CHECK(third.out == first.out);
+
+  // Results edited in the cache file are not taken from it: their entries' checksums fail (the
+  // header's entry holds no finding, was not edited, and is still used).
   auto mark = [&] {
     std::ifstream in(files[0]);
     std::stringstream ss;
@@ -327,16 +352,10 @@ TEST_CASE("cached results are reused while files are unchanged, and only then", 
     std::ofstream(files[0]) << text;
   };
   mark();
-  auto second = run_tpulint(scan);
-  CHECK(second.out.find("FROM THE CACHE") != std::string::npos);
-  CHECK(json::parse(second.out).at("findings").size() == json::parse(first.out).at("findings").size());
-
-  // A changed file is analyzed again; so is every C/C++/CUDA file when a header changes.
-  dir.write("pkg/model.py", std::string(kModel) + "\n# edited\n");
-  dir.write("csrc/k.cuh", "#pragma once\n// edited\n");
-  auto third = run_tpulint(scan);
-  CHECK(third.out.find("FROM THE CACHE") == std::string::npos);
-  CHECK(third.out == first.out);
+  auto edited = run_tpulint(scan + " --timings '" + table + "'");
+  CHECK(edited.out.find("FROM THE CACHE") == std::string::npos);
+  CHECK(edited.out == first.out);
+  CHECK(analyzed_in_run() == std::vector<std::string>{"csrc/k.cu", "pkg/model.py"});
 
   // --no-cache neither reads nor writes it; a damaged cache file is an empty cache.
   mark();
@@ -346,6 +365,55 @@ TEST_CASE("cached results are reused while files are unchanged, and only then", 
   auto damaged = run_tpulint(scan);
   CHECK(damaged.exit_code == 0);
   CHECK(damaged.out == first.out);
+}
+
+// Issue 34: 34 of 60 random truncations and byte flips of a cache file changed the report
+// (messages, IDs, paths, lines, findings missing); a same-size edit with the modification
+// time put back was answered from the cache.
+TEST_CASE("a damaged or tampered cache file never changes the report", "[e2e][cache]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  dir.write("pkg/other.py", "import torch\nx = torch.ones(3).cuda()\ny = torch.nonzero(x)\n");
+  dir.write("csrc/k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
+  // Time stamps in the past: the entries are trusted by their stamps, not only their hashes.
+  for (const char* f : {"pkg/model.py", "pkg/other.py", "csrc/k.cu"})
+    std::filesystem::last_write_time(dir.str(f), std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+  const std::string scan = "scan '" + dir.str() + "' --format json --cache-dir '" + dir.str("cache") + "' --exclude cache";
+  const auto cold = run_tpulint(scan);
+  REQUIRE(cold.exit_code == 0);
+  std::filesystem::path file;
+  for (const auto& e : std::filesystem::directory_iterator(dir.str("cache"))) file = e.path();
+  std::stringstream ss;
+  ss << std::ifstream(file, std::ios::binary).rdbuf();
+  const std::string good = ss.str();
+  REQUIRE(good.size() > 100);
+
+  std::mt19937 random(34);
+  int changed = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::string bad = good;
+    if (round % 2 == 0) {
+      bad.resize(std::uniform_int_distribution<size_t>(0, good.size() - 1)(random));
+    } else {
+      for (int flips = 1 + round % 3; flips > 0; --flips)
+        bad[std::uniform_int_distribution<size_t>(0, good.size() - 1)(random)] ^=
+            char(1 << std::uniform_int_distribution<int>(0, 7)(random));
+    }
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bad;
+    auto r = run_tpulint(scan);
+    INFO("round " << round << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    changed += r.out != cold.out;
+  }
+  CHECK(changed == 0);
+
+  // A same-size edit with the modification time put back is seen: the change time moved.
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << good;
+  const auto time = std::filesystem::last_write_time(dir.str("pkg/other.py"));
+  dir.write("pkg/other.py", "import torch\nx = torch.ones(3).cuda()\ny = torch.nonzerx(x)\n");
+  std::filesystem::last_write_time(dir.str("pkg/other.py"), time);
+  auto edited = run_tpulint(scan);
+  CHECK(ids(json::parse(edited.out)).at("TPU201") == ids(json::parse(cold.out)).at("TPU201") - 1);
 }
 
 TEST_CASE("merging the shards of a scan gives the unsharded report, byte for byte", "[e2e][shard]") {

@@ -8,13 +8,12 @@
 #include <thread>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
-#include <sstream>
 
 #include "app/memory_setup.h"
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
+#include "core/source_tree.h"
 #include "cmake/cmake_analyzer.h"
 #include "cxx/native_analyzer.h"
 #include "python/python_analyzer.h"
@@ -165,7 +164,79 @@ SuppressionPolicy Engine::suppression_policy() const {
   };
 }
 
-AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) const {
+namespace {
+
+// A compile database is read whole; one larger than this is not used.
+constexpr uint64_t kMaxCompileDatabaseSize = uint64_t(512) << 20;
+constexpr std::string_view kDatabaseName = "compile_commands.json";
+
+}  // namespace
+
+Engine::ScanDatabase Engine::compile_database(const std::filesystem::path& root) const {
+  namespace fs = std::filesystem;
+  ScanDatabase out;
+  auto parse = [&](const std::string& text, const fs::path& dir, cxx::DatabaseOrigin origin) {
+    out.key = fmt::format("{}:{:016x}", dir.string(), content_hash(text));
+    out.database = std::make_shared<const cxx::CompileDatabase>(cxx::CompileDatabase::parse(text, dir, origin));
+  };
+  if (options_.compile_database_dir && options_.compile_database_origin == cxx::DatabaseOrigin::User) {
+    // The user's own: its errors are the user's to fix.
+    const fs::path dir = *options_.compile_database_dir;
+    std::error_code ec;
+    const fs::path file = fs::canonical(dir / kDatabaseName, ec);  // the user's own path: symlinks followed
+    FileRead read = ec ? FileRead{} : SourceTree(file.parent_path()).read(file.filename().string(), kMaxCompileDatabaseSize);
+    if (read.status != FileRead::Status::Read)
+      throw std::runtime_error(fmt::format("-p: cannot read '{}': {}", (dir / kDatabaseName).string(), read.reason()));
+    try {
+      parse(read.text, dir, cxx::DatabaseOrigin::User);
+    } catch (const cxx::CompileDatabaseError& e) {
+      throw std::runtime_error(fmt::format("-p: '{}' is not a compile database: {}", (dir / kDatabaseName).string(), e.what()));
+    }
+    return out;
+  }
+  // The tree's own: read beneath the root like any scanned file; a problem with it is a note.
+  const SourceTree tree(root);
+  std::vector<std::string> candidates;
+  if (options_.compile_database_dir) {
+    if (auto rel = tree.relative_path(*options_.compile_database_dir))
+      candidates.push_back(rel->empty() ? std::string(kDatabaseName) : *rel + "/" + std::string(kDatabaseName));
+  } else if (options_.find_compile_database) {
+    candidates = {std::string(kDatabaseName), "build/" + std::string(kDatabaseName)};
+  }
+  for (const std::string& rel : candidates) {
+    std::string where = rel;
+    EntryKind kind = tree.kind(where);
+    if (kind == EntryKind::Missing) continue;
+    if (kind == EntryKind::Symlink) {
+      // Followed only to a file inside the tree (`ln -s build/compile_commands.json .` is common).
+      std::error_code ec;
+      fs::path target = fs::canonical(root / rel, ec);
+      auto inside = ec ? std::nullopt : path_beneath(target, fs::canonical(root, ec));
+      if (!inside) {
+        out.unusable = SkippedFile{rel, "compile database not used: a symlink that leaves the scanned root"};
+        return out;
+      }
+      where = *inside;
+    }
+    FileRead read = tree.read(where, kMaxCompileDatabaseSize);
+    if (read.status != FileRead::Status::Read) {
+      out.unusable = SkippedFile{rel, "compile database not used: " + read.reason()};
+      return out;
+    }
+    try {
+      parse(read.text, (root / where).parent_path(), cxx::DatabaseOrigin::Tree);
+    } catch (const cxx::CompileDatabaseError& e) {
+      out = {};
+      out.unusable = SkippedFile{rel, std::string("compile database not used: ") + e.what() +
+                                          "; C/C++ files were analyzed without it"};
+    }
+    return out;
+  }
+  return out;
+}
+
+AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root,
+                                         std::shared_ptr<const cxx::CompileDatabase> database) const {
   auto enabled = std::make_shared<EnabledChecks>();
   enabled->python = checks::python_checks(selected_);
   enabled->native = checks::native_checks(selected_);
@@ -173,30 +244,21 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root) cons
   enabled->syntax_notes = std::find(selected_.begin(), selected_.end(), notes::kSyntaxError.id) != selected_.end();
   enabled->parse_only = options_.parse_only;
   cxx::ClangFrontendOptions clang;
-  if (options_.compile_database_dir)
-    clang.compile_database = cxx::load_compile_database(*options_.compile_database_dir);
-  else if (options_.find_compile_database)
-    clang.compile_database = cxx::find_compile_database(root);
+  clang.compile_database = std::move(database);
+  clang.tree_root = root;
   return [enabled, clang]() -> std::unique_ptr<FileAnalyzer> {
     return std::make_unique<LanguageDispatcher>(*enabled, clang);
   };
 }
 
-std::string Engine::cache_settings_key(const std::filesystem::path& root, uint64_t max_file_size) const {
+std::string Engine::cache_settings_key(const std::string& database_key, uint64_t max_file_size) const {
   std::string key = fmt::format("max-file-size={}\nselected=", max_file_size);
   for (std::string_view id : selected_) key += fmt::format("{},", id);
   for (const auto& [glob, ids] : options_.per_path_ignores) key += fmt::format("\nper-path:{}={}", glob, fmt::join(ids, ","));
   // The C/C++ frontend: it is built and installed apart from this binary.
   key += "\nclang-module=" + cxx::clang_module_identity();
   // The compile database in use, and its contents.
-  std::optional<std::filesystem::path> db = options_.compile_database_dir;
-  if (!db && options_.find_compile_database) db = cxx::find_compile_database_dir(root);
-  if (db) {
-    std::ifstream in(*db / "compile_commands.json", std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    key += fmt::format("\ncompile-db={}:{:016x}", db->string(), content_hash(ss.str()));
-  }
+  if (!database_key.empty()) key += "\ncompile-db=" + database_key;
   return key;
 }
 
@@ -211,10 +273,15 @@ ScanReport Engine::scan(const ScanRequest& request) const {
     std::erase_if(discovery.files, other);
     std::erase_if(discovery.skipped, other);
   }
-  AnalyzerFactory factory = analyzer_factory(discovery.root);
+  ScanDatabase database = compile_database(discovery.root);
+  if (database.unusable) {
+    discovery.skipped.push_back(*database.unusable);
+    std::sort(discovery.skipped.begin(), discovery.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  }
+  AnalyzerFactory factory = analyzer_factory(discovery.root, database.database);
   std::optional<ResultCache> cache;
   if (options_.cache_dir)
-    cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(discovery.root, request.max_file_size));
+    cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(database.key, request.max_file_size));
   AnalysisOptions analysis{request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
                            request.isolate, request.file_timeout, {}, {}};
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
@@ -236,7 +303,8 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
-  auto results = analyze_files(std::span(&file, 1), analyzer_factory(absolute_path.parent_path()),
+  auto results = analyze_files(std::span(&file, 1),
+                               analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database),
                                {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, {}, {}});
   return std::move(results.front());
 }

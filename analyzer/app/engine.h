@@ -13,6 +13,7 @@
 #include "core/discovery.h"
 #include "core/scan.h"
 #include "core/score.h"
+#include "cxx/compile_database.h"
 
 namespace tpulint::app {
 
@@ -22,8 +23,11 @@ struct EngineOptions {
   std::optional<Framework> target;  // --target: leave out the checks about other frameworks
   // Checks not run on some paths: gitignore-style glob (relative to the scan root) -> ID prefixes.
   std::vector<std::pair<std::string, std::vector<std::string>>> per_path_ignores;
-  std::optional<std::filesystem::path> compile_database_dir;  // -p; else found at the root
-  bool find_compile_database = true;  // look for compile_commands.json at the root or under build/
+  // The directory of the compile_commands.json to use: given with -p (the user's), or named by
+  // the tree's configuration (a path beneath the scan root, untrusted like the tree).
+  std::optional<std::filesystem::path> compile_database_dir;
+  cxx::DatabaseOrigin compile_database_origin = cxx::DatabaseOrigin::User;
+  bool find_compile_database = true;  // else look for compile_commands.json at the root or under build/
   std::optional<std::filesystem::path> cache_dir;  // where results are cached; nullopt: no cache
   bool parse_only = false;  // parse every file with the frontends, run no check (the benchmark's floor)
 };
@@ -53,7 +57,8 @@ class Engine {
   explicit Engine(EngineOptions options);
 
   // Throws DiscoveryError for a path that cannot be scanned, std::runtime_error for a compile
-  // database that cannot be loaded.
+  // database given with -p that cannot be read. The tree's own database, when it cannot be
+  // used, is a note in the report and the scan goes on without it.
   ScanReport scan(const ScanRequest& request) const;
 
   // Analyzes one file as if it were found at `relative_path` under a scan root (fixtures).
@@ -62,10 +67,18 @@ class Engine {
   const std::vector<std::string_view>& selected_ids() const { return selected_; }
 
  private:
-  AnalyzerFactory analyzer_factory(const std::filesystem::path& root) const;
+  // The compile database a scan of `root` uses, read once.
+  struct ScanDatabase {
+    std::shared_ptr<const cxx::CompileDatabase> database;  // null: none, or not usable
+    std::string key;                                       // what cached results depend on
+    std::optional<SkippedFile> unusable;                   // the tree's database, and why it is not used
+  };
+  ScanDatabase compile_database(const std::filesystem::path& root) const;
+  AnalyzerFactory analyzer_factory(const std::filesystem::path& root,
+                                   std::shared_ptr<const cxx::CompileDatabase> database) const;
   SuppressionPolicy suppression_policy() const;
   // Everything besides a file's bytes that its cached result depends on.
-  std::string cache_settings_key(const std::filesystem::path& root, uint64_t max_file_size) const;
+  std::string cache_settings_key(const std::string& database_key, uint64_t max_file_size) const;
 
   EngineOptions options_;
   std::vector<std::string_view> selected_;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/result_cache.h"
+#include "core/source_tree.h"
 
 #include <cstdio>
 
@@ -121,10 +122,23 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   s.engine.per_path_ignores = c.per_path_ignores;
   if (std::string target = !a.target.empty() ? a.target : c.target.value_or(""); !target.empty())
     s.engine.target = framework_for_target(target);
-  if (a.compile_commands)
+  if (a.compile_commands) {
     s.engine.compile_database_dir = compile_commands_dir(*a.compile_commands, "-p");
-  else if (c.compile_commands)
-    s.engine.compile_database_dir = compile_commands_dir(*c.compile_commands, c.file.string() + ": compile-commands");
+    s.engine.compile_database_origin = cxx::DatabaseOrigin::User;
+  } else if (c.compile_commands) {
+    // Named by the project's configuration, part of the scanned tree: untrusted like the tree,
+    // it may only name a database inside it (read, with no symlink followed, by the engine).
+    std::string what = c.file.string() + ": compile-commands";
+    fs::path dir = *c.compile_commands;
+    if (dir.filename() == "compile_commands.json") dir = dir.parent_path();
+    auto rel = SourceTree(c.dir).relative_path(dir);
+    if (!rel) throw UsageError(fmt::format("{}: '{}' is outside the project ({})", what, dir.string(), c.dir.string()));
+    if (SourceTree(c.dir).kind(rel->empty() ? "compile_commands.json" : *rel + "/compile_commands.json") ==
+        EntryKind::Missing)
+      throw UsageError(fmt::format("{}: no compile_commands.json in '{}'", what, dir.string()));
+    s.engine.compile_database_dir = dir;
+    s.engine.compile_database_origin = cxx::DatabaseOrigin::Tree;
+  }
 
   ScanRequest& r = s.request;
   r.paths = a.paths;

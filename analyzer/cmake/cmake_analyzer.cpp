@@ -1,11 +1,10 @@
 #include "cmake/cmake_analyzer.h"
 
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "core/analyzer_notes.h"
+#include "core/source_tree.h"
 
 namespace fs = std::filesystem;
 
@@ -13,15 +12,17 @@ namespace tpulint::cmake {
 
 namespace {
 
-// Whether the CMakeLists.txt of `dir` calls project(): a project's top directory.
-bool calls_project(const fs::path& dir) {
-  std::error_code ec;
-  fs::path list = dir / "CMakeLists.txt";
-  if (!fs::is_regular_file(fs::symlink_status(list, ec))) return false;
-  std::ifstream in(list, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  for (const Command& c : lex(ss.str()).commands)
+// A CMakeLists.txt is read whole to see whether it calls project(); a larger one is taken not to.
+constexpr uint64_t kMaxListFileSize = uint64_t(16) << 20;
+
+// Whether the CMakeLists.txt of `dir` (a directory of the tree) calls project(): a project's
+// top directory.
+bool calls_project(const SourceTree& tree, const fs::path& dir) {
+  std::optional<std::string> rel = tree.relative_path(dir / "CMakeLists.txt");
+  if (!rel) return false;
+  FileRead read = tree.read(*rel, kMaxListFileSize);
+  if (read.status != FileRead::Status::Read) return false;
+  for (const Command& c : lex(read.text).commands)
     if (c.name == "project") return true;
   return false;
 }
@@ -30,23 +31,21 @@ bool calls_project(const fs::path& dir) {
 
 Directories directories_of(const SourceFile& file) {
   Directories d;
-  fs::path absolute = fs::absolute(file.absolute_path()).lexically_normal();
+  const SourceTree tree = SourceTree::holding(file.absolute_path(), file.path());
+  fs::path absolute = file.absolute_path().lexically_normal();
   d.list_dir = absolute.parent_path();
-  // The root is the file's directory less as many levels as its relative path has directories.
-  d.scan_root = d.list_dir;
-  const fs::path relative = fs::path(file.path()).parent_path();
-  for (auto it = relative.begin(); it != relative.end(); ++it) d.scan_root = d.scan_root.parent_path();
+  d.scan_root = tree.root();
   if (absolute.filename() == "CMakeLists.txt") d.source_dir = d.list_dir;
   if (d.source_dir) {
     // A CMakeLists.txt that calls project() sets PROJECT_SOURCE_DIR itself (the evaluator does);
     // one below it inherits the nearest enclosing project's.
     for (fs::path dir = d.list_dir.parent_path(); !d.project_source_dir; dir = dir.parent_path()) {
-      if (dir.lexically_relative(d.scan_root).native().starts_with("..")) break;
-      if (calls_project(dir)) d.project_source_dir = dir;
+      if (!tree.relative_path(dir)) break;
+      if (calls_project(tree, dir)) d.project_source_dir = dir;
       if (dir == d.scan_root || dir == dir.parent_path()) break;
     }
   }
-  if (calls_project(d.scan_root)) d.top_source_dir = d.scan_root;
+  if (calls_project(tree, d.scan_root)) d.top_source_dir = d.scan_root;
   return d;
 }
 
@@ -56,12 +55,10 @@ std::optional<std::string> CmakeContext::tree_path(const std::string& path) cons
     if (!facts_.dirs.source_dir) return std::nullopt;
     p = *facts_.dirs.source_dir / p;
   }
-  p = p.lexically_normal();
-  fs::path rel = p.lexically_relative(facts_.dirs.scan_root);
-  if (rel.empty() || *rel.begin() == "..") return std::nullopt;
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(p, ec))) return std::nullopt;
-  return rel.generic_string();
+  const SourceTree tree(facts_.dirs.scan_root);
+  std::optional<std::string> rel = tree.relative_path(p);
+  if (!rel || rel->empty() || tree.kind(*rel) != EntryKind::RegularFile) return std::nullopt;
+  return rel;
 }
 
 void CmakeAnalyzer::analyze(const SourceFile& file, FileResult& result) const {

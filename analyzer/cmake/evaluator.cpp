@@ -4,6 +4,8 @@
 #include <fnmatch.h>
 #include <system_error>
 
+#include "core/source_tree.h"
+
 namespace fs = std::filesystem;
 
 namespace tpulint::cmake {
@@ -17,12 +19,6 @@ constexpr size_t kMaxGlobEntries = 20000;
 std::string unknown() { return std::string(1, Variables::kUnknown); }
 
 bool has_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
-
-// Whether `p` (lexically normal, absolute) lies in `root`.
-bool inside(const fs::path& p, const fs::path& root) {
-  auto rel = p.lexically_relative(root);
-  return !rel.empty() && *rel.begin() != "..";
-}
 
 // file(GLOB|GLOB_RECURSE ...): the matching files, sorted, or nullopt when a pattern cannot be
 // expanded soundly (unknown parts, wildcards in directory names, outside the scan root, too
@@ -52,7 +48,12 @@ std::optional<std::vector<std::string>> glob(const std::vector<Value>& args, siz
     pattern = pattern.lexically_normal();
     fs::path dir = pattern.parent_path();
     std::string name = pattern.filename().string();
-    if (has_wildcard(dir.string()) || !inside(pattern, dirs.scan_root)) return std::nullopt;
+    if (has_wildcard(dir.string())) return std::nullopt;
+    // The directory is walked only if it is a directory of the tree reached through no symlink:
+    // a glob through a link to '/' would walk the machine.
+    const SourceTree tree(dirs.scan_root);
+    std::optional<std::string> dir_in_tree = tree.relative_path(dir);
+    if (!dir_in_tree || tree.kind(*dir_in_tree) != EntryKind::Directory) return std::nullopt;
     std::error_code ec;
     size_t visited = 0;
     auto consider = [&](const fs::directory_entry& e) {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/ignore_rules.h"
+#include "core/source_tree.h"
 
 namespace fs = std::filesystem;
 
@@ -36,27 +37,14 @@ bool is_always_skipped_dir(std::string_view name) {
 
 namespace {
 
-std::string read_small_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// An ignore file larger than this is not read (git refuses ignore files over 100 MB too).
+constexpr uint64_t kMaxIgnoreFileSize = uint64_t(100) << 20;
 
-// "" for equal paths; "a/b" for a descendant; nullopt if `p` is not under `base`.
-std::optional<std::string> relative_under(const fs::path& p, const fs::path& base) {
-  auto pi = p.begin();
-  for (auto bi = base.begin(); bi != base.end(); ++bi, ++pi) {
-    if (bi->empty()) continue;  // trailing separator
-    if (pi == p.end() || *pi != *bi) return std::nullopt;
-  }
-  std::string rel;
-  for (; pi != p.end(); ++pi) {
-    if (pi->empty()) continue;
-    if (!rel.empty()) rel += '/';
-    rel += pi->string();
-  }
-  return rel;
+// The text of an ignore file `relative` beneath `tree`, read following no symlink; "" when it
+// is missing, not a regular file, or too large.
+std::string read_ignore_file(const SourceTree& tree, const std::string& relative) {
+  FileRead read = tree.read(relative, kMaxIgnoreFileSize);
+  return read.status == FileRead::Status::Read ? std::move(read.text) : std::string();
 }
 
 fs::path normalized_absolute(const std::string& p) {
@@ -94,22 +82,20 @@ class Walker {
         }
         if (d == d.parent_path()) break;
       }
-      fs::path exclude = top_ / ".git" / "info" / "exclude";
-      if (fs::is_regular_file(exclude, ec)) ignores_.push(IgnoreRules("", read_small_file(exclude)));
-      root_from_top_ = *relative_under(root_, top_);
+      if (std::string exclude = read_ignore_file(SourceTree(top_), ".git/info/exclude"); !exclude.empty())
+        ignores_.push(IgnoreRules("", exclude));
+      root_from_top_ = *path_beneath(root_, top_);
       // .gitignore files of the directories from the top down to the root's parent.
-      fs::path d = top_;
       std::string rel;
-      push_gitignore(d, rel);
+      push_gitignore(rel);
       std::string remaining = root_from_top_;
       while (!remaining.empty()) {
         size_t slash = remaining.find('/');
         std::string part = remaining.substr(0, slash);
         remaining = slash == std::string::npos ? "" : remaining.substr(slash + 1);
         if (remaining.empty()) break;  // the root's own .gitignore is read by walk_dir
-        d /= part;
         rel = rel.empty() ? part : rel + "/" + part;
-        push_gitignore(d, rel);
+        push_gitignore(rel);
       }
     }
     if (!options_.excludes.empty()) {
@@ -124,16 +110,14 @@ class Walker {
   // Walks a directory below the root as part of the root's tree: the .gitignore files of the
   // directories between them apply, and --exclude globs stay relative to the root.
   void walk_subdir(const fs::path& abs) {
-    std::string rel = *relative_under(abs, root_);
+    std::string rel = *path_beneath(abs, root_);
     size_t pushed = ignores_.size();
     if (options_.respect_gitignore) {
-      fs::path dir = root_;
       std::string dir_rel;
-      push_gitignore(dir, from_top(dir_rel));
+      push_gitignore(from_top(dir_rel));
       for (size_t start = 0, slash; (slash = rel.find('/', start)) != std::string::npos; start = slash + 1) {
-        dir /= rel.substr(start, slash - start);
         dir_rel = rel.substr(0, slash);
-        push_gitignore(dir, from_top(dir_rel));
+        push_gitignore(from_top(dir_rel));
       }
     }
     walk_dir(abs, rel);
@@ -142,12 +126,12 @@ class Walker {
 
   void add_explicit_file(const fs::path& given) {
     fs::path abs = given;
-    std::string rel = *relative_under(abs, root_);
+    std::string rel = *path_beneath(abs, root_);
     std::error_code ec;
     if (fs::is_symlink(abs, ec)) {
       // Named on the command line: analyze what it points to, if that is inside the root.
       fs::path target = fs::canonical(abs, ec);
-      auto inside = ec ? std::nullopt : relative_under(target, canonical_root_);
+      auto inside = ec ? std::nullopt : path_beneath(target, canonical_root_);
       if (!inside) {
         out_.skipped.push_back({rel, ec ? "broken or looping symlink" : "symlink leaves the scanned root"});
         return;
@@ -164,10 +148,11 @@ class Walker {
   }
 
  private:
-  void push_gitignore(const fs::path& dir, const std::string& rel_from_top) {
-    std::error_code ec;
-    fs::path gi = dir / ".gitignore";
-    if (fs::is_regular_file(gi, ec)) ignores_.push(IgnoreRules(rel_from_top, read_small_file(gi)));
+  // The .gitignore of the directory `rel_from_top` beneath the git top-level (or the root,
+  // outside a repository).
+  void push_gitignore(const std::string& rel_from_top) {
+    std::string text = read_ignore_file(SourceTree(top_), rel_from_top.empty() ? ".gitignore" : rel_from_top + "/.gitignore");
+    if (!text.empty()) ignores_.push(IgnoreRules(rel_from_top, text));
   }
 
   std::string from_top(const std::string& rel) const {
@@ -189,7 +174,7 @@ class Walker {
       out_.skipped.push_back({rel, "broken or looping symlink"});
       return false;
     }
-    auto inside = relative_under(target, canonical_root_);
+    auto inside = path_beneath(target, canonical_root_);
     if (!inside) {
       out_.skipped.push_back({rel, "symlink leaves the scanned root"});
       return false;
@@ -202,7 +187,7 @@ class Walker {
 
   void walk_dir(const fs::path& dir, const std::string& rel_dir) {
     size_t pushed = ignores_.size();
-    if (options_.respect_gitignore) push_gitignore(dir, from_top(rel_dir));
+    if (options_.respect_gitignore) push_gitignore(from_top(rel_dir));
 
     std::error_code ec;
     fs::directory_iterator it(dir, fs::directory_options::none, ec);
@@ -280,7 +265,7 @@ Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& o
   out.root = common_ancestor(dirs);
   if (options.root) {
     fs::path project = normalized_absolute(options.root->string());
-    if (relative_under(out.root, project)) out.root = project;
+    if (path_beneath(out.root, project)) out.root = project;
   }
   Walker walker(out.root, options, out);
   std::set<fs::path> seen;

@@ -23,15 +23,9 @@ namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 5;  // bump when encode_result changes
+constexpr int kFormatVersion = 6;  // bump when encode_result or the entry line changes
 
 }  // namespace
-
-std::optional<FileStamp> stamp_of(const fs::path& file) {
-  struct stat st;
-  if (stat(file.c_str(), &st) != 0) return std::nullopt;
-  return FileStamp{uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
 
 uint64_t content_hash(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
@@ -88,10 +82,11 @@ std::optional<fs::path> default_cache_dir() {
 }
 
 // The cache file: a header line, then one line per entry,
-//   <size> <mtime_ns> <hash> <dependency key> <path length> <path><encoded result>
-// The path is length-prefixed (a file name may hold any byte but NUL); the encoded result is
-// one line (result_codec escapes line breaks). Reading the file is a split, not a parse: a
-// result is decoded only when its file is looked up.
+//   <checksum> <size> <mtime_ns> <ctime_ns> <inode> <hash> <dependency key> <path length> <path><encoded result>
+// The checksum (16 hex digits) is the content hash of the rest of the line: an entry that does
+// not match it is dropped. The path is length-prefixed (a file name may hold any byte but NUL);
+// the encoded result is one line (result_codec escapes line breaks). Reading the file is a
+// split, not a parse: a result is decoded only when its file is looked up.
 ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view settings_key) {
   std::string key = fmt::format("{}\n{}\n{}\n{}", kFormatVersion, tool_build_hash(), root.string(), settings_key);
   file_ = dir / fmt::format("results-{:016x}.cache", content_hash(key));
@@ -99,7 +94,7 @@ ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view se
   // replaces the file by a rename, so the mapping keeps the contents it was made with. (Only a
   // program truncating the file in place during a scan could pull pages from under it; git maps
   // its index and packs on the same terms.)
-  int fd = open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open(file_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return;
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -113,30 +108,45 @@ ResultCache::ResultCache(fs::path dir, const fs::path& root, std::string_view se
   const std::string_view text(mapped_, mapped_size_);
   const std::string header = fmt::format("tpulint-results {}\n", kFormatVersion);
   if (!text.starts_with(header)) return;
-  // Reads the number at `at` and the space after it.
-  auto number = [&](size_t& at, auto& value) {
-    auto [end, ec] = std::from_chars(text.data() + at, text.data() + text.size(), value);
-    if (ec != std::errc() || end == text.data() + text.size() || *end != ' ') return false;
-    at = size_t(end - text.data()) + 1;
+  // Reads the number at the front of `rest` and the space after it.
+  auto number = [](std::string_view& rest, auto& value, int base = 10) {
+    auto [stop, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value, base);
+    if (ec != std::errc() || stop == rest.data() + rest.size() || *stop != ' ') return false;
+    rest.remove_prefix(size_t(stop - rest.data()) + 1);
     return true;
   };
   for (size_t at = header.size(); at < text.size();) {
-    uint64_t size = 0, hash = 0, headers_key = 0, path_length = 0;
-    int64_t mtime = 0;
-    if (!number(at, size) || !number(at, mtime) || !number(at, hash) || !number(at, headers_key) ||
-        !number(at, path_length) || path_length > text.size() - at) {
-      entries_.clear();  // a damaged cache is an empty one
-      return;
+    // A damaged entry is skipped to the next line break, where the next entry is looked for.
+    auto skip_line = [&] {
+      size_t nl = text.find('\n', at);
+      at = nl == std::string_view::npos ? text.size() : nl + 1;
+    };
+    std::string_view rest = text.substr(at);
+    uint64_t checksum = 0, size = 0, inode = 0, hash = 0, headers_key = 0, path_length = 0;
+    int64_t mtime = 0, ctime = 0;
+    if (!number(rest, checksum, 16)) {
+      skip_line();
+      continue;
     }
-    std::string path(text.substr(at, path_length));
-    at += path_length;
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) {
-      entries_.clear();
-      return;
+    const std::string_view checked = rest;  // what the checksum covers starts here
+    if (!number(rest, size) || !number(rest, mtime) || !number(rest, ctime) || !number(rest, inode) ||
+        !number(rest, hash) || !number(rest, headers_key) || !number(rest, path_length) || path_length > rest.size()) {
+      skip_line();
+      continue;
     }
-    entries_[std::move(path)] = Entry{{size, mtime}, hash, headers_key, text.substr(at, end - at)};
-    at = end + 1;
+    // The path may hold line breaks: the entry's line ends at the first one after it. An entry
+    // without its line break was cut short.
+    size_t nl = rest.find('\n', path_length);
+    if (nl == std::string_view::npos) break;
+    const std::string_view entry = checked.substr(0, size_t(rest.data() - checked.data()) + nl);
+    if (content_hash(entry) != checksum) {
+      skip_line();
+      continue;
+    }
+    at = size_t(entry.data() + entry.size() - text.data()) + 1;
+    std::string path(rest.substr(0, path_length));
+    entries_[std::move(path)] =
+        Entry{{size, mtime, ctime, inode}, hash, headers_key, rest.substr(path_length, nl - path_length)};
   }
 }
 
@@ -195,8 +205,9 @@ void ResultCache::save(const std::vector<std::string>& live_paths) {
     auto it = entries_.find(p);
     if (it == entries_.end()) continue;
     const Entry& e = it->second;
-    text += fmt::format("{} {} {} {} {} {}{}\n", e.stamp.size, e.stamp.mtime_ns, e.hash, e.headers_key, p.size(), p,
-                        e.result);
+    std::string entry = fmt::format("{} {} {} {} {} {} {} {}{}", e.stamp.size, e.stamp.mtime_ns, e.stamp.ctime_ns,
+                                    e.stamp.inode, e.hash, e.headers_key, p.size(), p, e.result);
+    text += fmt::format("{:016x} {}\n", content_hash(entry), entry);
   }
   std::error_code ec;
   fs::create_directories(file_.parent_path(), ec);

@@ -2,10 +2,12 @@
 // analyzed again. One cache file per scan root and settings, in a directory outside the
 // scanned tree (by default $XDG_CACHE_HOME/tpulint or ~/.cache/tpulint).
 //
-// An entry is valid while the file's bytes are the same (checked by size and modification
-// time, then by a content hash when those changed), the tool binary is the same, the
+// An entry is valid while the file's bytes are the same (checked by size, modification and
+// change times and inode, then by a content hash when those changed), the tool binary is the same, the
 // settings that shape a file's findings are the same, and, for C/C++/CUDA files, no header in
-// the scanned tree changed (their analysis can depend on any of them).
+// the scanned tree changed (their analysis can depend on any of them). Each entry carries a
+// checksum of its bytes: a damaged entry (a truncated or corrupted cache file) is a miss,
+// never a wrong result.
 #pragma once
 
 #include <cstdint>
@@ -19,15 +21,9 @@
 #include <vector>
 
 #include "core/finding.h"
+#include "core/source_tree.h"
 
 namespace tpulint {
-
-struct FileStamp {
-  uint64_t size = 0;
-  int64_t mtime_ns = 0;
-  bool operator==(const FileStamp&) const = default;
-};
-std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 
 uint64_t content_hash(std::string_view bytes);
 

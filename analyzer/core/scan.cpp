@@ -12,6 +12,7 @@
 
 #include "core/analyzer_notes.h"
 #include "core/result_codec.h"
+#include "core/source_tree.h"
 #include "core/worker_pool.h"
 
 #include <fmt/format.h>
@@ -41,19 +42,17 @@ void parallel_for(size_t count, unsigned jobs, const std::function<void(unsigned
   work(0);
 }
 
-std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size) {
-  std::error_code ec;
-  uint64_t size = fs::file_size(file.absolute_path, ec);
-  if (ec) return "unreadable: " + ec.message();
-  if (size > max_file_size)
-    return "larger than --max-file-size (" + std::to_string(size) + " > " + std::to_string(max_file_size) +
+std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size,
+                                                 FileStamp* stamp) {
+  SourceTree tree = SourceTree::holding(file.absolute_path, file.path);
+  std::optional<std::string> rel = tree.relative_path(file.absolute_path);
+  FileRead read = tree.read(rel ? *rel : std::string(), max_file_size);
+  if (stamp) *stamp = read.stamp;
+  if (read.status == FileRead::Status::TooLarge)
+    return "larger than --max-file-size (" + std::to_string(read.stamp.size) + " > " + std::to_string(max_file_size) +
            " bytes)";
-  std::ifstream in(file.absolute_path, std::ios::binary);
-  if (!in) return std::string("unreadable: cannot open the file");
-  std::string text(size, '\0');
-  in.read(text.data(), std::streamsize(size));
-  text.resize(size_t(in.gcount()));
-  if (in.bad()) return std::string("unreadable: read error");
+  if (read.status != FileRead::Status::Read) return read.reason();
+  std::string& text = read.text;
   if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
     return std::string("UTF-16 encoded (re-encode as UTF-8 to analyze it)");
   if (text.find('\0') != std::string::npos) return std::string("binary content (NUL bytes)");
@@ -115,8 +114,10 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   result.path = file.path;
   result.language = file.language;
   const uint64_t hkey = c.dependency_key(file.language);
-  std::optional<FileStamp> stamp = c.cache ? stamp_of(file.absolute_path) : std::nullopt;
-  auto loaded = load_source(file, c.max_file_size);
+  FileStamp read_stamp;
+  auto loaded = load_source(file, c.max_file_size, &read_stamp);
+  // The stamp of the file as it was opened and read, not as a separate look found it.
+  std::optional<FileStamp> stamp = c.cache ? std::optional(read_stamp) : std::nullopt;
   if (auto* reason = std::get_if<std::string>(&loaded)) {
     result.skip_reason = *reason;
     result.findings.push_back(file_note(notes::kFileSkipped, file.path, "file skipped: " + *reason));
@@ -161,17 +162,21 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
 }
 
 // An outcome as one string, to cross from a worker process: the cache fields and the analysis
-// time on a line of their own ("store size mtime hash nanoseconds"), then the result. (The
+// time on a line of their own ("store size mtime ctime inode hash nanoseconds"), then the result. (The
 // cache keeps no time: a result it answers was not analyzed in that run.)
 std::string encode_outcome(const FileOutcome& o) {
   std::string out;
-  char buf[96];
+  char buf[160];
   char* at = buf;
   *at++ = o.store ? '1' : '0';
   *at++ = ' ';
   at = std::to_chars(at, buf + sizeof buf, o.stamp.size).ptr;
   *at++ = ' ';
   at = std::to_chars(at, buf + sizeof buf, o.stamp.mtime_ns).ptr;
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.stamp.ctime_ns).ptr;
+  *at++ = ' ';
+  at = std::to_chars(at, buf + sizeof buf, o.stamp.inode).ptr;
   *at++ = ' ';
   at = std::to_chars(at, buf + sizeof buf, o.hash).ptr;
   *at++ = ' ';
@@ -197,7 +202,8 @@ bool decode_outcome_fields(std::string_view line, FileOutcome& o) {
   };
   int store = 0;
   int64_t nanoseconds = 0;
-  if (!field(store, ' ') || !field(o.stamp.size, ' ') || !field(o.stamp.mtime_ns, ' ') || !field(o.hash, ' ') ||
+  if (!field(store, ' ') || !field(o.stamp.size, ' ') || !field(o.stamp.mtime_ns, ' ') ||
+      !field(o.stamp.ctime_ns, ' ') || !field(o.stamp.inode, ' ') || !field(o.hash, ' ') ||
       !field(nanoseconds, 0) || nanoseconds < 0)
     return false;
   o.store = store != 0;

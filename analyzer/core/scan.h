@@ -35,9 +35,12 @@ using AnalyzerFactory = std::function<std::unique_ptr<FileAnalyzer>()>;
 
 inline constexpr uint64_t kDefaultMaxFileSize = 10 * 1024 * 1024;
 
-// Reads a file once and decides whether it can be analyzed: a SourceFile, or the reason it is
-// skipped (unreadable, larger than `max_file_size`, binary, UTF-16, or not UTF-8 for Python).
-std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size);
+// Reads a file once, through its SourceTree (no symlink followed, regular files only), and
+// decides whether it can be analyzed: a SourceFile, or the reason it is skipped (a symlink,
+// not a regular file, unreadable, larger than `max_file_size`, binary, UTF-16, or not UTF-8
+// for Python). `stamp`, when given, receives the stamp of the file as it was read.
+std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size,
+                                                 FileStamp* stamp = nullptr);
 
 // Runs fn(worker, index) for every index in [0, count) on `jobs` threads; each worker index in
 // [0, jobs) is used by one thread only. Returns when all are done.

@@ -2,6 +2,7 @@
 // It turns a Clang AST into the plain facts of native_facts.h. Built into the Clang module,
 // libtpulint_clang.so, which the binary loads at first use (clang_loader.cpp).
 #include "core/version.h"
+#include "core/source_tree.h"
 #include "cxx/clang_frontend.h"
 #include "cxx/lexical_scan.h"
 #include "cxx/project_headers.h"
@@ -14,6 +15,7 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/HeaderSearchOptions.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
@@ -22,7 +24,10 @@
 #include <clang/Tooling/Tooling.h>
 
 #include <algorithm>
+#include <fcntl.h>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tpulint::cxx {
 
@@ -30,23 +35,145 @@ namespace fs = std::filesystem;
 using namespace clang;
 
 // ---------------------------------------------------------------------------------------------
-// Compile database
-
-class CompileDatabase {
- public:
-  std::unique_ptr<tooling::CompilationDatabase> db;
-};
+// What Clang may read
 
 namespace {
 
-std::shared_ptr<const CompileDatabase> load_database(const fs::path& dir) {
-  std::string error;
-  auto db = tooling::CompilationDatabase::loadFromDirectory(dir.string(), error);
-  if (!db) throw std::runtime_error("cannot load a compile database from '" + dir.string() + "': " + error);
-  auto out = std::make_shared<CompileDatabase>();
-  out->db = std::move(db);
-  return out;
+llvm::vfs::Status status_of(const std::string& name, const struct stat& st) {
+  auto type = S_ISDIR(st.st_mode) ? llvm::sys::fs::file_type::directory_file : llvm::sys::fs::file_type::regular_file;
+  return llvm::vfs::Status(name, llvm::sys::fs::UniqueID(st.st_dev, st.st_ino),
+                           llvm::sys::toTimePoint(st.st_mtim.tv_sec, st.st_mtim.tv_nsec), st.st_uid, st.st_gid,
+                           uint64_t(st.st_size), type, static_cast<llvm::sys::fs::perms>(st.st_mode & 07777));
 }
+
+// A file opened for Clang: read from its descriptor, never reopened by name.
+class DescriptorFile final : public llvm::vfs::File {
+ public:
+  DescriptorFile(int fd, llvm::vfs::Status status) : fd_(fd), status_(std::move(status)) {}
+  ~DescriptorFile() override { close(); }
+  llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const Twine& name, int64_t size, bool terminated,
+                                                               bool is_volatile) override {
+    auto buffer = llvm::MemoryBuffer::getOpenFile(llvm::sys::fs::convertFDToNativeFile(fd_), name, size, terminated,
+                                                  is_volatile);
+    if (!buffer) return buffer.getError();
+    return std::move(*buffer);
+  }
+  std::error_code close() override {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return {};
+  }
+
+ private:
+  int fd_;
+  llvm::vfs::Status status_;
+};
+
+// The file system Clang parses through. Beneath the tree's root a path is resolved following no
+// symlink (SourceTree); outside it only the directories allowed can be read, and anything else
+// is missing. Only regular files and directories are ever seen: no FIFO, device or socket is
+// opened. The working directory is recorded, never entered or checked (a compile command's
+// directory may not exist).
+//
+// Two phases: while the driver finds its toolchain (GCC's headers, the system's include
+// directories), the system's directories may be read; once the source file begins
+// (restrict_to), only the header search directories Clang settled on.
+class TreeFileSystem final : public llvm::vfs::FileSystem {
+ public:
+  TreeFileSystem(fs::path root, std::vector<fs::path> allowed)
+      : tree_(std::move(root)), allowed_(std::move(allowed)), disk_(llvm::vfs::createPhysicalFileSystem()) {}
+
+  void restrict_to(std::vector<fs::path> allowed) {
+    allowed_.clear();
+    for (const fs::path& dir : allowed) allowed_.push_back(absolute(dir.string()));
+  }
+  fs::path absolute_path(const std::string& path) const { return absolute(path); }
+
+  llvm::ErrorOr<llvm::vfs::Status> status(const Twine& name) override {
+    std::string path = absolute(name.str());
+    struct stat st;
+    if (auto rel = tree_.relative_path(path)) {
+      int fd = tree_.open(*rel, O_PATH);
+      if (fd < 0) return missing();
+      bool ok = fstat(fd, &st) == 0;
+      ::close(fd);
+      if (!ok || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return missing();
+      return status_of(name.str(), st);
+    }
+    if (!allowed_outside(path) || ::stat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+      return missing();
+    return status_of(name.str(), st);
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const Twine& name) override {
+    std::string path = absolute(name.str());
+    // O_NONBLOCK: a FIFO opens at once (and is refused) instead of waiting for a writer.
+    constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd = -1;
+    if (auto rel = tree_.relative_path(path))
+      fd = tree_.open(*rel, kFlags);
+    else if (allowed_outside(path))
+      fd = ::open(path.c_str(), kFlags);
+    if (fd < 0) return missing();
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return missing();
+    }
+    return std::make_unique<DescriptorFile>(fd, status_of(name.str(), st));
+  }
+
+  llvm::vfs::directory_iterator dir_begin(const Twine& name, std::error_code& ec) override {
+    std::string path = absolute(name.str());
+    auto rel = tree_.relative_path(path);
+    if (rel ? tree_.kind(*rel) != EntryKind::Directory : !allowed_outside(path)) {
+      ec = std::make_error_code(std::errc::no_such_file_or_directory);
+      return {};
+    }
+    return disk_->dir_begin(path, ec);
+  }
+
+  std::error_code setCurrentWorkingDirectory(const Twine& path) override {
+    cwd_ = absolute(path.str());
+    return {};
+  }
+  llvm::ErrorOr<std::string> getCurrentWorkingDirectory() const override { return cwd_; }
+
+  std::error_code getRealPath(const Twine& name, SmallVectorImpl<char>& out) override {
+    std::string path = absolute(name.str());
+    if (!tree_.relative_path(path) && !allowed_outside(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    // Beneath the root no symlink is followed: the path is its own real path.
+    if (tree_.relative_path(path)) {
+      out.assign(path.begin(), path.end());
+      return {};
+    }
+    return disk_->getRealPath(path, out);
+  }
+
+  std::error_code isLocal(const Twine&, bool& result) override {
+    result = true;
+    return {};
+  }
+
+ private:
+  static std::error_code missing() { return std::make_error_code(std::errc::no_such_file_or_directory); }
+
+  std::string absolute(const std::string& path) const {
+    fs::path p(path);
+    if (p.is_relative()) p = fs::path(cwd_) / p;
+    return p.lexically_normal().string();
+  }
+
+  bool allowed_outside(const std::string& path) const {
+    return std::any_of(allowed_.begin(), allowed_.end(), [&](const fs::path& dir) { return path_beneath(path, dir).has_value(); });
+  }
+
+  SourceTree tree_;
+  std::vector<fs::path> allowed_;
+  std::string cwd_ = "/";
+  IntrusiveRefCntPtr<llvm::vfs::FileSystem> disk_;
+};
 
 }  // namespace
 
@@ -94,6 +221,11 @@ struct ParseState {
   std::vector<ByteSpan> skipped;
   std::vector<ByteSpan> skipped_in_earlier_pass;
   bool had_earlier_pass = false;
+  // The file system of the parse, restricted as the source file begins to the header search
+  // directories Clang settled on, less `foreign_directories`: directories named by a tree's
+  // compile command that lie outside the tree.
+  TreeFileSystem* files = nullptr;
+  std::vector<fs::path> foreign_directories;
 };
 
 class PreprocessorRecorder : public PPCallbacks {
@@ -330,6 +462,18 @@ class FactAction : public ASTFrontendAction {
 
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
+    if (TreeFileSystem* files = state_.files) {
+      const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
+      std::vector<fs::path> allowed = {TPULINT_CLANG_RESOURCE_DIR};
+      for (const HeaderSearchOptions::Entry& e : search.UserEntries) {
+        fs::path dir = files->absolute_path(e.Path);
+        const auto& foreign = state_.foreign_directories;
+        if (std::find(foreign.begin(), foreign.end(), dir) != foreign.end()) continue;
+        allowed.push_back(dir);
+        if (!search.Sysroot.empty() && !e.IgnoreSysRoot) allowed.push_back(fs::path(search.Sysroot) / e.Path.substr(e.Path.starts_with('/')));
+      }
+      files->restrict_to(std::move(allowed));
+    }
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
@@ -378,11 +522,20 @@ bool written_in_cuda(const SourceFile& file) {
          text.find("<<<") != std::string::npos;
 }
 
+// CUDA parsed with no CUDA SDK: the built-in shim declares what the SDK's headers would.
+std::vector<std::string> cuda_without_sdk_flags() {
+  return {"-nocudainc", "-nocudalib", "--cuda-host-only",
+          // A fixed, empty CUDA path: the same result on machines with and without CUDA.
+          "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
+}
+
 std::vector<std::string> header_free_flags(const SourceFile& file) {
-  if (written_in_cuda(file))
-    return {"-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib", "--cuda-host-only",
-            // A fixed, empty CUDA path: the same result on machines with and without CUDA.
-            "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
+  if (written_in_cuda(file)) {
+    std::vector<std::string> flags = {"-x", "cuda", "-std=c++17"};
+    std::vector<std::string> cuda = cuda_without_sdk_flags();
+    flags.insert(flags.end(), cuda.begin(), cuda.end());
+    return flags;
+  }
   if (fs::path(file.path()).extension() == ".c") return {"-x", "c", "-std=gnu11"};
   return {"-x", "c++", "-std=c++17"};
 }
@@ -399,9 +552,11 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
       out.insert(out.end(), {"--cuda-device-only", "--cuda-gpu-arch=sm_90"});
     }
     if (!out.empty()) out[0] = TPULINT_CLANG_BINARY;
-    // -fno-caret-diagnostics also stops the "N errors generated" line on stderr.
+    // -fno-caret-diagnostics also stops the "N errors generated" line on stderr;
+    // --no-default-config: no clang.cfg from beside the binary or the user's configuration.
     out.insert(out.begin() + (out.empty() ? 0 : 1),
-               {"-ferror-limit=0", "-w", "-fno-caret-diagnostics", "-resource-dir=" TPULINT_CLANG_RESOURCE_DIR});
+               {"--no-default-config", "-ferror-limit=0", "-w", "-fno-caret-diagnostics",
+                "-resource-dir=" TPULINT_CLANG_RESOURCE_DIR});
     return out;
   };
 }
@@ -409,6 +564,15 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
 }  // namespace
 
 namespace {
+
+// What the driver may read outside the tree while it finds its toolchain: with a user's
+// compile database anything (its flags name the user's toolchain); else the system's
+// directories and the files it reads to tell the distribution.
+std::vector<fs::path> toolchain_directories(bool users_database) {
+  if (users_database) return {"/"};
+  return {TPULINT_CLANG_RESOURCE_DIR, "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc/os-release",
+          "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release"};
+}
 
 class ClangParser final : public NativeParser {
  public:
@@ -424,33 +588,52 @@ NativeFile ClangParser::parse(const SourceFile& file) {
   out.language = file.language();
   std::string abs = file.absolute_path().string();
 
-  std::unique_ptr<tooling::CompilationDatabase> fixed;
-  const tooling::CompilationDatabase* db = nullptr;
-  if (options_.compile_database) {
-    const auto& real = *options_.compile_database->db;
-    if (!real.getCompileCommands(abs).empty()) {
-      db = &real;
-      out.used_compile_database = true;
+  const fs::path root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
+                                                   : options_.tree_root;
+  std::optional<CompileCommand> command;
+  if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
+  const bool users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
+  std::vector<std::string> flags;
+  std::string directory = file.absolute_path().parent_path().string();
+  if (command) {
+    out.used_compile_database = true;
+    flags = std::move(command->arguments);
+    directory = std::move(command->directory);
+    // A tree's own database cannot reach a CUDA SDK (it is outside the tree).
+    if (!users_database && written_in_cuda(file)) {
+      std::vector<std::string> cuda = cuda_without_sdk_flags();
+      flags.insert(flags.end(), cuda.begin(), cuda.end());
     }
-  }
-  if (!db) {
-    std::vector<std::string> flags = header_free_flags(file);
-    HeaderResolution headers = resolve_project_headers(file);
+  } else {
+    flags = header_free_flags(file);
+    HeaderResolution headers = resolve_project_headers(file, SourceTree(root));
     for (const std::string& dir : headers.include_dirs) flags.insert(flags.end(), {"-I", dir});
     if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
       flags.insert(flags.end(), {"-include", kTorchShimPath});
-    fixed = std::make_unique<tooling::FixedCompilationDatabase>(file.absolute_path().parent_path().string(), flags);
-    db = fixed.get();
   }
+  // Include directories a tree's own command names outside the tree are never read.
+  std::vector<fs::path> foreign;
+  if (command && !users_database)
+    for (const fs::path& dir : include_directories(flags, directory))
+      if (!path_beneath(dir, root)) foreign.push_back(dir);
+  tooling::FixedCompilationDatabase db(directory, flags);
 
   // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
   // device pass first, then the host pass.
   bool device_pass = !out.used_compile_database && written_in_cuda(file) &&
                      file.text().find("__CUDA_ARCH__") != std::string::npos;
-  ParseState state{.out = out, .last_pass = true, .skipped = {}, .skipped_in_earlier_pass = {}, .had_earlier_pass = false};
+  ParseState state{.out = out,
+                   .last_pass = true,
+                   .skipped = {},
+                   .skipped_in_earlier_pass = {},
+                   .had_earlier_pass = false,
+                   .files = nullptr,
+                   .foreign_directories = std::move(foreign)};
   CountingDiagnostics diagnostics;
   auto run_pass = [&](bool device) {
-    tooling::ClangTool tool(*db, {abs});
+    auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(users_database));
+    state.files = files.get();
+    tooling::ClangTool tool(db, {abs}, std::make_shared<PCHContainerOperations>(), files);
     tool.mapVirtualFile(abs, file.text());
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
     tool.mapVirtualFile(kTorchShimPath, kTorchShim);
@@ -487,7 +670,6 @@ extern "C" __attribute__((visibility("default"))) const tpulint::cxx::ClangModul
   using namespace tpulint::cxx;
   static const ClangModule module{
       .version = tpulint::kToolVersion,
-      .load_compile_database = load_database,
       .make_parser = [](ClangFrontendOptions options) -> std::unique_ptr<NativeParser> {
         return std::make_unique<ClangParser>(std::move(options));
       },

@@ -8,7 +8,12 @@
 //   so the rest of the file is still analyzed. Headers of the scanned tree are found by name
 //   (project_headers.h), and missing torch headers are replaced by built-in declarations.
 // - with a compile database (`-p DIR`, or compile_commands.json at the root or under build/):
-//   the file's real flags are used.
+//   the file's flags are used, as far as compile_database.h allows them.
+//
+// Either way Clang reads files through a file system that lets it read nothing outside the
+// scanned tree but its own built-in headers (a `#include "/etc/passwd"`, a `</dev/zero>`, a
+// header reached through a symlink are missing headers), no FIFO or device, and, with a
+// database given by the user (-p), the header directories its command names.
 #pragma once
 
 #include <filesystem>
@@ -17,24 +22,16 @@
 #include <string>
 
 #include "core/source_file.h"
+#include "cxx/compile_database.h"
 #include "cxx/native_facts.h"
 
 namespace tpulint::cxx {
 
-// A loaded compile_commands.json; read-only and shared by all workers. Opaque: made and read
-// by the Clang module alone.
-class CompileDatabase;
-
-// Loads DIR/compile_commands.json. Throws std::runtime_error with Clang's message on failure.
-std::shared_ptr<const CompileDatabase> load_compile_database(const std::filesystem::path& dir);
-// The directory of the compile_commands.json at `root` or `root`/build, if there is one; found
-// without loading Clang.
-std::optional<std::filesystem::path> find_compile_database_dir(const std::filesystem::path& root);
-// That compile database, loaded (nullptr when there is none).
-std::shared_ptr<const CompileDatabase> find_compile_database(const std::filesystem::path& root);
-
 struct ClangFrontendOptions {
   std::shared_ptr<const CompileDatabase> compile_database;  // may be null
+  // The scanned tree: Clang reads beneath it only (see above). Empty: the analyzed file's
+  // directory.
+  std::filesystem::path tree_root;
 };
 
 // What the Clang module implements: one parser per worker.
@@ -72,10 +69,9 @@ void load_clang_module();
 // never reuses an older one's results. "linked in" when the binary contains the frontend.
 std::string clang_module_identity();
 
-// The module's entry point: its version (it must be the binary's own) and its two factories.
+// The module's entry point: its version (it must be the binary's own) and its factory.
 struct ClangModule {
   std::string_view version;
-  std::shared_ptr<const CompileDatabase> (*load_compile_database)(const std::filesystem::path& dir);
   std::unique_ptr<NativeParser> (*make_parser)(ClangFrontendOptions options);
 };
 inline constexpr char kClangModuleEntry[] = "tpulint_clang_module";

@@ -81,23 +81,6 @@ const ClangModule& module() {
 
 }  // namespace
 
-std::shared_ptr<const CompileDatabase> load_compile_database(const fs::path& dir) {
-  return module().load_compile_database(dir);
-}
-
-std::optional<fs::path> find_compile_database_dir(const fs::path& root) {
-  for (const fs::path& dir : {root, root / "build"}) {
-    std::error_code ec;
-    if (fs::is_regular_file(dir / "compile_commands.json", ec)) return dir;
-  }
-  return std::nullopt;
-}
-
-std::shared_ptr<const CompileDatabase> find_compile_database(const fs::path& root) {
-  auto dir = find_compile_database_dir(root);
-  return dir ? load_compile_database(*dir) : nullptr;
-}
-
 void load_clang_module() { module(); }
 
 std::string clang_module_identity() {

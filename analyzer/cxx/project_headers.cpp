@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 namespace tpulint::cxx {
@@ -53,20 +51,8 @@ std::shared_ptr<const HeaderIndex> index_for(const fs::path& root) {
   return slot;
 }
 
-// The scan root: the absolute path with the relative one taken off its end.
-fs::path scan_root(const SourceFile& file) {
-  fs::path root = file.absolute_path();
-  fs::path rel(file.path());
-  for (auto it = rel.begin(); it != rel.end(); ++it) root = root.parent_path();
-  return root.empty() ? file.absolute_path().parent_path() : root;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// A header the resolver follows is read whole to find its includes; a larger one is not followed.
+constexpr uint64_t kMaxHeaderSize = uint64_t(16) << 20;
 
 size_t common_prefix(std::string_view a, std::string_view b) {
   size_t n = 0;
@@ -103,50 +89,66 @@ std::vector<SpelledInclude> spelled_includes(std::string_view text) {
   return out;
 }
 
-HeaderResolution resolve_project_headers(const SourceFile& file) {
+HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree) {
   HeaderResolution out;
-  std::shared_ptr<const HeaderIndex> index = index_for(scan_root(file));
-  std::deque<std::pair<std::string, std::string>> queue;  // (path, text) of files to follow
+  std::shared_ptr<const HeaderIndex> index = index_for(tree.root());
+  // Files to follow, by their paths beneath the root: nothing outside it is read, and nothing
+  // through a symlink (SourceTree).
+  std::deque<std::pair<std::string, std::string>> queue;  // (path beneath the root, text)
   std::set<std::string> followed;
-  std::string main_path = file.absolute_path().generic_string();
-  queue.emplace_back(main_path, file.text());
-  followed.insert(main_path);
-  auto exists = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::is_regular_file(p, ec);
+  std::optional<std::string> main_path = tree.relative_path(file.absolute_path());
+  if (!main_path) return out;
+  queue.emplace_back(*main_path, file.text());
+  followed.insert(*main_path);
+  auto exists = [&](const std::string& rel) { return tree.kind(rel) == EntryKind::RegularFile; };
+  auto follow = [&](const std::string& rel) {
+    if (followed.size() >= kMaxFilesFollowed || !followed.insert(rel).second) return;
+    FileRead read = tree.read(rel, kMaxHeaderSize);
+    queue.emplace_back(rel, read.status == FileRead::Status::Read ? std::move(read.text) : std::string());
   };
-  auto follow = [&](const std::string& path) {
-    if (followed.size() < kMaxFilesFollowed && followed.insert(path).second) queue.emplace_back(path, read_text(path));
+  // `relative` beneath the root of the directory `dir` (beneath the root), when it stays there.
+  auto beneath = [](const std::string& dir, const std::string& relative) {
+    return normalized_relative_path(dir.empty() ? relative : dir + "/" + relative);
   };
   while (!queue.empty()) {
     auto [path, text] = std::move(queue.front());
     queue.pop_front();
-    fs::path dir = fs::path(path).parent_path();
+    const std::string dir = fs::path(path).parent_path().generic_string();
     for (const SpelledInclude& inc : spelled_includes(text)) {
       if (inc.path.starts_with('/')) continue;
-      if (inc.quoted && exists(dir / inc.path)) {
-        follow((dir / inc.path).lexically_normal().generic_string());
-        continue;
+      if (inc.quoted) {
+        if (auto rel = beneath(dir, inc.path); rel && exists(*rel)) {
+          follow(*rel);
+          continue;
+        }
       }
-      auto known = std::find_if(out.include_dirs.begin(), out.include_dirs.end(),
-                                [&](const std::string& d) { return exists(fs::path(d) / inc.path); });
-      if (known != out.include_dirs.end()) {
-        follow((fs::path(*known) / inc.path).lexically_normal().generic_string());
+      std::optional<std::string> known;
+      for (const std::string& d : out.include_dirs) {
+        auto include_dir = tree.relative_path(d);
+        auto rel = include_dir ? beneath(*include_dir, inc.path) : std::nullopt;
+        if (rel && exists(*rel)) {
+          known = rel;
+          break;
+        }
+      }
+      if (known) {
+        follow(*known);
         continue;
       }
       // A header of the tree whose path ends with the spelled one; the nearest to the includer.
       std::string name = fs::path(inc.path).filename().string();
       std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
       suffix.insert(suffix.begin(), '/');
+      const std::string includer = (tree.root() / path).generic_string();
       const std::string* best = nullptr;
       if (auto it = index->by_name.find(name); it != index->by_name.end())
         for (const std::string& candidate : it->second)
           if (candidate.ends_with(suffix) &&
-              (!best || common_prefix(candidate, path) > common_prefix(*best, path)))
+              (!best || common_prefix(candidate, includer) > common_prefix(*best, includer)))
             best = &candidate;
       if (best) {
         out.include_dirs.push_back(best->substr(0, best->size() - suffix.size()));
-        follow(*best);
+        if (auto rel = tree.relative_path(*best)) follow(*rel);
       } else if (torch_family(inc.path)) {
         out.torch_missing = true;
       }

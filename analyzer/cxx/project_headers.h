@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/source_file.h"
+#include "core/source_tree.h"
 
 namespace tpulint::cxx {
 
@@ -19,8 +20,9 @@ struct HeaderResolution {
 };
 
 // Follows the file's #includes, and those of the project headers they resolve to (a bounded
-// number), through an index of the tree's headers built once per scan root.
-HeaderResolution resolve_project_headers(const SourceFile& file);
+// number), through an index of the tree's headers built once per scan root. Reads nothing
+// outside `tree` and follows no symlink.
+HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree);
 
 // The #include targets of a C/C++ text, as spelled, with whether they are quoted.
 struct SpelledInclude {
