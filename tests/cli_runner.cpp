@@ -1,6 +1,7 @@
 #include "cli_runner.h"
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,10 +22,18 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 CommandResult run_tpulint(const std::string& args, const std::string& cwd, const std::string& env) {
+  // TPULINT_TEST_BINARY runs the tests against another build (say, one from before a fix, to
+  // see a regression test fail there).
+  const char* other = std::getenv("TPULINT_TEST_BINARY");
+  return run_program(other && *other ? other : TPULINT_BINARY, args, cwd, env);
+}
+
+CommandResult run_program(const std::string& binary, const std::string& args, const std::string& cwd,
+                          const std::string& env) {
   TempDir tmp;
   std::string err_path = tmp.str("stderr");
   // A cache of its own per run keeps tests independent (tests of the cache pass --cache-dir).
-  std::string cmd = "cd '" + cwd + "' && " + env + " XDG_CACHE_HOME='" + tmp.str("cache") + "' '" TPULINT_BINARY "' " + args +
+  std::string cmd = "cd '" + cwd + "' && " + env + " XDG_CACHE_HOME='" + tmp.str("cache") + "' '" + binary + "' " + args +
                     " 2>'" + err_path + "'";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");

@@ -18,5 +18,8 @@ struct CommandResult {
 // `env` is prepended to the command, e.g. "TPULINT_FAULT_INJECTION=1".
 CommandResult run_tpulint(const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR,
                           const std::string& env = "");
+// The same with another program (the fault-injecting build of tpulint, say).
+CommandResult run_program(const std::string& binary, const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR,
+                          const std::string& env = "");
 
 }  // namespace tpulint::testing

@@ -63,12 +63,12 @@ TEST_CASE("every task's output comes back at its index, with any number of worke
     INFO("jobs " << jobs);
     for (size_t count : {size_t(1), size_t(2), size_t(5), size_t(120)}) {
       INFO("count " << count);
-      auto outputs = run(count, {jobs, {}, {}}, expected_output);
+      auto outputs = run(count, {jobs, {}, 0, {}}, expected_output);
       REQUIRE(outputs.size() == count);
       for (size_t i = 0; i < count; ++i) CHECK(outputs[i] == expected_output(i));
     }
   }
-  CHECK(run(0, {2, {}, {}}, expected_output).empty());
+  CHECK(run(0, {2, {}, 0, {}}, expected_output).empty());
 }
 
 TEST_CASE("a task that crashes costs that task only, not those queued behind it", "[core][workers]") {
@@ -82,7 +82,7 @@ TEST_CASE("a task that crashes costs that task only, not those queued behind it"
   };
   for (unsigned jobs : {1u, 2u, 3u}) {
     INFO("jobs " << jobs);
-    auto outputs = run(80, {jobs, {}, {}}, task);
+    auto outputs = run(80, {jobs, {}, 0, {}}, task);
     REQUIRE(outputs.size() == 80);
     for (size_t i = 0; i < 80; ++i) {
       INFO("task " << i);
@@ -101,7 +101,7 @@ TEST_CASE("a task that exits its worker is reported, and the tasks after it run"
     if (i == 2) std::_Exit(3);
     return expected_output(i);
   };
-  check_outputs(run(10, {1, {}, {}}, task), 2, "the analysis exited unexpectedly (status 3)");
+  check_outputs(run(10, {1, {}, 0, {}}, task), 2, "the analysis exited unexpectedly (status 3)");
 }
 
 TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run", "[core][workers]") {
@@ -111,7 +111,7 @@ TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run
   };
   for (unsigned jobs : {1u, 2u}) {
     INFO("jobs " << jobs);
-    check_outputs(run(12, {jobs, std::chrono::milliseconds(300), {}}, task), 1,
+    check_outputs(run(12, {jobs, std::chrono::milliseconds(300), 0, {}}, task), 1,
                   "the analysis took longer than --file-timeout (0.3 s)");
   }
 }
@@ -123,7 +123,7 @@ TEST_CASE("the time limit is per task, not per batch of queued tasks", "[core][w
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     return expected_output(i);
   };
-  check_outputs(run(6, {1, std::chrono::milliseconds(500), {}}, task), SIZE_MAX, "");
+  check_outputs(run(6, {1, std::chrono::milliseconds(500), 0, {}}, task), SIZE_MAX, "");
 }
 
 TEST_CASE("a worker that sends a result for a task it was not given is stopped", "[core][workers]") {
@@ -145,7 +145,7 @@ TEST_CASE("a worker that sends a result for a task it was not given is stopped",
     INFO("jobs " << jobs);
     // The time limit only turns a regression (the bad message taken as task 3's output, the
     // sleeping worker left to run) into a failure rather than a hang.
-    check_outputs(run(10, {jobs, std::chrono::seconds(20), {}}, task), 3, "the analysis sent a damaged result");
+    check_outputs(run(10, {jobs, std::chrono::seconds(20), 0, {}}, task), 3, "the analysis sent a damaged result");
   }
 }
 
@@ -159,7 +159,7 @@ TEST_CASE("started runs once in the parent, after the workers are forked and bef
     g_changed_after_start = 0;
     int calls = 0;
     size_t outputs_before_start = 0, outputs = 0;
-    WorkerPoolOptions options{jobs, {}, [&] {
+    WorkerPoolOptions options{jobs, {}, 0, [&] {
                                 ++calls;
                                 outputs_before_start = outputs;
                                 g_changed_after_start = 1;

@@ -11,6 +11,7 @@
 #include "cli_runner.h"
 
 using nlohmann::json;
+using tpulint::testing::run_program;
 using tpulint::testing::run_tpulint;
 using tpulint::testing::TempDir;
 
@@ -49,8 +50,8 @@ TEST_CASE("a crash, an abort or an exception in a frontend costs only that file"
     TempDir dir;
     write_tree(dir, marker);
     for (std::string jobs : {"1", "2"}) {
-      auto r = run_tpulint("scan '" + dir.str() + "' --format json --jobs " + jobs, TPULINT_SOURCE_DIR,
-                           "TPULINT_FAULT_INJECTION=1");
+      auto r = run_program(TPULINT_FAULT_INJECTING_BINARY, "scan '" + dir.str() + "' --format json --jobs " + jobs,
+                           TPULINT_SOURCE_DIR, "TPULINT_FAULT_INJECTION=1");
       INFO(r.err);
       REQUIRE(r.exit_code == 0);
       auto files = by_file(r.out);
@@ -70,8 +71,8 @@ TEST_CASE("a file that takes longer than --file-timeout is stopped and reported"
   TempDir dir;
   write_tree(dir, "TPULINT_FAULT_HANG");
   auto start = std::chrono::steady_clock::now();
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json --jobs 2 --file-timeout 1", TPULINT_SOURCE_DIR,
-                       "TPULINT_FAULT_INJECTION=1");
+  auto r = run_program(TPULINT_FAULT_INJECTING_BINARY, "scan '" + dir.str() + "' --format json --jobs 2 --file-timeout 1",
+                       TPULINT_SOURCE_DIR, "TPULINT_FAULT_INJECTION=1");
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(r.exit_code == 0);
   auto files = by_file(r.out);
@@ -86,11 +87,27 @@ TEST_CASE("a file that takes longer than --file-timeout is stopped and reported"
 TEST_CASE("without the environment switch, fault markers are ordinary text", "[e2e][reliability]") {
   TempDir dir;
   write_tree(dir, "TPULINT_FAULT_CRASH");
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json");
+  auto r = run_program(TPULINT_FAULT_INJECTING_BINARY, "scan '" + dir.str() + "' --format json");
   REQUIRE(r.exit_code == 0);
   auto files = by_file(r.out);
   CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU201"});
   CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU101"});
+}
+
+// Issue 34: the release binary honoured TPULINT_FAULT_INJECTION=1 (the build option defaulted
+// on): a scanned file could crash or hang a CI job that happened to have the variable set.
+TEST_CASE("the tpulint binary has no fault injection, whatever the environment says", "[e2e][reliability]") {
+  for (std::string marker : {"TPULINT_FAULT_CRASH", "TPULINT_FAULT_ABORT", "TPULINT_FAULT_THROW", "TPULINT_FAULT_HANG"}) {
+    INFO(marker);
+    TempDir dir;
+    write_tree(dir, marker);
+    auto r = run_tpulint("scan '" + dir.str() + "' --format json --file-timeout 20", TPULINT_SOURCE_DIR,
+                         "TPULINT_FAULT_INJECTION=1");
+    REQUIRE(r.exit_code == 0);
+    auto files = by_file(r.out);
+    CHECK(files["b_bad.py"].ids == std::vector<std::string>{"TPU201"});
+    CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU101"});
+  }
 }
 
 TEST_CASE("a scan runs none of the scanned code and leaves the scanned tree as it was", "[e2e][reliability]") {

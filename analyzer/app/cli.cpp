@@ -196,7 +196,10 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
                   "in the baseline");
   }
   if (s.diff_base) {
-    ChangedLines changed = changed_lines(root, *s.diff_base);
+    std::vector<std::string> paths;  // the files with findings: only their changes matter
+    for (const Finding& f : report.findings)
+      if (paths.empty() || paths.back() != f.path.view()) paths.emplace_back(f.path.view());
+    ChangedLines changed = changed_lines(root, *s.diff_base, paths);
     hide_findings(report,
                   [&](const Finding& f, const std::string&) {
                     // A note about a whole file counts when the file changed at all.
@@ -207,7 +210,9 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
     if (s.diff_score) {
       TempDirectory tmp;
       ScanSettings before = s;
-      before.request.paths = {export_revision(root, *s.diff_base, tmp.path()).string()};
+      fs::path tree = tmp.path() / "tree";
+      fs::create_directory(tree);
+      before.request.paths = {export_revision(root, *s.diff_base, tree).string()};
       before.request.discovery.root.reset();
       ropts.previous_score = run_engine(before).score.score;
       ropts.previous_label = *s.diff_base;

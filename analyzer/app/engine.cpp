@@ -1,11 +1,9 @@
 #include "app/engine.h"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdlib>
 #include <functional>
 #include <pthread.h>
-#include <thread>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -22,25 +20,7 @@ namespace tpulint::app {
 
 namespace {
 
-// Fault injection for the reliability tests: with TPULINT_FAULT_INJECTION=1 in the environment,
-// a file containing one of these markers makes its analysis crash, hang or throw. Built in
-// unless the build sets TPULINT_ENABLE_FAULT_INJECTION=0.
-void inject_faults(const SourceFile& file) {
-#if TPULINT_ENABLE_FAULT_INJECTION
-  static const bool enabled = [] {
-    const char* v = std::getenv("TPULINT_FAULT_INJECTION");
-    return v && std::string_view(v) == "1";
-  }();
-  if (!enabled) return;
-  if (file.text().find("TPULINT_FAULT_CRASH") != std::string::npos) std::raise(SIGSEGV);
-  if (file.text().find("TPULINT_FAULT_ABORT") != std::string::npos) std::abort();
-  if (file.text().find("TPULINT_FAULT_HANG") != std::string::npos)
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  if (file.text().find("TPULINT_FAULT_THROW") != std::string::npos) throw std::runtime_error("injected fault");
-#else
-  (void)file;
-#endif
-}
+FaultHook g_fault_hook = nullptr;
 
 // Runs `fn` on a thread with a large stack and waits for it. Clang recurses on deeply nested
 // code (a macro that expands to 65,536 chained additions, say) and would overflow the usual
@@ -92,7 +72,7 @@ class LanguageDispatcher final : public FileAnalyzer {
       : enabled_(enabled), clang_options_(std::move(clang_options)) {}
 
   void analyze(const SourceFile& file, FileResult& result) override {
-    inject_faults(file);
+    if (g_fault_hook) g_fault_hook(file);
     if (enabled_.parse_only) return parse_only(file);
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
@@ -133,6 +113,8 @@ class LanguageDispatcher final : public FileAnalyzer {
 };
 
 }  // namespace
+
+void set_fault_hook(FaultHook hook) { g_fault_hook = hook; }
 
 Engine::Engine(EngineOptions options)
     : options_(std::move(options)), selected_(checks::registry().select(options_.select, options_.ignore, options_.target)) {}
@@ -282,8 +264,9 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   std::optional<ResultCache> cache;
   if (options_.cache_dir)
     cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(database.key, request.max_file_size));
-  AnalysisOptions analysis{request.jobs, request.max_file_size, suppression_policy(), cache ? &*cache : nullptr,
-                           request.isolate, request.file_timeout, {}, {}};
+  AnalysisOptions analysis{request.jobs,         request.max_file_size,       suppression_policy(),
+                           cache ? &*cache : nullptr, request.isolate,      request.file_timeout,
+                           request.worker_memory_limit, {},                          {}};
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
   // a missing frontend fails the scan here rather than quietly in every C/C++ file.
   analysis.prepare = [this](LanguageSet languages) {
@@ -305,7 +288,7 @@ FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, cons
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, {}, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, {}, {}});
   return std::move(results.front());
 }
 

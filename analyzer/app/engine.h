@@ -45,11 +45,20 @@ struct ScanRequest {
   // limit per file (0: none).
   bool isolate = true;
   std::chrono::milliseconds file_timeout{std::chrono::seconds(120)};
+  // With `isolate`: a worker whose resident memory passes this is stopped (a TPU903 note for its
+  // file), so that a hostile file (a macro bomb) costs that file only (0: no limit).
+  uint64_t worker_memory_limit = uint64_t(2048) << 20;
 };
 
 // Whether `path` belongs to shard `index` (1-based) of `count`: a stable hash of the path, so
 // a file's shard does not depend on the other files.
 bool in_shard(std::string_view path, unsigned index, unsigned count);
+
+// Called on every file before its analysis: the reliability tests' fault-injecting binary
+// (tests/fault_injecting_main.cpp) installs one that crashes, aborts, hangs or throws on marked
+// files. The tpulint binary never installs one: no environment or input can inject a fault.
+using FaultHook = void (*)(const SourceFile& file);
+void set_fault_hook(FaultHook hook);
 
 class Engine {
  public:

@@ -2,9 +2,11 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <cstdlib>
 
 namespace tpulint::app {
@@ -45,11 +47,22 @@ bool request_huge_pages() {
 #endif
 }
 
+// Whether the process may map so little (`ulimit -v`, `ulimit -d`) that growing the heap 256 MB
+// at a time would fail where ordinary growth succeeds: then the allocator is left as it is.
+bool address_space_is_tight() {
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < 16 * kKeptBytes)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 MemorySetup set_up_memory() {
   MemorySetup setup;
-  if (kAddressSanitizer) return setup;
+  if (kAddressSanitizer || address_space_is_tight()) return setup;
   // A worker frees each file's trees and takes the same memory again for the next file. By
   // default glibc hands the top of the heap back to the kernel between them, and every page is
   // then faulted in again: on this virtual machine, page faults were 18% of a parse-only run.

@@ -57,6 +57,10 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("--file-timeout", a.file_timeout,
                  "seconds one file may take before its analysis is stopped (a TPU903 note); 0: no limit (default 120)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--max-worker-memory", a.max_worker_memory,
+                 "megabytes of memory one file's analysis may use before it is stopped (a TPU903 note); "
+                 "0: no limit (default 2048)")
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
   cmd.add_flag("--in-process", a.in_process, "analyze in threads of this process, not in worker processes "
                                             "(for debugging: a crash then ends the run)")
       ->group("");
@@ -176,6 +180,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   }
   if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(int64_t(*a.file_timeout * 1000));
   r.isolate = !a.in_process;
+  if (a.max_worker_memory) r.worker_memory_limit = *a.max_worker_memory << 20;
   s.engine.parse_only = a.parse_only;
   if (!a.no_cache && !a.parse_only) s.engine.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
 

@@ -49,6 +49,7 @@ struct ScanArgs {
   std::string shard;  // K/N
   std::string target;  // --target torch-xla|jax|tf
   std::optional<double> file_timeout;  // seconds
+  std::optional<uint64_t> max_worker_memory;  // megabytes
   bool in_process = false;
   bool parse_only = false;
   std::string timings;  // `scan --timings FILE`: each analyzed file's time, tab-separated

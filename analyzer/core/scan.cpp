@@ -325,7 +325,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;
     run_in_workers(
-        pending.size(), {jobs, options.file_timeout, options.workers_started},
+        pending.size(), {jobs, options.file_timeout, options.worker_memory_limit, options.workers_started},
         [&](size_t k) { return encode_outcome(analyze_one(files[pending[k]], analyzer, context)); },
         [&](size_t k, const std::string& reason) {
           const DiscoveredFile& file = files[pending[k]];

@@ -91,6 +91,7 @@ struct AnalysisOptions {
   // note) rather than the run. Needs a single-threaded caller.
   bool isolate = false;
   std::chrono::milliseconds file_timeout{0};  // with `isolate`: the time limit per file (0: none)
+  uint64_t worker_memory_limit = 0;  // with `isolate`: a worker's resident memory limit, bytes (0: none)
   // Called in this process with the languages of the files to analyze (those the cache did not
   // answer), before any worker starts, so that what it loads is loaded once and inherited by
   // forked workers. May throw: the scan fails. Not called when there is nothing to analyze.
@@ -130,7 +131,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, {}, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, {}, {}});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only

@@ -9,9 +9,13 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <fstream>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "core/address_sanitizer.h"
 
 namespace tpulint {
 
@@ -83,6 +87,50 @@ struct Worker {
   std::string buffer;          // bytes received, not yet a whole message
 };
 
+// The live workers' process IDs, for the signal handler: it kills them before this process dies.
+constexpr size_t kMaxTrackedWorkers = 256;
+volatile pid_t g_worker_pids[kMaxTrackedWorkers];
+
+void track_worker(size_t slot, pid_t pid) {
+  if (slot < kMaxTrackedWorkers) g_worker_pids[slot] = pid;
+}
+
+extern "C" void kill_workers_and_die(int sig) {
+  for (size_t i = 0; i < kMaxTrackedWorkers; ++i)
+    if (g_worker_pids[i] > 0) kill(g_worker_pids[i], SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+
+// In a new worker: die with the parent, read and write no terminal, and no handler of the
+// parent's (which would kill the worker's siblings).
+void set_up_worker(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0);  // the parent died before the line above
+  for (int sig : kStopSignals) signal(sig, SIG_DFL);
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    // Clang's `#pragma clang __debug dump` writes to standard error, as LLVM's own messages do.
+    if (!kAddressSanitizer) dup2(null, STDERR_FILENO);
+    close(null);
+  }
+}
+
+// The resident memory of process `pid`, in bytes (0 if it cannot be read).
+uint64_t resident_bytes(pid_t pid) {
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+  uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// How often a worker's memory is measured when there is a limit.
+constexpr std::chrono::milliseconds kMemoryCheckInterval{100};
+
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) return fmt::format("the analysis crashed (signal {}: {})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   if (WIFEXITED(status)) return fmt::format("the analysis exited unexpectedly (status {})", WEXITSTATUS(status));
@@ -96,9 +144,22 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
                     const std::function<void(size_t, std::string_view)>& on_output) {
   if (count == 0) return;
   // A worker that dies makes writes to its pipe fail with EPIPE rather than kill us.
-  struct sigaction ignore {}, previous {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
+  // A stop signal kills the workers first. Both set for this call only.
+  struct Handlers {
+    struct sigaction pipe {}, stop[std::size(kStopSignals)];
+    Handlers() {
+      struct sigaction ignore {}, kill_all {};
+      ignore.sa_handler = SIG_IGN;
+      kill_all.sa_handler = kill_workers_and_die;
+      sigaction(SIGPIPE, &ignore, &pipe);
+      for (size_t i = 0; i < std::size(kStopSignals); ++i) sigaction(kStopSignals[i], &kill_all, &stop[i]);
+    }
+    ~Handlers() {
+      sigaction(SIGPIPE, &pipe, nullptr);
+      for (size_t i = 0; i < std::size(kStopSignals); ++i) sigaction(kStopSignals[i], &stop[i], nullptr);
+    }
+  } handlers;
+  const pid_t parent = getpid();
 
   std::vector<Worker> workers(std::min<size_t>(std::max(1u, options.jobs), count));
   auto spawn = [&](Worker& w) {
@@ -107,6 +168,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("cannot start a worker process");
     if (pid == 0) {
+      set_up_worker(parent);
       close(down[1]);
       close(up[0]);
       // The other workers' pipe ends are inherited too: keeping the write end of a sibling's
@@ -121,6 +183,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     close(down[0]);
     close(up[1]);
     w = Worker{pid, down[1], up[0], {}, {}, {}};
+    track_worker(size_t(&w - workers.data()), pid);
   };
   auto retire = [&](Worker& w, bool kill_it) {
     if (kill_it) kill(w.pid, SIGKILL);
@@ -129,6 +192,7 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
     int status = 0;
     while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    track_worker(size_t(&w - workers.data()), 0);
     w.pid = w.to_child = w.from_child = -1;  // polled as fd -1 (ignored) until replaced
     return status;
   };
@@ -176,16 +240,19 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
   for (Worker& w : workers) fill(w);
 
   std::vector<pollfd> fds;
+  Clock::time_point next_memory_check = Clock::now() + kMemoryCheckInterval;
   while (done < count) {
     fds.clear();
     int timeout_ms = -1;
     auto now = Clock::now();
+    auto wake_by = [&](Clock::time_point t) {
+      auto left = std::max<long>(std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count(), 0);
+      timeout_ms = timeout_ms < 0 ? int(left) : std::min(timeout_ms, int(left));
+    };
     for (Worker& w : workers) {
       fds.push_back({w.from_child, POLLIN, 0});
-      if (!w.tasks.empty() && options.task_timeout.count() > 0) {
-        auto left = std::max<long>(std::chrono::duration_cast<std::chrono::milliseconds>(w.deadline - now).count(), 0);
-        timeout_ms = timeout_ms < 0 ? int(left) : std::min(timeout_ms, int(left));
-      }
+      if (!w.tasks.empty() && options.task_timeout.count() > 0) wake_by(w.deadline);
+      if (!w.tasks.empty() && options.memory_limit_bytes > 0) wake_by(next_memory_check);
     }
     if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) throw std::runtime_error("poll failed");
     now = Clock::now();
@@ -238,6 +305,15 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
                                options.task_timeout.count() / 1000.0));
       }
     }
+    if (options.memory_limit_bytes > 0 && now >= next_memory_check) {
+      next_memory_check = now + kMemoryCheckInterval;
+      for (Worker& w : workers) {
+        if (w.pid <= 0 || w.tasks.empty() || resident_bytes(w.pid) <= options.memory_limit_bytes) continue;
+        retire(w, true);
+        replace(w, fmt::format("the analysis used more than --max-worker-memory ({} MB)",
+                               options.memory_limit_bytes >> 20));
+      }
+    }
     // A worker's death can hand tasks back after the others were filled; an idle worker takes them.
     if (!returned.empty())
       for (Worker& w : workers)
@@ -245,7 +321,6 @@ void run_in_workers(size_t count, const WorkerPoolOptions& options, const std::f
   }
   for (Worker& w : workers)
     if (w.pid > 0) retire(w, false);  // closing its input ends its loop
-  sigaction(SIGPIPE, &previous, nullptr);
 }
 
 }  // namespace tpulint

@@ -4,6 +4,10 @@
 //
 // Workers are forked from the calling process before any thread starts; each runs tasks one
 // at a time and sends back a string. The parent must be single-threaded when it calls this.
+// A worker reads nothing from the terminal (its standard input is /dev/null), writes nothing to
+// it (standard output and error are /dev/null, but in sanitizer builds, whose reports go to
+// standard error), and dies with this process: the kernel kills it when this process ends
+// (PR_SET_PDEATHSIG), and SIGTERM, SIGINT or SIGHUP to this process kill the workers first.
 #pragma once
 
 #include <chrono>
@@ -17,6 +21,10 @@ namespace tpulint {
 struct WorkerPoolOptions {
   unsigned jobs = 1;
   std::chrono::milliseconds task_timeout{0};  // 0: no limit
+  // A worker whose resident memory grows past this is killed, and its task fails (0: no limit).
+  // Measured by this process (from /proc) a few times a second, so that what the worker maps
+  // but does not touch (a thread's stack, Clang's libraries) does not count.
+  uint64_t memory_limit_bytes = 0;
   // Called in this process once the first workers are forked, before any task is sent: what it
   // changes in this process, they do not inherit.
   std::function<void()> started;
