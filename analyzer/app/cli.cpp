@@ -13,6 +13,7 @@
 #include "app/engine.h"
 #include "app/git_diff.h"
 #include "app/merge.h"
+#include "app/output_file.h"
 #include "app/settings.h"
 #include "checks/registry.h"
 #include "cxx/clang_frontend.h"
@@ -63,29 +64,11 @@ double previous_score(const fs::path& path) {
   return j["score"].get<double>();
 }
 
-// Writes through a temporary file and a rename, so a reader never sees half a report.
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp.{}", getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << content;
-    o.flush();
-    if (!o) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
-  }
-}
-
 // `scan --timings FILE`: the table to FILE, a summary per frontend to stderr.
 void write_timings(const ScanReport& report, const fs::path& path, std::ostream& err) {
   std::ostringstream table;
   report::write_timings_tsv(report, table);
-  write_file_atomically(path, table.str());
+  write_output_file(path, table.str());
   std::istringstream summary(report::format_time_summaries(report::summarize_times(report)));
   for (std::string line; std::getline(summary, line);) err << "tpulint: timings: " << line << "\n";
   err << fmt::format("tpulint: timings: one line per file in {}\n", path.string());
@@ -218,7 +201,7 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   out.flush();
-  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   if (!args.timings.empty()) write_timings(report, args.timings, err);
   return threshold_exit_code(s, report, err);
 }
@@ -250,14 +233,14 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   out.flush();
-  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   return threshold_exit_code(s, report, err);
 }
 
 int run_baseline(const ScanArgs& args, std::ostream& out) {
   ScanSettings s = resolve_scan_settings(args);
   ScanReport report = run_engine(s);
-  write_file_atomically(args.baseline_output, baseline_json(report));
+  write_output_file(args.baseline_output, baseline_json(report));
   out << fmt::format("wrote {} finding{} to {}\n", report.findings.size(), report.findings.size() == 1 ? "" : "s",
                      args.baseline_output);
   return kExitOk;
@@ -267,8 +250,8 @@ int run_docs(const std::string& dir, std::ostream& out) {
   fs::create_directories(dir);
   const Registry& registry = checks::registry();
   for (const CheckInfo* c : registry.all())
-    write_file_atomically(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
-  write_file_atomically(fs::path(dir) / "README.md", report::catalogue_markdown(registry));
+    write_output_file(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
+  write_output_file(fs::path(dir) / "README.md", report::catalogue_markdown(registry));
   out << fmt::format("wrote {} check pages and README.md to {}\n", registry.all().size(), dir);
   return kExitOk;
 }

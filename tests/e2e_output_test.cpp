@@ -1,0 +1,171 @@
+// End-to-end: where reports go. The files a command line names (--output, --timings,
+// `baseline -o`) whatever is at their path: a FIFO, a device, standard output behind a link, a
+// symbolic link a checkout planted, a disk that fills up.
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <thread>
+#include <unistd.h>
+
+#include "cli_runner.h"
+
+namespace fs = std::filesystem;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+const std::string kProject = "fixtures/projects/torch_cuda_extension";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Everything written into the FIFO at `path` until its writer closes it. Gives up after `limit`,
+// so that a writer that never comes (the FIFO was replaced) fails the test instead of hanging it.
+std::string read_fifo(const std::string& path, std::chrono::seconds limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return "";
+  std::string got;
+  bool writer_came = false;
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    char buf[65536];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      got.append(buf, size_t(n));
+      writer_came = true;
+      continue;
+    }
+    if (n == 0 && writer_came) break;          // the writer closed it
+    if (n < 0 && errno == EAGAIN) writer_came = true;  // open for writing, nothing yet
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::close(fd);
+  return got;
+}
+
+// A device every write to fails with ENOSPC, as /dev/full: as root a node of its own in `dir` (a
+// tpulint that replaced its output file would replace the system's /dev/full otherwise), else
+// /dev/full, which a process that is not root cannot replace.
+std::string full_device(const TempDir& dir) {
+  if (::geteuid() == 0 && ::mknod(dir.str("full").c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) return dir.str("full");
+  return "/dev/full";
+}
+
+}  // namespace
+
+// `--output json=/dev/null` run as root replaced /dev/null with a regular file.
+TEST_CASE("an output file that is a FIFO is written through, and stays a FIFO", "[e2e][output]") {
+  TempDir dir;
+  std::string fifo = dir.str("report.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto reader = std::async(std::launch::async, read_fifo, fifo, std::chrono::seconds(20));
+  auto r = run_tpulint("scan " + kProject + " --format json --output json='" + fifo + "'");
+  std::string got = reader.get();
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(got == r.out);
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+}
+
+TEST_CASE("an output file that is a device is written in place: a full one is an error naming it",
+          "[e2e][output]") {
+  TempDir dir;
+  std::string device = full_device(dir);
+  for (std::string args : {"scan " + kProject + " --output json='" + device + "'",
+                           "scan " + kProject + " --timings '" + device + "'",
+                           "baseline " + kProject + " -o '" + device + "'"}) {
+    auto r = run_tpulint(args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("tpulint: error: cannot write '" + device + "': No space left on device") != std::string::npos);
+    CHECK(fs::is_character_file(fs::symlink_status(device)));
+  }
+}
+
+TEST_CASE("an output file that is a link to standard output (/dev/stdout) is written to standard output",
+          "[e2e][output]") {
+  TempDir dir;
+  dir.symlink("/proc/self/fd/1", "stdout");  // what /dev/stdout is, in a directory of the test's own
+  auto r = run_tpulint("scan " + kProject + " --color never --output json='" + dir.str("stdout") + "'");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  size_t json = r.out.find("{\n  \"schema_version\"");
+  REQUIRE(json != std::string::npos);
+  CHECK(r.out.find("Summary") < json);  // after the text report, in its place in the stream
+  CHECK(fs::is_symlink(fs::symlink_status(dir.str("stdout"))));
+}
+
+// The temporary file was FILE.tmp.<pid>, opened without O_EXCL: a symbolic link planted at that
+// name sent the report into the link's target.
+TEST_CASE("a symbolic link planted at the old temporary file's name does not redirect the write",
+          "[e2e][output]") {
+  TempDir dir;
+  std::string victim = dir.write("victim", "precious\n").string();
+  std::string out = dir.str("report.json");
+  // `exec` keeps the shell's pid for tpulint, so $$ is the pid the old name used.
+  auto r = run_tpulint("scan " + kProject + " --format json --output json='" + out + "'", TPULINT_SOURCE_DIR,
+                       "ln -s '" + victim + "' '" + out + ".tmp.'$$ && exec env");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(slurp(victim) == "precious\n");
+  CHECK(fs::is_regular_file(fs::symlink_status(out)));
+  CHECK(slurp(out) == r.out);
+}
+
+TEST_CASE("an output file that is a symbolic link to a regular file replaces the link, never writes through it",
+          "[e2e][output]") {
+  TempDir dir;
+  std::string victim = dir.write("victim", "precious\n").string();
+  dir.symlink(victim, "report.json");  // as a checkout could plant it where CI writes its report
+  auto r = run_tpulint("scan " + kProject + " --format json --output json='" + dir.str("report.json") + "'");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(slurp(victim) == "precious\n");
+  CHECK(fs::is_regular_file(fs::symlink_status(dir.str("report.json"))));
+  CHECK(slurp(dir.str("report.json")) == r.out);
+}
+
+TEST_CASE("an output file that is a symbolic link to a device, a directory or nothing is refused", "[e2e][output]") {
+  TempDir dir;
+  dir.symlink("/dev/zero", "device.json");
+  dir.symlink(dir.path(), "directory.json");
+  dir.symlink(dir.str("missing"), "dangling.json");  // what /dev/stdout is when standard output is closed
+  for (std::string name : {"device.json", "directory.json", "dangling.json"}) {
+    auto r = run_tpulint("scan " + kProject + " --output json='" + dir.str(name) + "'");
+    INFO(name << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("tpulint: error: cannot write '" + dir.str(name) + "': it is a symbolic link") !=
+          std::string::npos);
+    CHECK(fs::is_symlink(fs::symlink_status(dir.str(name))));
+  }
+  CHECK_FALSE(fs::exists(dir.str("missing")));
+}
+
+// A write that failed (ENOSPC) left FILE.tmp.<pid> behind, and the error named it, not FILE.
+TEST_CASE("an output file that cannot be written is left as it was, with no temporary file, and the error names it",
+          "[e2e][output]") {
+  TempDir dir;
+  std::string out = dir.write("out/report.json", "the last report\n").string();
+  // A file size limit of 512 bytes, as a full disk would: writes past it fail with EFBIG.
+  auto r = run_tpulint("scan " + kProject + " --no-cache --output json='" + out + "'", TPULINT_SOURCE_DIR,
+                       "trap '' XFSZ; ulimit -f 1;");
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "tpulint: error: cannot write '" + out + "': File too large\n");
+  CHECK(slurp(out) == "the last report\n");
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.str("out"))) left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"report.json"});
+}
