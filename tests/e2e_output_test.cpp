@@ -169,3 +169,43 @@ TEST_CASE("an output file that cannot be written is left as it was, with no temp
   for (const auto& e : fs::directory_iterator(dir.str("out"))) left.push_back(e.path().filename().string());
   CHECK(left == std::vector<std::string>{"report.json"});
 }
+
+// `tpulint scan > /dev/full` exited 0 with nothing written, and so did every other command.
+TEST_CASE("output that cannot be written to standard output exits 2, saying why", "[e2e][output]") {
+  TempDir dir;
+  auto shard = run_tpulint("scan " + kProject + " --format json");
+  REQUIRE(shard.exit_code == 0);
+  dir.write("shard.json", shard.out);
+  const std::pair<std::string, std::string> commands[] = {
+      {"scan " + kProject, "the report"},
+      {"scan " + kProject + " --format json --output sarif='" + dir.str("out.sarif") + "'", "the report"},
+      {"merge '" + dir.str("shard.json") + "' --format markdown", "the report"},
+      {"baseline " + kProject + " -o '" + dir.str("baseline.json") + "'", "the summary"},
+      {"checks", "the list of checks"},
+      {"explain TPU101", "the check's documentation"},
+      {"--help", ""},
+  };
+  for (const auto& [args, what] : commands) {
+    auto r = run_tpulint(args + " >/dev/full");
+    INFO(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "tpulint: error: cannot write " + (what.empty() ? "" : what + " ") +
+                       "to stdout: No space left on device\n");
+  }
+}
+
+// With SIGPIPE ignored (as CI runners and Python's subprocess leave it), a report piped into a
+// reader that had exited was lost and tpulint exited 0.
+TEST_CASE("a report into a closed pipe exits 2 when SIGPIPE is ignored", "[e2e][output]") {
+  TempDir dir;
+  // The report is larger than a pipe holds, so its writes meet the closed end whenever `true` exits.
+  dir.write("run.sh", "trap '' PIPE\n"
+                      "cd \"$1\" || exit 100\n"
+                      "{ \"$2\" scan fixtures/projects --format json 2>\"$3/err\"; echo $? >\"$3/code\"; } | true\n");
+  int status = std::system(("XDG_CACHE_HOME='" + dir.str("cache") + "' sh '" + dir.str("run.sh") + "' '" +
+                            TPULINT_SOURCE_DIR + "' '" + TPULINT_BINARY + "' '" + dir.str() + "'")
+                               .c_str());
+  REQUIRE(status == 0);
+  CHECK(slurp(dir.str("code")) == "2\n");
+  CHECK(slurp(dir.str("err")) == "tpulint: error: cannot write the report to stdout: Broken pipe\n");
+}

@@ -13,7 +13,7 @@
 #include "app/engine.h"
 #include "app/git_diff.h"
 #include "app/merge.h"
-#include "app/output_file.h"
+#include "app/output.h"
 #include "app/settings.h"
 #include "checks/registry.h"
 #include "cxx/clang_frontend.h"
@@ -200,7 +200,7 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  out.flush();
+  finish_stdout(out, "the report");
   for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   if (!args.timings.empty()) write_timings(report, args.timings, err);
   return threshold_exit_code(s, report, err);
@@ -232,7 +232,7 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  out.flush();
+  finish_stdout(out, "the report");
   for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   return threshold_exit_code(s, report, err);
 }
@@ -243,6 +243,7 @@ int run_baseline(const ScanArgs& args, std::ostream& out) {
   write_output_file(args.baseline_output, baseline_json(report));
   out << fmt::format("wrote {} finding{} to {}\n", report.findings.size(), report.findings.size() == 1 ? "" : "s",
                      args.baseline_output);
+  finish_stdout(out, "the summary");
   return kExitOk;
 }
 
@@ -253,6 +254,7 @@ int run_docs(const std::string& dir, std::ostream& out) {
     write_output_file(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
   write_output_file(fs::path(dir) / "README.md", report::catalogue_markdown(registry));
   out << fmt::format("wrote {} check pages and README.md to {}\n", registry.all().size(), dir);
+  finish_stdout(out, "the summary");
   return kExitOk;
 }
 
@@ -263,7 +265,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.set_version_flag("--version", fmt::format("{} {}", kToolName, kToolVersion));
   app.require_subcommand(1);
   app.footer("Exit codes: 0 clean or under the thresholds, 1 over a threshold (--fail-under, --fail-on), "
-             "2 usage or internal error.");
+             "2 usage or internal error, or output that could not be written.");
 
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
@@ -331,6 +333,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*merge_cmd) return run_merge(merge, out, err);
     if (app.got_subcommand("checks")) {
       out << report::catalogue_table(checks::registry());
+      finish_stdout(out, "the list of checks");
       return kExitOk;
     }
     if (*explain_cmd) {
@@ -340,11 +343,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         return kExitError;
       }
       out << report::check_doc_markdown(*c);
+      finish_stdout(out, "the check's documentation");
       return kExitOk;
     }
     if (*docs_cmd) return run_docs(docs_dir, out);
     if (*shim_cmd) {
       out << cxx::kCudaShim;
+      finish_stdout(out, "the CUDA declarations");
       return kExitOk;
     }
     if (*dump_cmd) {
@@ -354,6 +359,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       std::string source = text.str();
       python::Parser parser;
       out << python::to_sexp(*parser.parse(source)) << "\n";
+      finish_stdout(out, "the syntax tree");
       return kExitOk;
     }
   } catch (const std::exception& e) {

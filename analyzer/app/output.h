@@ -1,10 +1,11 @@
-// Writing the files a command line names: `--output FORMAT=FILE`, `--timings FILE`,
-// `baseline -o FILE`, `docs --output-dir DIR`. Every writer goes through here, so that a full
-// disk, a device, a FIFO or a symbolic link planted in a checkout is handled the same way
-// everywhere (docs/ci.md, "Output files").
+// What tpulint writes: the files a command line names (`--output FORMAT=FILE`, `--timings FILE`,
+// `baseline -o FILE`, `docs --output-dir DIR`) and standard output. Every writer goes through
+// here, so that a full disk, a closed pipe, a device, a FIFO or a symbolic link planted in a
+// checkout is handled the same way everywhere (docs/ci.md, "Output files").
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string_view>
 
 namespace tpulint::app {
@@ -26,5 +27,16 @@ namespace tpulint::app {
 // Throws std::system_error or std::runtime_error "cannot write 'PATH': REASON", with `path` as
 // given, never the temporary file's name.
 void write_output_file(const std::filesystem::path& path, std::string_view content);
+
+// Flushes `out`, a command's standard output, and throws std::system_error "cannot write WHAT to
+// stdout: REASON" if any of it did not get there (a full disk, a pipe closed while SIGPIPE is
+// ignored): a report nobody received must not pass for a clean run. Call it right after the last
+// write to `out`, before anything else can change errno.
+void finish_stdout(std::ostream& out, std::string_view what);
+
+// For main, at exit: flushes the C standard output and closes its descriptor, as coreutils'
+// close_stdout does, so that an error only the last flush or the close reports still fails the
+// run. False, with "tpulint: error: cannot write to stdout: REASON" on `err`, when one did.
+bool close_stdout(std::ostream& err);
 
 }  // namespace tpulint::app

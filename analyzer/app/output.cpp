@@ -1,6 +1,8 @@
-#include "app/output_file.h"
+#include "app/output.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <random>
@@ -125,6 +127,21 @@ void write_output_file(const fs::path& path, std::string_view content) {
   if (S_ISREG(target.st_mode)) return replace(path, content);
   if (S_ISFIFO(target.st_mode)) return write_in_place(path, true, content);
   refuse(path, "it is a symbolic link to a device or a directory (name the target itself)");
+}
+
+void finish_stdout(std::ostream& out, std::string_view what) {
+  out.flush();
+  if (out) return;
+  // The stream stops writing at its first failure, so errno is still that failure's.
+  throw std::system_error(errno ? errno : EIO, std::generic_category(), fmt::format("cannot write {} to stdout", what));
+}
+
+bool close_stdout(std::ostream& err) {
+  bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  // EBADF: standard output was closed from the start and nothing was written to it.
+  if (ok && ::close(STDOUT_FILENO) != 0 && errno != EBADF) ok = false;
+  if (!ok) err << fmt::format("tpulint: error: cannot write to stdout: {}\n", std::strerror(errno ? errno : EIO));
+  return ok;
 }
 
 }  // namespace tpulint::app
