@@ -284,20 +284,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App* merge_cmd =
       app.add_subcommand("merge", "combine the JSON reports of `scan --shard K/N` runs into one report");
   merge_cmd->add_option("reports", merge.inputs, "JSON reports of the shards")->required();
-  merge_cmd->add_option("--format", merge.report.format, "report format on stdout")
-      ->check(CLI::IsMember(report::format_names()));
-  merge_cmd->add_option("--output", merge.report.outputs, "also write a report: FORMAT=FILE (repeatable)");
-  merge_cmd->add_option("--baseline", merge.report.baseline, "report only findings not in this baseline");
-  merge_cmd->add_option("--fail-under", merge.report.fail_under, "exit 1 if the score is below SCORE");
-  merge_cmd->add_option("--fail-on", merge.report.fail_on, "exit 1 if a reported finding reaches this severity or effort")
-      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
-  merge_cmd->add_flag("--exit-zero", merge.report.exit_zero, "exit 0 even over a threshold");
-  merge_cmd->add_flag("--statistics", merge.report.statistics, "text: print the number of findings per check");
-  merge_cmd->add_flag("--explain-score", merge.report.explain_score, "text: print the score's derivation");
-  merge_cmd->add_option("--compare", merge.report.compare, "an earlier JSON report: show the score's change");
-  merge_cmd->add_option("--link-base", merge.report.link_base, "markdown: URL prefix for file links");
-  merge_cmd->add_option("--color", merge.report.color, "auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_report_options(*merge_cmd, merge.report);
 
   app.add_subcommand("checks", "list every check");
 
