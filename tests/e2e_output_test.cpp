@@ -1,6 +1,8 @@
-// End-to-end: where reports go. The files a command line names (--output, --timings,
-// `baseline -o`) whatever is at their path: a FIFO, a device, standard output behind a link, a
-// symbolic link a checkout planted, a disk that fills up.
+// End-to-end: where reports go, and what a hostile repository can put in them. The files a
+// command line names (--output, --timings, `baseline -o`) whatever is at their path: a FIFO, a
+// device, standard output behind a link, a symbolic link a checkout planted, a disk that fills
+// up; standard output that cannot be written; control characters and markup in file names and
+// source lines.
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
@@ -14,7 +16,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.h"
+#include "core/source_file.h"
 
 namespace fs = std::filesystem;
 using tpulint::testing::run_tpulint;
@@ -61,6 +66,23 @@ std::string read_fifo(const std::string& path, std::chrono::seconds limit) {
 std::string full_device(const TempDir& dir) {
   if (::geteuid() == 0 && ::mknod(dir.str("full").c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) return dir.str("full");
   return "/dev/full";
+}
+
+// Where `text` holds something a terminal or a reader acts on rather than shows: a control but
+// line feed and tab, a C1 control, a bidirectional control, or bytes that are not UTF-8; npos
+// when it holds none.
+size_t raw_control(std::string_view text) {
+  if (!tpulint::is_valid_utf8(text)) return 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = text[i];
+    const unsigned char next = i + 1 < text.size() ? text[i + 1] : 0, third = i + 2 < text.size() ? text[i + 2] : 0;
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return i;
+    if (c == 0xC2 && next >= 0x80 && next <= 0x9F) return i;                       // U+0080-U+009F
+    if (c == 0xD8 && next == 0x9C) return i;                                       // U+061C
+    if (c == 0xE2 && next == 0x80 && ((third >= 0xAA && third <= 0xAE) || third == 0x8E || third == 0x8F)) return i;
+    if (c == 0xE2 && next == 0x81 && third >= 0xA6 && third <= 0xA9) return i;  // U+2066-U+2069
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -208,4 +230,61 @@ TEST_CASE("a report into a closed pipe exits 2 when SIGPIPE is ignored", "[e2e][
   REQUIRE(status == 0);
   CHECK(slurp(dir.str("code")) == "2\n");
   CHECK(slurp(dir.str("err")) == "tpulint: error: cannot write the report to stdout: Broken pipe\n");
+}
+
+// A file name forged an "error TPU101" line in the text report, an escape sequence in a source line
+// reached the terminal, a link in a file name became clickable in the Markdown report, and a tab
+// or a line break in a name split a row of the --timings table.
+TEST_CASE("control characters and markup in file names and source lines are shown, never acted on, in every format "
+          "people read",
+          "[e2e][output]") {
+  TempDir dir;
+  const std::string name = "evil\x1b[2J\r\nerror TPU101 forged\t[click](javascript:alert(1)).py";
+  dir.write("repo/" + name, "import torch\nidx = torch.nonzero(mask)  # \x1b]0;pwned\x07 \xe2\x80\xae <b>\n");
+  const std::string repo = "scan '" + dir.str("repo") + "' --color never ";
+  const std::string shown_name = "evil\\x1b[2J\\r\\nerror TPU101 forged\t[click](javascript:alert(1)).py";
+
+  auto text = run_tpulint(repo + "--no-cache --timings '" + dir.str("times.tsv") + "'");
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(raw_control(text.out) == std::string::npos);
+  CHECK(text.out.rfind(shown_name + "\n", 0) == 0);  // the file's heading
+  CHECK(text.out.find("# \\x1b]0;pwned\\x07 \\u202e <b>") != std::string::npos);
+  CHECK(text.out.find("\nerror TPU101") == std::string::npos);
+
+  std::string tsv = slurp(dir.str("times.tsv"));
+  CHECK(raw_control(tsv) == std::string::npos);
+  CHECK(tsv.find("\tpython\tevil\\x1b[2J\\r\\nerror TPU101 forged\\t[click](javascript:alert(1)).py\n") !=
+        std::string::npos);
+  CHECK(std::count(tsv.begin(), tsv.end(), '\n') == 2);  // the header and one file
+  CHECK(std::count(tsv.begin(), tsv.end(), '\t') == 4);  // two per line
+  CHECK(raw_control(text.err) == std::string::npos);      // the summary names the slowest file
+
+  auto github = run_tpulint(repo + "--format github");
+  CHECK(raw_control(github.out) == std::string::npos);
+  std::istringstream lines(github.out);
+  for (std::string line; std::getline(lines, line);) CHECK(line.rfind("::", 0) == 0);
+
+  auto markdown = run_tpulint(repo + "--format markdown --link-base https://example.com/blob/main/");
+  CHECK(raw_control(markdown.out) == std::string::npos);
+  CHECK(markdown.out.find("[click](") == std::string::npos);
+  CHECK(markdown.out.find("\\[click\\]\\(javascript:alert\\(1\\)\\)") != std::string::npos);
+  CHECK(markdown.out.find("(https://example.com/blob/main/evil%1B%5B2J%0D%0Aerror%20TPU101%20forged%09%5Bclick%5D"
+                          "%28javascript%3Aalert%281%29%29.py#L2)") != std::string::npos);
+
+  auto html = run_tpulint(repo + "--format html");
+  CHECK(raw_control(html.out) == std::string::npos);
+  CHECK(html.out.find("&lt;b&gt;") != std::string::npos);
+
+  // JSON, SARIF and GitLab carry the exact text, controls as JSON escapes.
+  const std::string escaped_name = "evil\\u001b[2J\\r\\nerror TPU101 forged\\t[click](javascript:alert(1)).py";
+  const std::string escaped_line = "# \\u001b]0;pwned\\u0007 \\u202e <b>";
+  for (auto [format, expected] : {std::pair{"json", escaped_name}, {"json", escaped_line}, {"sarif", escaped_line},
+                                  {"gitlab", escaped_name}}) {
+    auto r = run_tpulint(repo + "--format " + format);
+    INFO(format << " " << expected);
+    CHECK(raw_control(r.out) == std::string::npos);
+    CHECK(r.out.find(expected) != std::string::npos);
+  }
+  CHECK(nlohmann::json::parse(run_tpulint(repo + "--format json").out).at("findings").at(0).at("path") == name);
 }

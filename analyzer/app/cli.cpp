@@ -23,6 +23,7 @@
 #include "report/check_docs.h"
 #include "report/formats.h"
 #include "report/timings.h"
+#include "report/visible_text.h"
 
 namespace fs = std::filesystem;
 
@@ -88,7 +89,7 @@ std::string baseline_json(const ScanReport& report) {
                     {"message", f.message}});
   }
   doc["findings"] = list;
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return report::json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
 }
 
 std::set<std::string> read_baseline(const fs::path& path) {
@@ -350,7 +351,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
   } catch (const std::exception& e) {
-    err << "tpulint: error: " << e.what() << "\n";
+    // A message may quote a scanned repository's text (a configuration key, a path).
+    err << "tpulint: error: " << report::visible_text(e.what()) << "\n";
     return kExitError;
   }
   return kExitError;
