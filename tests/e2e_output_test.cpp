@@ -146,6 +146,16 @@ TEST_CASE("a symbolic link planted at the old temporary file's name does not red
   CHECK(slurp(out) == r.out);
 }
 
+TEST_CASE("a new output file gets the permissions of any new file: 0666 less the umask", "[e2e][output]") {
+  TempDir dir;
+  auto r = run_tpulint("scan " + kProject + " --output json='" + dir.str("report.json") + "'", TPULINT_SOURCE_DIR,
+                       "umask 027;");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::status(dir.str("report.json")).permissions() == (fs::perms::owner_read | fs::perms::owner_write |
+                                                             fs::perms::group_read));
+}
+
 TEST_CASE("an output file that is a symbolic link to a regular file replaces the link, never writes through it",
           "[e2e][output]") {
   TempDir dir;
@@ -157,6 +167,13 @@ TEST_CASE("an output file that is a symbolic link to a regular file replaces the
   CHECK(slurp(victim) == "precious\n");
   CHECK(fs::is_regular_file(fs::symlink_status(dir.str("report.json"))));
   CHECK(slurp(dir.str("report.json")) == r.out);
+
+  dir.symlink(victim, "docs/TPU101.md");  // `docs --output-dir` writes the same way
+  auto docs = run_tpulint("docs --output-dir '" + dir.str("docs") + "'");
+  INFO(docs.err);
+  CHECK(docs.exit_code == 0);
+  CHECK(slurp(victim) == "precious\n");
+  CHECK(slurp(dir.str("docs/TPU101.md")).rfind("# TPU101 ", 0) == 0);
 }
 
 TEST_CASE("an output file that is a symbolic link to a device, a directory or nothing is refused", "[e2e][output]") {
