@@ -107,6 +107,88 @@ TEST_CASE("config: an unknown key or a bad value stops with exit 2 and names it"
   CHECK(selection.err.find("'TPU7' matches no check") != std::string::npos);
 }
 
+// `fail-under = nan`, `path-weights = {"**" = nan}` were accepted and the gate never fired.
+TEST_CASE("config: a number that is not finite or out of its range stops with exit 2 naming the key and the file",
+          "[e2e][config]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  const std::pair<std::string, std::string> cases[] = {
+      {"fail-under = nan\n", "'fail-under' must be a number from 0 to 100"},
+      {"fail-under = -nan\n", "'fail-under' must be a number from 0 to 100"},
+      {"fail-under = inf\n", "'fail-under' must be a number from 0 to 100"},
+      {"auxiliary-weight = nan\n", "'auxiliary-weight' must be a number from 0 to 1"},
+      {"auxiliary-weight = 1.5\n", "'auxiliary-weight' must be a number from 0 to 1"},
+      {"max-file-size = nan\n", "'max-file-size' must be a positive number of bytes"},
+      {"[path-weights]\n\"**\" = nan\n", "'path-weights.**' must be a number from 0 to 1000"},
+      {"[path-weights]\n\"pkg/**\" = inf\n", "'path-weights.pkg/**' must be a number from 0 to 1000"},
+  };
+  for (const auto& [config, message] : cases) {
+    dir.write(".tpulint.toml", config);
+    auto r = run_tpulint(scan_json(dir));
+    INFO(config << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "tpulint: error: " + dir.str(".tpulint.toml") + ": " + message + "\n");
+  }
+}
+
+// `--fail-under nan` was accepted and the gate never fired; `--file-timeout` of 0.0001, nan or
+// 1e16 became "no limit"; `--shard -1/-1` was shard 4294967295 of 4294967295; `merge
+// --fail-under` took any number.
+TEST_CASE("a numeric option that is not finite or out of its range stops with exit 2 naming it", "[e2e][config]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  auto report = run_tpulint(scan_json(dir));
+  REQUIRE(report.exit_code == 0);
+  dir.write("report.json", report.out);
+  const std::pair<std::string, std::string> cases[] = {
+      {"--fail-under nan", "--fail-under: expects a number from 0 to 100; got 'nan'"},
+      {"--fail-under inf", "--fail-under: expects a number from 0 to 100"},
+      {"--fail-under 100.5", "--fail-under: expects a number from 0 to 100"},
+      {"--auxiliary-weight nan", "--auxiliary-weight: expects a number from 0 to 1"},
+      {"--auxiliary-weight -inf", "--auxiliary-weight: expects a number from 0 to 1"},
+      {"--file-timeout nan", "--file-timeout: expects 0 or a number from 0.001 to 604800; got 'nan'"},
+      {"--file-timeout 0.0001", "--file-timeout: expects 0 or a number from 0.001 to 604800"},
+      {"--file-timeout 1e16", "--file-timeout: expects 0 or a number from 0.001 to 604800"},
+      {"--file-timeout inf", "--file-timeout: expects 0 or a number from 0.001 to 604800"},
+      {"--file-timeout -1", "--file-timeout: expects 0 or a number from 0.001 to 604800"},
+      {"--max-file-size nan", "--max-file-size: expects a whole number of bytes"},
+      {"--max-file-size 18446744073709551616", "--max-file-size: expects a whole number of bytes"},
+      {"--max-file-size 1e3", "--max-file-size: expects a whole number of bytes"},
+      {"--max-file-size 0", "--max-file-size: expects a whole number of bytes"},
+      {"--jobs nan", "--jobs"},
+      {"--jobs 0", "--jobs"},
+      {"--jobs 1025", "--jobs"},
+      {"--path-weight '**=nan'", "--path-weight expects GLOB=WEIGHT, WEIGHT a number from 0 to 1000; got '**=nan'"},
+      {"--path-weight '**=inf'", "--path-weight expects GLOB=WEIGHT, WEIGHT a number from 0 to 1000"},
+      {"--path-weight '**=1e9'", "--path-weight expects GLOB=WEIGHT, WEIGHT a number from 0 to 1000"},
+      {"--shard -1/-1", "--shard expects K/N, whole numbers with 1 <= K <= N; got '-1/-1'"},
+      {"--shard 1/99999999999", "--shard expects K/N"},
+      {"--shard 0/2", "--shard expects K/N"},
+      {"--shard 3/2", "--shard expects K/N"},
+      {"--shard ' 1/2'", "--shard expects K/N"},
+  };
+  for (const auto& [option, message] : cases) {
+    auto r = run_tpulint(scan_json(dir, option));
+    INFO(option << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+  for (std::string option : {"--fail-under nan", "--fail-under 1000"}) {
+    auto r = run_tpulint("merge '" + dir.str("report.json") + "' " + option);
+    INFO(option << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--fail-under: expects a number from 0 to 100") != std::string::npos);
+  }
+  // The ends of each range are values like any other.
+  for (std::string option : {"--fail-under 0", "--fail-under 100 --exit-zero", "--auxiliary-weight 1",
+                             "--file-timeout 0", "--file-timeout 0.001", "--file-timeout 604800",
+                             "--max-file-size 18446744073709551615", "--path-weight '**=1000'", "--shard 1/1"}) {
+    auto r = run_tpulint(scan_json(dir, option));
+    INFO(option << "\n" << r.err);
+    CHECK(r.exit_code == 0);
+  }
+}
+
 TEST_CASE("config and --target: a target framework leaves out the other frameworks' checks", "[e2e][config]") {
   TempDir dir;
   dir.write("mixed.py",

@@ -1,5 +1,6 @@
-// JsonWriter must write exactly what nlohmann::json's dump(2) writes for the same document:
-// the JSON report's bytes (and its goldens) do not depend on how it is produced.
+// JsonWriter must write exactly what nlohmann::json's dump(2) writes for the same document, with
+// C1 and bidirectional controls as \u escapes (json_with_escaped_controls, as the other JSON
+// formats): the JSON report's bytes (and its goldens) do not depend on how it is produced.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "report/json_writer.h"
+#include "report/visible_text.h"
 
 using namespace tpulint::report;
 using nlohmann::ordered_json;
@@ -18,7 +20,7 @@ using nlohmann::ordered_json;
 namespace {
 
 std::string reference(const ordered_json& doc) {
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace
@@ -26,7 +28,8 @@ std::string reference(const ordered_json& doc) {
 TEST_CASE("JsonWriter: strings are escaped as nlohmann escapes them, invalid UTF-8 included", "[report][json]") {
   std::vector<std::string> strings = {"", "plain", "quote \" backslash \\ slash /", "\b\f\n\r\t", std::string("nul\0x", 5),
                                       "\x01\x1f\x7f", "ünïcödé ✓ 𝄞", "\xff", "\xc3", "\xe2\x82", "a\xc3(b",
-                                      "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 too high", "\xc0\xaf overlong"};
+                                      "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 too high", "\xc0\xaf overlong",
+                                      "csi \xc2\x9b nel \xc2\x85", "rlo \xe2\x80\xae lri \xe2\x81\xa6 \xd8\x9c"};
   std::mt19937 random(42);  // fixed seed: the same strings every run
   for (int i = 0; i < 2000; ++i) {
     std::string s(random() % 12, ' ');

@@ -13,6 +13,7 @@
 #include "app/engine.h"
 #include "app/git_diff.h"
 #include "app/merge.h"
+#include "app/output.h"
 #include "app/settings.h"
 #include "checks/registry.h"
 #include "cxx/clang_frontend.h"
@@ -22,6 +23,7 @@
 #include "report/check_docs.h"
 #include "report/formats.h"
 #include "report/timings.h"
+#include "report/visible_text.h"
 
 namespace fs = std::filesystem;
 
@@ -63,29 +65,11 @@ double previous_score(const fs::path& path) {
   return j["score"].get<double>();
 }
 
-// Writes through a temporary file and a rename, so a reader never sees half a report.
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp.{}", getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << content;
-    o.flush();
-    if (!o) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
-  }
-}
-
 // `scan --timings FILE`: the table to FILE, a summary per frontend to stderr.
 void write_timings(const ScanReport& report, const fs::path& path, std::ostream& err) {
   std::ostringstream table;
   report::write_timings_tsv(report, table);
-  write_file_atomically(path, table.str());
+  write_output_file(path, table.str());
   std::istringstream summary(report::format_time_summaries(report::summarize_times(report)));
   for (std::string line; std::getline(summary, line);) err << "tpulint: timings: " << line << "\n";
   err << fmt::format("tpulint: timings: one line per file in {}\n", path.string());
@@ -105,7 +89,7 @@ std::string baseline_json(const ScanReport& report) {
                     {"message", f.message}});
   }
   doc["findings"] = list;
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return report::json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
 }
 
 std::set<std::string> read_baseline(const fs::path& path) {
@@ -222,8 +206,8 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  out.flush();
-  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  finish_stdout(out, "the report");
+  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   if (!args.timings.empty()) write_timings(report, args.timings, err);
   return threshold_exit_code(s, report, err);
 }
@@ -254,17 +238,18 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
   report::ReportOptions to_stdout = ropts;
   to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  out.flush();
-  for (const auto& [format, path] : s.outputs) write_file_atomically(path, render(report, format, ropts));
+  finish_stdout(out, "the report");
+  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   return threshold_exit_code(s, report, err);
 }
 
 int run_baseline(const ScanArgs& args, std::ostream& out) {
   ScanSettings s = resolve_scan_settings(args);
   ScanReport report = run_engine(s);
-  write_file_atomically(args.baseline_output, baseline_json(report));
+  write_output_file(args.baseline_output, baseline_json(report));
   out << fmt::format("wrote {} finding{} to {}\n", report.findings.size(), report.findings.size() == 1 ? "" : "s",
                      args.baseline_output);
+  finish_stdout(out, "the summary");
   return kExitOk;
 }
 
@@ -272,9 +257,10 @@ int run_docs(const std::string& dir, std::ostream& out) {
   fs::create_directories(dir);
   const Registry& registry = checks::registry();
   for (const CheckInfo* c : registry.all())
-    write_file_atomically(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
-  write_file_atomically(fs::path(dir) / "README.md", report::catalogue_markdown(registry));
+    write_output_file(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
+  write_output_file(fs::path(dir) / "README.md", report::catalogue_markdown(registry));
   out << fmt::format("wrote {} check pages and README.md to {}\n", registry.all().size(), dir);
+  finish_stdout(out, "the summary");
   return kExitOk;
 }
 
@@ -285,7 +271,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.set_version_flag("--version", fmt::format("{} {}", kToolName, kToolVersion));
   app.require_subcommand(1);
   app.footer("Exit codes: 0 clean or under the thresholds, 1 over a threshold (--fail-under, --fail-on), "
-             "2 usage or internal error.");
+             "2 usage or internal error, or output that could not be written.");
 
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
@@ -304,20 +290,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App* merge_cmd =
       app.add_subcommand("merge", "combine the JSON reports of `scan --shard K/N` runs into one report");
   merge_cmd->add_option("reports", merge.inputs, "JSON reports of the shards")->required();
-  merge_cmd->add_option("--format", merge.report.format, "report format on stdout")
-      ->check(CLI::IsMember(report::format_names()));
-  merge_cmd->add_option("--output", merge.report.outputs, "also write a report: FORMAT=FILE (repeatable)");
-  merge_cmd->add_option("--baseline", merge.report.baseline, "report only findings not in this baseline");
-  merge_cmd->add_option("--fail-under", merge.report.fail_under, "exit 1 if the score is below SCORE");
-  merge_cmd->add_option("--fail-on", merge.report.fail_on, "exit 1 if a reported finding reaches this severity or effort")
-      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
-  merge_cmd->add_flag("--exit-zero", merge.report.exit_zero, "exit 0 even over a threshold");
-  merge_cmd->add_flag("--statistics", merge.report.statistics, "text: print the number of findings per check");
-  merge_cmd->add_flag("--explain-score", merge.report.explain_score, "text: print the score's derivation");
-  merge_cmd->add_option("--compare", merge.report.compare, "an earlier JSON report: show the score's change");
-  merge_cmd->add_option("--link-base", merge.report.link_base, "markdown: URL prefix for file links");
-  merge_cmd->add_option("--color", merge.report.color, "auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_report_options(*merge_cmd, merge.report);
 
   app.add_subcommand("checks", "list every check");
 
@@ -353,6 +326,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*merge_cmd) return run_merge(merge, out, err);
     if (app.got_subcommand("checks")) {
       out << report::catalogue_table(checks::registry());
+      finish_stdout(out, "the list of checks");
       return kExitOk;
     }
     if (*explain_cmd) {
@@ -362,11 +336,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         return kExitError;
       }
       out << report::check_doc_markdown(*c);
+      finish_stdout(out, "the check's documentation");
       return kExitOk;
     }
     if (*docs_cmd) return run_docs(docs_dir, out);
     if (*shim_cmd) {
       out << cxx::kCudaShim;
+      finish_stdout(out, "the CUDA declarations");
       return kExitOk;
     }
     if (*dump_cmd) {
@@ -376,10 +352,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       std::string source = text.str();
       python::Parser parser;
       out << python::to_sexp(*parser.parse(source)) << "\n";
+      finish_stdout(out, "the syntax tree");
       return kExitOk;
     }
   } catch (const std::exception& e) {
-    err << "tpulint: error: " << e.what() << "\n";
+    // A message may quote a scanned repository's text (a configuration key, a path).
+    err << "tpulint: error: " << report::visible_text(e.what()) << "\n";
     return kExitError;
   }
   return kExitError;

@@ -1,5 +1,6 @@
 // The command line: `tpulint scan|checks|explain|docs`. Returns the process exit code:
-// 0 clean or under the thresholds, 1 findings over a threshold, 2 usage or internal error.
+// 0 clean or under the thresholds, 1 findings over a threshold, 2 usage or internal error, or
+// output that could not be written (a file, or standard output).
 #pragma once
 
 #include <ostream>

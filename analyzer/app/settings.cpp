@@ -1,76 +1,54 @@
 #include "app/settings.h"
 
+#include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
 
 #include "core/result_cache.h"
 #include "core/source_tree.h"
-
-#include <cstdio>
 
 namespace fs = std::filesystem;
 
 namespace tpulint::app {
 
-void add_scan_options(CLI::App& cmd, ScanArgs& a) {
-  cmd.add_option("paths", a.paths, "files or directories to scan (default: .)");
-  cmd.add_option("--format", a.format, "report format on stdout: text, json, sarif, markdown, html, github, gitlab")
-      ->check(CLI::IsMember(report::format_names()));
-  cmd.add_option("--output", a.outputs, "also write a report: FORMAT=FILE (repeatable)");
-  cmd.add_option("--select", a.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');
-  cmd.add_option("--ignore", a.ignore, "check IDs or prefixes not to run")->delimiter(',');
-  cmd.add_option("--exclude", a.exclude, "gitignore-style glob of paths to skip (repeatable; adds to the config's)");
-  cmd.add_option("-j,--jobs", a.jobs, "worker threads (default: one per core)")->check(CLI::Range(1u, 1024u));
-  cmd.add_option("-p,--compile-commands", a.compile_commands,
-                 "directory holding compile_commands.json (default: the root or root/build, if present)");
-  cmd.add_option("--target", a.target,
-                 "the TPU stack you port to: torch-xla, jax or tf; the checks about other frameworks are left out")
-      ->check(CLI::IsMember({"torch-xla", "jax", "tf"}));
-  cmd.add_option("--fail-under", a.fail_under, "exit 1 if the score is below SCORE")->check(CLI::Range(0.0, 100.0));
-  cmd.add_option("--fail-on", a.fail_on,
-                 "exit 1 if a reported finding reaches this severity (error, warning, info) or effort (high, medium, "
-                 "low)")
-      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
-  cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
-  cmd.add_option("--max-file-size", a.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
-      ->check(CLI::PositiveNumber);
-  cmd.add_flag("--no-gitignore", a.no_gitignore, "scan files that .gitignore excludes");
-  cmd.add_option("--path-weight", a.path_weights,
-                 "GLOB=WEIGHT: how much findings under GLOB count in the score (repeatable; last match wins)");
-  cmd.add_option("--auxiliary-weight", a.auxiliary_weight,
-                 "weight of tests/, benchmarks/, examples/, docs/ in the score (default 0.25)")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
-  cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
-  cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
-  cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
-  cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd.add_option("--config", a.config, "configuration file (default: the nearest .tpulint.toml or pyproject.toml "
-                                       "with [tool.tpulint])");
-  cmd.add_flag("--isolated", a.isolated, "ignore every configuration file");
-  cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");
-  cmd.add_option("--diff", a.diff, "report only findings on lines added or changed since BASE_REF (git)");
-  cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
-  cmd.add_option("--shard", a.shard, "K/N: scan only shard K of N (by a hash of each path); `tpulint merge` "
-                                     "combines the N JSON reports");
-  cmd.add_option("--file-timeout", a.file_timeout,
-                 "seconds one file may take before its analysis is stopped (a TPU903 note); 0: no limit (default 120)")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--max-worker-memory", a.max_worker_memory,
-                 "megabytes of memory one file's analysis may use before it is stopped (a TPU903 note); "
-                 "0: no limit (default 2048)")
-      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 30));
-  cmd.add_flag("--in-process", a.in_process, "analyze in threads of this process, not in worker processes "
-                                            "(for debugging: a crash then ends the run)")
-      ->group("");
-  cmd.add_flag("--parse-only", a.parse_only, "parse every file, run no check (the benchmark's floor)")->group("");
-  cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
-  cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
-                                             "~/.cache/tpulint)");
+namespace {
+
+// --file-timeout in seconds: 0 is no limit (as documented); otherwise from a millisecond, the
+// timer's unit, to a week, which the worker pool's poll timeout still holds.
+constexpr NumberRange kFileTimeoutRange{0.001, 7 * 24 * 3600, true};
+// --max-worker-memory in megabytes: 0 is no limit; less than 64 MB cannot hold a parser.
+constexpr NumberRange kWorkerMemoryRange{64, 1 << 20, true};
+
+// Not CLI::Range: it lets "nan" through, as every comparison with NaN is false.
+CLI::Validator number_in(NumberRange range) {
+  return CLI::Validator(
+      [range](std::string& input) -> std::string {
+        double v = 0;
+        if (CLI::detail::lexical_cast(input, v) && range.contains(v)) return {};
+        return fmt::format("expects {}; got '{}'", range.describe(), input);
+      },
+      "NUMBER");
 }
 
-namespace {
+// A whole number from 1, written in decimal digits only: no sign, no exponent, no wrap-around.
+std::optional<uint64_t> positive_integer(std::string_view text) {
+  uint64_t v = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || v == 0) return std::nullopt;
+  return v;
+}
+
+CLI::Validator byte_count() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        if (positive_integer(input)) return {};
+        return fmt::format("expects a whole number of bytes from 1 to {}; got '{}'",
+                           std::numeric_limits<uint64_t>::max(), input);
+      },
+      "BYTES");
+}
 
 std::pair<std::string, double> parse_weight_rule(const std::string& rule) {
   size_t eq = rule.rfind('=');
@@ -78,11 +56,24 @@ std::pair<std::string, double> parse_weight_rule(const std::string& rule) {
     try {
       size_t used = 0;
       double weight = std::stod(rule.substr(eq + 1), &used);
-      if (used == rule.size() - eq - 1 && weight >= 0) return {rule.substr(0, eq), weight};
+      if (used == rule.size() - eq - 1 && kPathWeightRange.contains(weight)) return {rule.substr(0, eq), weight};
     } catch (const std::exception&) {
     }
   }
-  throw UsageError(fmt::format("--path-weight expects GLOB=WEIGHT with a weight >= 0; got '{}'", rule));
+  throw UsageError(
+      fmt::format("--path-weight expects GLOB=WEIGHT, WEIGHT {}; got '{}'", kPathWeightRange.describe(), rule));
+}
+
+// --shard K/N: returns K and sets `count` to N. Digits only: a sign, or a number past 32 bits, is
+// an error, never wrapped around.
+unsigned parse_shard(std::string_view text, unsigned& count) {
+  size_t slash = text.find('/');
+  auto k = positive_integer(text.substr(0, slash));
+  auto n = slash == std::string_view::npos ? std::nullopt : positive_integer(text.substr(slash + 1));
+  if (!k || !n || *k > *n || *n > std::numeric_limits<unsigned>::max())
+    throw UsageError(fmt::format("--shard expects K/N, whole numbers with 1 <= K <= N; got '{}'", text));
+  count = unsigned(*n);
+  return unsigned(*k);
 }
 
 fs::path compile_commands_dir(const fs::path& given, std::string_view what) {
@@ -95,6 +86,71 @@ fs::path compile_commands_dir(const fs::path& given, std::string_view what) {
 }
 
 }  // namespace
+
+void add_report_options(CLI::App& cmd, ScanArgs& a) {
+  cmd.add_option("--format", a.format, "report format on stdout: text, json, sarif, markdown, html, github, gitlab")
+      ->check(CLI::IsMember(report::format_names()));
+  cmd.add_option("--output", a.outputs, "also write a report: FORMAT=FILE (repeatable)");
+  cmd.add_option("--fail-under", a.fail_under, "exit 1 if the score is below SCORE (0 to 100)")
+      ->check(number_in(kFailUnderRange));
+  cmd.add_option("--fail-on", a.fail_on,
+                 "exit 1 if a reported finding reaches this severity (error, warning, info) or effort (high, medium, "
+                 "low)")
+      ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
+  cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
+  cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
+  cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
+  cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
+  cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
+  cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");
+}
+
+void add_scan_options(CLI::App& cmd, ScanArgs& a) {
+  cmd.add_option("paths", a.paths, "files or directories to scan (default: .)");
+  add_report_options(cmd, a);
+  cmd.add_option("--select", a.select, "check IDs or prefixes to run (TPU2,TPU401; ALL)")->delimiter(',');
+  cmd.add_option("--ignore", a.ignore, "check IDs or prefixes not to run")->delimiter(',');
+  cmd.add_option("--exclude", a.exclude, "gitignore-style glob of paths to skip (repeatable; adds to the config's)");
+  cmd.add_option("-j,--jobs", a.jobs, "worker threads (default: one per core)")->check(CLI::Range(1u, 1024u));
+  cmd.add_option("-p,--compile-commands", a.compile_commands,
+                 "directory holding compile_commands.json (default: the root or root/build, if present)");
+  cmd.add_option("--target", a.target,
+                 "the TPU stack you port to: torch-xla, jax or tf; the checks about other frameworks are left out")
+      ->check(CLI::IsMember({"torch-xla", "jax", "tf"}));
+  cmd.add_option("--max-file-size", a.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
+      ->check(byte_count());
+  cmd.add_flag("--no-gitignore", a.no_gitignore, "scan files that .gitignore excludes");
+  cmd.add_option("--path-weight", a.path_weights,
+                 "GLOB=WEIGHT: how much findings under GLOB count in the score, 0 to 1000 (repeatable; last match "
+                 "wins)");
+  cmd.add_option("--auxiliary-weight", a.auxiliary_weight,
+                 "weight of tests/, benchmarks/, examples/, docs/ in the score, 0 to 1 (default 0.25)")
+      ->check(number_in(kAuxiliaryWeightRange));
+  cmd.add_option("--config", a.config, "configuration file (default: the nearest .tpulint.toml or pyproject.toml "
+                                       "with [tool.tpulint])");
+  cmd.add_flag("--isolated", a.isolated, "ignore every configuration file");
+  cmd.add_option("--diff", a.diff, "report only findings on lines added or changed since BASE_REF (git)");
+  cmd.add_flag("--diff-score", a.diff_score, "with --diff: also score BASE_REF and show the change");
+  cmd.add_option("--shard", a.shard, "K/N: scan only shard K of N (by a hash of each path); `tpulint merge` "
+                                     "combines the N JSON reports");
+  cmd.add_option("--file-timeout", a.file_timeout,
+                 "seconds one file may take before its analysis is stopped (a TPU903 note): 0.001 to 604800 (a "
+                 "week), or 0 for no limit (default 120)")
+      ->check(number_in(kFileTimeoutRange));
+  cmd.add_option("--max-worker-memory", a.max_worker_memory,
+                 "megabytes of memory one file's analysis may use before it is stopped (a TPU903 note): 64 to "
+                 "1048576, or 0 for no limit (default 2048)")
+      ->check(number_in(kWorkerMemoryRange));
+  cmd.add_flag("--in-process", a.in_process, "analyze in threads of this process, not in worker processes "
+                                            "(for debugging: a crash then ends the run)")
+      ->group("");
+  cmd.add_flag("--parse-only", a.parse_only, "parse every file, run no check (the benchmark's floor)")->group("");
+  cmd.add_flag("--no-cache", a.no_cache, "analyze every file, neither reading nor writing the result cache");
+  cmd.add_option("--cache-dir", a.cache_dir, "where to cache results (default: $XDG_CACHE_HOME/tpulint or "
+                                             "~/.cache/tpulint)");
+}
 
 ScanSettings resolve_scan_settings(const ScanArgs& a) {
   std::optional<Config> config;
@@ -169,16 +225,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   if (a.diff_score && a.diff.empty()) throw UsageError("--diff-score needs --diff BASE_REF");
   s.diff_score = a.diff_score;
 
-  if (!a.shard.empty()) {
-    unsigned k = 0, n = 0;
-    char slash = 0, extra = 0;
-    if (std::sscanf(a.shard.c_str(), "%u%c%u%c", &k, &slash, &n, &extra) != 3 || slash != '/' || n == 0 || k == 0 ||
-        k > n)
-      throw UsageError(fmt::format("--shard expects K/N with 1 <= K <= N; got '{}'", a.shard));
-    r.shard_index = k;
-    r.shard_count = n;
-  }
-  if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(int64_t(*a.file_timeout * 1000));
+  if (!a.shard.empty()) r.shard_index = parse_shard(a.shard, r.shard_count);
+  if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(std::llround(*a.file_timeout * 1000));
   r.isolate = !a.in_process;
   if (a.max_worker_memory) r.worker_memory_limit = *a.max_worker_memory << 20;
   s.engine.parse_only = a.parse_only;

@@ -55,7 +55,10 @@ struct ScanArgs {
   std::string timings;  // `scan --timings FILE`: each analyzed file's time, tab-separated
 };
 
-// Declares the options shared by `scan` and `baseline` on a subcommand.
+// Declares the reporting and threshold options, the ones `merge` takes too, on a subcommand.
+void add_report_options(CLI::App& command, ScanArgs& args);
+
+// Declares the options shared by `scan` and `baseline` on a subcommand (the reporting ones too).
 void add_scan_options(CLI::App& command, ScanArgs& args);
 
 struct ScanSettings {

@@ -28,9 +28,9 @@ std::vector<std::string> string_list(const toml::node& node, const fs::path& fil
   return out;
 }
 
-double number(const toml::node& node, const fs::path& file, std::string_view key, double lo, double hi) {
+double number(const toml::node& node, const fs::path& file, std::string_view key, NumberRange range) {
   auto v = node.value<double>();  // integers convert too
-  if (!v || *v < lo || *v > hi) fail(file, fmt::format("'{}' must be a number from {:g} to {:g}", key, lo, hi));
+  if (!v || !range.contains(*v)) fail(file, fmt::format("'{}' must be {}", key, range.describe()));
   return *v;
 }
 
@@ -51,6 +51,10 @@ toml::table parse(const fs::path& file) {
 }
 
 }  // namespace
+
+std::string NumberRange::describe() const {
+  return fmt::format("{}a number from {:g} to {:g}", or_zero ? "0 or " : "", min, max);
+}
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
@@ -92,11 +96,11 @@ Config read_config(const fs::path& file) {
       const toml::table* globs = value.as_table();
       if (!globs) fail(file, "'path-weights' must be a table of glob = weight");
       for (const auto& [glob, w] : *globs)
-        c.path_weights.emplace_back(std::string(glob.str()), number(w, file, "path-weights." + std::string(glob.str()), 0, 1000));
+        c.path_weights.emplace_back(std::string(glob.str()), number(w, file, "path-weights." + std::string(glob.str()), kPathWeightRange));
     } else if (key == "auxiliary-weight") {
-      c.auxiliary_weight = number(value, file, key, 0, 1);
+      c.auxiliary_weight = number(value, file, key, kAuxiliaryWeightRange);
     } else if (key == "fail-under") {
-      c.fail_under = number(value, file, key, 0, 100);
+      c.fail_under = number(value, file, key, kFailUnderRange);
     } else if (key == "fail-on") {
       auto v = value.value<std::string>();
       if (!v || !is_fail_on_value(*v))

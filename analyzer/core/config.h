@@ -36,6 +36,20 @@ struct Config {
   std::optional<std::string> target;  // "torch-xla", "jax" or "tf"
 };
 
+// What a numeric setting accepts, on the command line and in the configuration alike: a number
+// from `min` to `max`, or also 0 when `or_zero` (a documented "none"). NaN is in no range, and
+// infinities are out of every one; a bad value is an error, never replaced by a default.
+struct NumberRange {
+  double min = 0, max = 0;
+  bool or_zero = false;
+  bool contains(double v) const { return (or_zero && v == 0) || (v >= min && v <= max); }
+  std::string describe() const;  // "a number from 0 to 100", "0 or a number from 0.001 to 604800"
+};
+
+inline constexpr NumberRange kFailUnderRange{0, 100};
+inline constexpr NumberRange kAuxiliaryWeightRange{0, 1};
+inline constexpr NumberRange kPathWeightRange{0, 1000};
+
 // The keys a config may hold, for error messages and docs.
 const std::vector<std::string>& config_keys();
 

@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "report/visible_text.h"
+
 namespace tpulint::report {
 
 std::string github_escape_data(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : visible_text(text)) {
     if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
     else out += c;
   }
   return out;
@@ -38,12 +38,13 @@ std::string_view command(Severity s) {
 
 void write_github(const ScanReport& report, std::ostream& out) {
   for (const Finding& f : report.findings) {
-    std::string message = f.hint.empty() ? f.message.str() : f.message.str() + "\n" + f.hint.str();
+    // The hint on a line of its own: %0A is the one line break a command's data may hold.
+    std::string message = github_escape_data(f.message);
+    if (!f.hint.empty()) message += "%0A" + github_escape_data(f.hint);
     out << fmt::format("::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n", command(f.severity),
                        github_escape_property(f.path), f.start.line, f.start.column, f.end.line,
                        std::max(f.end.column, f.start.column),
-                       github_escape_property(fmt::format("{} {}", f.check_id, f.check_name)),
-                       github_escape_data(message));
+                       github_escape_property(fmt::format("{} {}", f.check_id, f.check_name)), message);
   }
   const ScoreSummary& s = report.score;
   out << fmt::format("::notice title={}::{}\n", github_escape_property("tpulint"),

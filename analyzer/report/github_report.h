@@ -12,7 +12,9 @@ namespace tpulint::report {
 
 void write_github(const ScanReport& report, std::ostream& out);
 
-// Escaping of workflow command data (% CR LF) and of property values (also ':' and ',').
+// Escaping of workflow command data: controls shown as visible_text shows them, so that no text
+// ends the command or starts another (a CR or LF would), and '%' as %25; of property values:
+// also ':' and ','.
 std::string github_escape_data(std::string_view text);
 std::string github_escape_property(std::string_view text);
 

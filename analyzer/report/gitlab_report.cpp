@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fingerprint.h"
+#include "report/visible_text.h"
 
 namespace tpulint::report {
 
@@ -31,7 +32,7 @@ void write_gitlab(const ScanReport& report, std::ostream& out) {
         {"location", {{"path", f.path.view()}, {"lines", {{"begin", f.start.line}}}}},
     });
   }
-  out << issues.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out << json_with_escaped_controls(issues.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
 }
 
 }  // namespace tpulint::report

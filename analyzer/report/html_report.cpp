@@ -5,12 +5,13 @@
 #include <map>
 
 #include "core/version.h"
+#include "report/visible_text.h"
 
 namespace tpulint::report {
 
 std::string html_escape(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : visible_text(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

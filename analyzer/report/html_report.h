@@ -14,6 +14,8 @@ namespace tpulint::report {
 
 void write_html(const ScanReport& report, const Registry& registry, std::ostream& out);
 
+// Text as HTML text or an attribute value: & < > " ' as entities, and controls shown as
+// visible_text shows them (a bidirectional override would reorder the page's text too).
 std::string html_escape(std::string_view text);
 
 }  // namespace tpulint::report

@@ -1,6 +1,7 @@
 #include "report/json_writer.h"
 
 #include "core/byte_scan.h"
+#include "report/visible_text.h"
 
 #include <array>
 #include <bit>
@@ -17,7 +18,8 @@ namespace tpulint::report {
 
 namespace {
 
-// What a byte needs in a JSON string: nothing, an escape, or (above 0x7F) nlohmann's UTF-8 handling.
+// What a byte needs in a JSON string: nothing, an escape, or (above 0x7F) nlohmann's UTF-8 handling
+// and the escape of C1 and bidirectional controls.
 enum ByteClass : uint8_t { kPlain, kEscape, kNonAscii };
 constexpr std::array<uint8_t, 256> kByteClasses = [] {
   std::array<uint8_t, 256> classes{};
@@ -85,7 +87,7 @@ char* write_escape(char* at, unsigned char c) {
 // Text with bytes above 0x7F goes through nlohmann::json, whose handling of invalid UTF-8
 // (where one replacement character ends and the next byte starts) is the reference.
 std::string nlohmann_string(std::string_view s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_with_escaped_controls(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // `x` as nlohmann writes it, at `at` (room for 32 bytes); returns its end.

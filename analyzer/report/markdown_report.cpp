@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "report/visible_text.h"
+
 namespace tpulint::report {
 
 namespace {
@@ -17,24 +19,41 @@ std::string_view severity_mark(Severity s) {
   return "";
 }
 
+// A path in a URL: every byte but unreserved characters and '/' percent-encoded, so that no
+// character of it can end the link's destination or change what it points to.
+std::string url_path(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '.' || c == '_' || c == '~' || c == '/';
+    if (unreserved) out += char(c);
+    else out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
 std::string link(const ReportOptions& o, std::string_view path, uint32_t line) {
-  return fmt::format("[{}:{}]({}{}#L{})", markdown_cell(path), line, o.link_base, path, line);
+  return fmt::format("[{}:{}]({}{}#L{})", markdown_text(path), line, o.link_base, url_path(path), line);
 }
 
 std::string hours(HoursRange h) { return fmt::format("{:g}–{:g} h", h.low, h.high); }
 
 }  // namespace
 
-std::string markdown_cell(std::string_view text) {
+std::string markdown_text(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : visible_text(text)) {
     switch (c) {
-      case '|': out += "\\|"; break;
-      case '\n': out += "<br>"; break;
-      case '\r': break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
+      // What gives text a meaning in a line: emphasis, code, links and images, strikethrough,
+      // table cells, GitHub's math, and the escape itself.
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '(': case ')':
+      case '!': case '~': case '|': case '$':
+        out += '\\';
+        out += c;
+        break;
       default: out += c;
     }
   }
@@ -55,7 +74,7 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
           : "";
 
   out << fmt::format("## tpulint: TPU readiness {:.1f}/100, `{}`\n\n", s.score, to_string(s.verdict));
-  out << fmt::format("> {}\n\n", markdown_cell(s.verdict_reason));
+  out << fmt::format("> {}\n\n", markdown_text(s.verdict_reason));
   out << "| | |\n|---|---|\n";
   out << fmt::format("| score | **{:.1f}** / 100{} |\n", s.score, delta);
   out << fmt::format("| verdict | `{}` |\n", to_string(s.verdict));
@@ -65,7 +84,8 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
                      errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
   out << fmt::format("| files | {} analyzed, {} skipped |\n", report.analyzed, report.skipped.size());
   for (const ScanReport::Hidden& h : report.hidden)
-    out << fmt::format("| hidden | {} finding{} {} (still in the score) |\n", h.count, h.count == 1 ? "" : "s", h.why);
+    out << fmt::format("| hidden | {} finding{} {} (still in the score) |\n", h.count, h.count == 1 ? "" : "s",
+                       markdown_text(h.why));
   out << "\n";
 
   // The top blockers: errors before warnings, then by effort, then the report's order.
@@ -82,7 +102,7 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
     for (size_t i = 0; i < std::min(kTop, top.size()); ++i) {
       const Finding& f = *top[i];
       out << fmt::format("| {} | `{}` | {} | {} | {}, {} |\n", severity_mark(f.severity), f.check_id,
-                         markdown_cell(f.message), link(options, f.path, f.start.line), to_string(f.effort),
+                         markdown_text(f.message), link(options, f.path, f.start.line), to_string(f.effort),
                          hours(f.hours));
     }
     if (top.size() > kTop) out << fmt::format("\n{} more below.\n", top.size() - kTop);
@@ -98,7 +118,7 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
       std::string checks;
       for (const std::string& id : w.check_ids) checks += (checks.empty() ? "`" : ", `") + id + "`";
       out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | +{:.1f} |\n", i + 1,
-                         markdown_cell(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"),
+                         markdown_text(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"),
                          checks, w.findings, w.files, w.files == 1 ? "" : "s", to_string(w.effort), hours(w.hours),
                          w.score_gain);
     }
@@ -118,12 +138,12 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
     const InternedString* current = nullptr;
     for (const Finding& f : report.findings) {
       if (!current || *current != f.path) {
-        out << fmt::format("{}**{}**\n\n", current ? "\n" : "", markdown_cell(f.path));
+        out << fmt::format("{}**{}**\n\n", current ? "\n" : "", markdown_text(f.path));
         current = &f.path;
       }
       out << fmt::format("- {} {} `{}` {}{}\n", severity_mark(f.severity), link(options, f.path, f.start.line),
-                         f.check_id, markdown_cell(f.message),
-                         f.hint.empty() ? "" : fmt::format(" — {}", markdown_cell(f.hint)));
+                         f.check_id, markdown_text(f.message),
+                         f.hint.empty() ? "" : fmt::format(" — {}", markdown_text(f.hint)));
     }
     out << "\n</details>\n";
   }

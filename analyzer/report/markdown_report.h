@@ -11,7 +11,10 @@ namespace tpulint::report {
 
 void write_markdown(const ScanReport& report, const ReportOptions& options, std::ostream& out);
 
-// Escapes text for a Markdown table cell (pipes, backticks, newlines, HTML).
-std::string markdown_cell(std::string_view text);
+// Text from a scanned repository as literal Markdown text, in a table cell or anywhere in a line:
+// controls shown as visible_text shows them (so no line break either), '<' '>' '&' as HTML
+// entities, and a backslash before each character that could start an inline construct (\ ` *
+// _ [ ] ( ) ! ~ | $). What starts a block (#, -, >, a digit) cannot: such text never starts a line.
+std::string markdown_text(std::string_view text);
 
 }  // namespace tpulint::report

@@ -7,6 +7,7 @@
 
 #include "core/fingerprint.h"
 #include "core/version.h"
+#include "report/visible_text.h"
 
 namespace tpulint::report {
 
@@ -148,7 +149,7 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
         {"results_truncated", truncated}}},
   };
   ordered_json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
-  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out << json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
 }
 
 }  // namespace tpulint::report

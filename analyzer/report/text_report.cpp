@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/source_file.h"
+#include "report/visible_text.h"
 
 namespace tpulint::report {
 
@@ -27,37 +28,52 @@ struct Style {
   }
 };
 
-// The first `n` code points of `line` with everything but tabs turned into spaces, so that a
-// caret line printed under the source line lines up with it.
-std::string pad_like(std::string_view line, uint32_t n) {
-  std::string out;
+// The byte offset of code point `n` (0-based, counted as columns are) in `line`; its size past
+// its end.
+size_t column_offset(std::string_view line, uint32_t n) {
   uint32_t seen = 0;
-  for (size_t i = 0; i < line.size() && seen < n; ++i) {
-    unsigned char c = line[i];
-    if ((c & 0xC0) == 0x80) continue;
-    out += c == '\t' ? '\t' : ' ';
-    ++seen;
-  }
-  while (seen++ < n) out += ' ';
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((line[i] & 0xC0) != 0x80 && seen++ == n) return i;
+  return line.size();
+}
+
+// `shown` with everything but tabs turned into spaces, so that a caret line printed under it
+// lines up with it.
+std::string blank_like(std::string_view shown) {
+  std::string out;
+  for (unsigned char c : shown)
+    if ((c & 0xC0) != 0x80) out += c == '\t' ? '\t' : ' ';
   return out;
+}
+
+// The source line as shown (visible_text), and carets under the flagged columns of it: an escape
+// before or in them widens what they sit under.
+void write_code_frame(const Finding& f, std::ostream& out, const Style& st) {
+  std::string_view line = f.source_line;
+  const uint32_t start = std::max(f.start.column, 1u) - 1;  // 0-based columns, `end` past the last
+  const uint32_t end = f.end.line == f.start.line ? std::max(f.end.column, 1u) - 1 : count_code_points(line);
+  const size_t from = column_offset(line, start), to = column_offset(line, std::max(start, end));
+  const uint32_t past_the_end = start - count_code_points(line.substr(0, from));  // a start beyond the line
+  const uint32_t width = std::max(count_code_points(visible_text(line.substr(from, to - from))), 1u);
+
+  std::string num = std::to_string(f.start.line);
+  std::string gutter(num.size(), ' ');
+  out << fmt::format("  {} {}\n", gutter, st.dim("|"));
+  out << fmt::format("  {} {} {}\n", st.dim(num), st.dim("|"), visible_text(line));
+  out << fmt::format("  {} {} {}{}{}\n", gutter, st.dim("|"), blank_like(visible_text(line.substr(0, from))),
+                     std::string(past_the_end, ' '), st.wrap("1;31", std::string(width, '^')));
 }
 
 void write_finding(const Finding& f, std::ostream& out, const Style& st) {
   out << fmt::format("  {}:{}  {}  {}  {}\n", f.start.line, f.start.column, st.severity(f.severity),
-                     st.bold(f.check_id), f.message);
+                     st.bold(f.check_id), visible_text(f.message));
   if (!f.source_line.empty()) {
-    std::string num = std::to_string(f.start.line);
-    std::string gutter(num.size(), ' ');
-    out << fmt::format("  {} {}\n", gutter, st.dim("|"));
-    out << fmt::format("  {} {} {}\n", st.dim(num), st.dim("|"), f.source_line);
-    uint32_t line_len = count_code_points(f.source_line);
-    uint32_t end_col = f.end.line == f.start.line ? f.end.column : line_len + 1;
-    uint32_t width = end_col > f.start.column ? end_col - f.start.column : 1;
-    out << fmt::format("  {} {} {}{}\n", gutter, st.dim("|"), pad_like(f.source_line, f.start.column - 1),
-                       st.wrap("1;31", std::string(width, '^')));
-    if (!f.hint.empty()) out << fmt::format("  {} {} hint: {}\n", gutter, st.dim("="), f.hint);
+    write_code_frame(f, out, st);
+    if (!f.hint.empty())
+      out << fmt::format("  {} {} hint: {}\n", std::string(std::to_string(f.start.line).size(), ' '), st.dim("="),
+                         visible_text(f.hint));
   } else if (!f.hint.empty()) {
-    out << fmt::format("    hint: {}\n", f.hint);
+    out << fmt::format("    hint: {}\n", visible_text(f.hint));
   }
 }
 
@@ -85,7 +101,7 @@ void write_score_explanation(const ScanReport& report, std::ostream& out, const 
                      "low {:g} ({:g})\n",
                      C::kWeightHigh, C::kCapHigh, C::kWeightMedium, C::kCapMedium, C::kWeightLow, C::kCapLow);
   out << fmt::format("  path weight: 1, or {:g} under tests/, benchmarks/, examples/, docs/", report.path_weights.auxiliary);
-  for (const auto& [glob, w] : report.path_weights.rules) out << fmt::format("; {}={:g}", glob, w);
+  for (const auto& [glob, w] : report.path_weights.rules) out << fmt::format("; {}={:g}", visible_text(glob), w);
   out << "\n";
   PenaltyModel model(report.path_weights);
   for (const Finding& f : report.findings) model.add(f);
@@ -103,7 +119,7 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
   for (const Finding& f : report.findings) {
     if (!current || *current != f.path) {
       if (current) out << "\n";
-      out << st.bold(f.path) << "\n";
+      out << st.bold(visible_text(f.path)) << "\n";
       current = &f.path;
     }
     write_finding(f, out, st);
@@ -120,7 +136,8 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
   for (const auto& [cat, n] : by_category) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", to_string(cat), n);
   out << fmt::format("  findings   {}{}\n", report.findings.size(), counts.empty() ? "" : " (" + counts + ")");
   for (const ScanReport::Hidden& h : report.hidden)
-    out << fmt::format("  hidden     {} finding{} {} (still in the score)\n", h.count, h.count == 1 ? "" : "s", h.why);
+    out << fmt::format("  hidden     {} finding{} {} (still in the score)\n", h.count, h.count == 1 ? "" : "s",
+                       visible_text(h.why));
   const ScoreSummary& s = report.score;
   std::string delta = options.previous_score ? fmt::format("  ({:+.1f} against {}: {:.1f})",
                                                            s.score - *options.previous_score, options.previous_label,
@@ -131,16 +148,17 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
     out << fmt::format("    {:<48} {:>5.1f}  ({} finding{}, {})\n", display_name(c.category), c.score, c.findings,
                        c.findings == 1 ? "" : "s", hours_range_text(c.hours));
   out << fmt::format("  effort     {}\n", hours_text(s.hours));
-  out << fmt::format("  verdict    {}: {}\n", st.bold(to_string(s.verdict)), s.verdict_reason);
+  out << fmt::format("  verdict    {}: {}\n", st.bold(to_string(s.verdict)), visible_text(s.verdict_reason));
   if (!report.plan.empty()) {
     constexpr size_t kTop = 5;
     out << fmt::format("  plan       {} work item{}, cheapest big wins first:\n", report.plan.size(),
                        report.plan.size() == 1 ? "" : "s");
     for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
       const WorkItem& w = report.plan[i];
-      out << fmt::format("    {}. {:<32} +{:<5.1f} {}, {} finding{} ({})\n", i + 1, "'" + w.subject + "'", w.score_gain,
-                         hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s", w.first_location);
-      if (!w.parts.empty()) out << fmt::format("       with {}\n", parts_summary(w));
+      out << fmt::format("    {}. {:<32} +{:<5.1f} {}, {} finding{} ({})\n", i + 1, "'" + visible_text(w.subject) + "'",
+                         w.score_gain, hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s",
+                         visible_text(w.first_location));
+      if (!w.parts.empty()) out << fmt::format("       with {}\n", visible_text(parts_summary(w)));
     }
     if (report.plan.size() > kTop) out << fmt::format("    ... {} more in the JSON, Markdown or HTML report\n", report.plan.size() - kTop);
   }

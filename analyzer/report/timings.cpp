@@ -4,6 +4,8 @@
 #include <iterator>
 #include <fmt/format.h>
 
+#include "report/visible_text.h"
+
 namespace tpulint::report {
 
 namespace {
@@ -77,7 +79,7 @@ void write_timings_tsv(const ScanReport& report, std::ostream& out) {
   out << "seconds\tlanguage\tpath\n";
   for (const FileSummary* f : timed_slowest_first(report))
     out << fmt::format("{:.6f}\t{}\t{}\n", std::chrono::duration<double>(f->analysis_time).count(),
-                       to_string(f->language), f->path);
+                       to_string(f->language), visible_field(f->path));
 }
 
 std::string format_time_summaries(const std::vector<TimeSummary>& summaries) {
@@ -86,7 +88,7 @@ std::string format_time_summaries(const std::vector<TimeSummary>& summaries) {
   for (const TimeSummary& s : summaries)
     out += fmt::format("{} {} file{}: median {}, 95th percentile {}, slowest {} ({}), {} in all\n", s.files,
                        s.frontend, s.files == 1 ? "" : "s", duration(s.median), duration(s.p95), duration(s.max),
-                       s.slowest, duration(s.total));
+                       visible_text(s.slowest), duration(s.total));
   return out;
 }
 

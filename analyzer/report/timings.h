@@ -28,11 +28,13 @@ struct TimeSummary {
 std::vector<TimeSummary> summarize_times(const ScanReport& report);
 
 // Tab-separated, a header line, then one line per file analyzed in this run, slowest first (ties
-// by path): seconds (microsecond precision), language, path.
+// by path): seconds (microsecond precision), language, path (as visible_field writes it: a tab,
+// a line break or a backslash in a name is an escape, and cannot split a row).
 void write_timings_tsv(const ScanReport& report, std::ostream& out);
 
 // For stderr: one line per frontend, "N python files: median 1.2 ms, 95th percentile 4.0 ms,
-// slowest 31.0 ms (pkg/big.py), 0.84 s in all"; a line saying so when no file was analyzed.
+// slowest 31.0 ms (pkg/big.py), 0.84 s in all" (the path as visible_text shows it); a line
+// saying so when no file was analyzed.
 std::string format_time_summaries(const std::vector<TimeSummary>& summaries);
 
 }  // namespace tpulint::report
