@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fcntl.h>
+#include <fstream>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <set>
 #include <string>
@@ -175,5 +177,77 @@ TEST_CASE("started runs once in the parent, after the workers are forked and bef
     CHECK(outputs_before_start == 0);
     CHECK(outputs == 20);
     CHECK(g_changed_after_start == 1);
+  }
+}
+
+// Issue 34: workers inherited the parent's standard input, so a file read as `/dev/stdin` (or a
+// frontend reading fd 0) took the user's terminal or the input of a CI step.
+TEST_CASE("a worker reads nothing of the parent's standard input and writes nothing to its output",
+          "[worker-pool]") {
+  int parent_in[2], parent_out[2];
+  REQUIRE(pipe(parent_in) == 0);
+  REQUIRE(pipe(parent_out) == 0);
+  REQUIRE(write(parent_in[1], "the parent's input", 18) == 18);
+  close(parent_in[1]);
+  const int saved_in = dup(STDIN_FILENO), saved_out = dup(STDOUT_FILENO);
+  dup2(parent_in[0], STDIN_FILENO);
+  dup2(parent_out[1], STDOUT_FILENO);
+  auto outputs = run(2, {1, {}, 0, {}}, [](size_t) {
+    char buf[64];
+    ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+    (void)!write(STDOUT_FILENO, "from a worker", 13);
+    return n < 0 ? std::string("error") : std::string(buf, size_t(n));
+  });
+  dup2(saved_in, STDIN_FILENO);
+  dup2(saved_out, STDOUT_FILENO);
+  close(saved_in);
+  close(saved_out);
+  close(parent_out[1]);
+  char buf[64];
+  CHECK(read(parent_out[0], buf, sizeof buf) == 0);  // nothing written to the parent's output
+  close(parent_out[0]);
+  close(parent_in[0]);
+  CHECK(outputs == std::vector<std::string>{"", ""});  // end of file at once: /dev/null
+}
+
+// Issue 34: killing tpulint left its worker running (and a macro bomb growing).
+TEST_CASE("workers die with the parent, whether it is killed or stopped by a signal", "[worker-pool]") {
+  for (int sig : {SIGKILL, SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    int report[2];
+    REQUIRE(pipe(report) == 0);
+    pid_t parent = fork();
+    REQUIRE(parent >= 0);
+    if (parent == 0) {
+      // The parent of the pool: its worker sends its pid up the pipe, then hangs.
+      close(report[0]);
+      run_in_workers(
+          1, {1, {}, 0, {}},
+          [&](size_t) -> std::string {
+            pid_t self = getpid();
+            (void)!write(report[1], &self, sizeof self);
+            for (;;) pause();
+          },
+          failure_output, [](size_t, std::string_view) {});
+      _exit(0);
+    }
+    close(report[1]);
+    pid_t worker = 0;
+    REQUIRE(read(report[0], &worker, sizeof worker) == sizeof worker);
+    close(report[0]);
+    REQUIRE(kill(parent, sig) == 0);
+    int status = 0;
+    REQUIRE(waitpid(parent, &status, 0) == parent);
+    CHECK(WIFSIGNALED(status));
+    // The worker is gone (or a zombie waiting for init) within a few seconds.
+    bool gone = false;
+    for (int tries = 0; tries < 200 && !gone; ++tries) {
+      std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
+      std::string pid, name, state;
+      gone = !(stat >> pid >> name >> state) || state == "Z" || state == "X";
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    CHECK(gone);
+    if (!gone) kill(worker, SIGKILL);
   }
 }
