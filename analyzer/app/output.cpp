@@ -1,11 +1,12 @@
 #include "app/output.h"
 
+#include "core/file_replace.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <random>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <system_error>
@@ -25,19 +26,6 @@ namespace {
   throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), why));
 }
 
-// False, with errno set, when a write fails; a short write is continued.
-bool write_all(int fd, std::string_view content) {
-  while (!content.empty()) {
-    ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    content.remove_prefix(size_t(n));
-  }
-  return true;
-}
-
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
 // STDOUT_FILENO or STDERR_FILENO when that descriptor is open on `target`, else -1.
@@ -47,40 +35,6 @@ int own_stream(const struct stat& target) {
     if (::fstat(fd, &open_file) == 0 && same_file(open_file, target)) return fd;
   }
   return -1;
-}
-
-// A new file beside `path` that nothing else made: O_EXCL fails on any name that exists, a
-// symbolic link included, and the random name cannot be planted ahead. The kernel applies the
-// umask to 0666, as for any file a program creates.
-int create_temporary(const fs::path& path, fs::path& temporary) {
-  std::random_device random;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    temporary = path;
-    temporary += fmt::format(".tmp-{:08x}{:08x}", random(), random());
-    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  return -1;  // errno is EEXIST
-}
-
-void replace(const fs::path& path, std::string_view content) {
-  fs::path temporary;
-  int fd = create_temporary(path, temporary);
-  if (fd < 0) fail(path, errno);
-  bool ok = write_all(fd, content) && ::fsync(fd) == 0;
-  int error = errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    error = errno;
-  }
-  if (ok && ::rename(temporary.c_str(), path.c_str()) != 0) {
-    ok = false;
-    error = errno;
-  }
-  if (!ok) {
-    ::unlink(temporary.c_str());
-    fail(path, error);
-  }
 }
 
 void write_to(int fd, const fs::path& path, std::string_view content) {
@@ -95,7 +49,7 @@ void write_in_place(const fs::path& path, bool follow, std::string_view content)
   if (::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode)) {
     // It became a regular file after it was looked at: never write into one in place.
     ::close(fd);
-    return replace(path, content);
+    return replace_file(path, content);
   }
   bool ok = write_all(fd, content);
   int error = errno;
@@ -112,9 +66,9 @@ void write_output_file(const fs::path& path, std::string_view content) {
   struct stat entry;
   if (::lstat(path.c_str(), &entry) != 0) {
     if (errno != ENOENT) fail(path, errno);
-    return replace(path, content);
+    return replace_file(path, content);
   }
-  if (S_ISREG(entry.st_mode)) return replace(path, content);
+  if (S_ISREG(entry.st_mode)) return replace_file(path, content);
   if (S_ISDIR(entry.st_mode)) fail(path, EISDIR);
   if (!S_ISLNK(entry.st_mode)) return write_in_place(path, false, content);
 
@@ -124,7 +78,7 @@ void write_output_file(const fs::path& path, std::string_view content) {
     refuse(path, "it is a symbolic link that leads nowhere");
   }
   if (int fd = own_stream(target); fd >= 0) return write_to(fd, path, content);
-  if (S_ISREG(target.st_mode)) return replace(path, content);
+  if (S_ISREG(target.st_mode)) return replace_file(path, content);
   if (S_ISFIFO(target.st_mode)) return write_in_place(path, true, content);
   refuse(path, "it is a symbolic link to a device or a directory (name the target itself)");
 }

@@ -1,5 +1,6 @@
 #include "core/result_cache.h"
 
+#include "core/file_replace.h"
 #include "core/result_codec.h"
 
 #include <algorithm>
@@ -211,18 +212,10 @@ void ResultCache::save(const std::vector<std::string>& live_paths) {
   }
   std::error_code ec;
   fs::create_directories(file_.parent_path(), ec);
-  fs::path tmp = file_;
-  tmp += fmt::format(".tmp.{}", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) {
-      fs::remove(tmp, ec);
-      return;
-    }
+  try {
+    replace_file(file_, text, /*sync=*/false);  // a cache lost in a crash only costs time
+  } catch (const std::exception&) {
   }
-  fs::rename(tmp, file_, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 }  // namespace tpulint
