@@ -13,12 +13,13 @@ debian_packages=(
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 # --test: what the test suite needs on top: a JSON Schema validator (the JSON and SARIF
 # reports are validated against their schemas), a headless browser (the HTML report is
-# loaded and checked in Chromium) and pre-commit (the hooks are tested in a real commit).
+# loaded and checked in Chromium), pre-commit (the hooks are tested in a real commit) and strace
+# (a scan of a hostile tree is traced: tests/e2e_strace_test.cpp).
 # --sanitize: libFuzzer and the sanitizer runtimes of clang-19 (make sanitize, make fuzz).
 # --bench: the tools bench/run.py compares tpulint with.
 for option in "$@"; do
   case "$option" in
-    --test) debian_packages+=(python3 python3-jsonschema chromium pre-commit) ;;
+    --test) debian_packages+=(python3 python3-jsonschema chromium pre-commit strace) ;;
     --sanitize) debian_packages+=(libclang-rt-19-dev) ;;
     --bench) debian_packages+=(python3 ripgrep flake8) ;;
     *) echo "install-deps: unknown option '$option' (known: --test --sanitize --bench)" >&2; exit 2 ;;

@@ -21,11 +21,13 @@ std::string slurp(const fs::path& p) {
 }
 }  // namespace
 
-CommandResult run_tpulint(const std::string& args, const std::string& cwd, const std::string& env) {
-  // TPULINT_TEST_BINARY runs the tests against another build (say, one from before a fix, to
-  // see a regression test fail there).
+std::string tpulint_binary() {
   const char* other = std::getenv("TPULINT_TEST_BINARY");
-  return run_program(other && *other ? other : TPULINT_BINARY, args, cwd, env);
+  return other && *other ? other : TPULINT_BINARY;
+}
+
+CommandResult run_tpulint(const std::string& args, const std::string& cwd, const std::string& env) {
+  return run_program(tpulint_binary(), args, cwd, env);
 }
 
 CommandResult run_program(const std::string& binary, const std::string& args, const std::string& cwd,

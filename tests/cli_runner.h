@@ -13,6 +13,10 @@ struct CommandResult {
   std::string err;
 };
 
+// The tpulint binary the tests run: the build's, or TPULINT_TEST_BINARY's (another build, say
+// one from before a fix, to see a regression test fail there).
+std::string tpulint_binary();
+
 // Runs `tpulint <args>` through /bin/sh in `cwd` (args are passed to the shell as written,
 // so quote paths). Captures stdout and stderr separately.
 // `env` is prepended to the command, e.g. "TPULINT_FAULT_INJECTION=1".

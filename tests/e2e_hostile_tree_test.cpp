@@ -243,3 +243,24 @@ TEST_CASE("a small address-space limit degrades instead of aborting", "[e2e][hos
   CHECK(ids_by_file(scan_report("'" + dir.str() + "'", "ulimit -v 300000;"))["model.py"] ==
         std::multiset<std::string>{"TPU201"});
 }
+
+TEST_CASE("a configuration found in the tree is read through no symlink and names nothing outside it",
+          "[e2e][hostile][config]") {
+  TempDir dir, outside;
+  outside.write("pyproject.toml", "[tool.tpulint]\nexclude = [\"*.py\"]\n");
+  dir.write("repo/model.py", "import torch\nx = torch.nonzero(y)\n");
+  dir.symlink(outside.str("pyproject.toml"), "repo/pyproject.toml");
+  auto linked = run_tpulint("scan '" + dir.str("repo") + "'");
+  CHECK(linked.exit_code == 2);
+  CHECK(linked.err.find("a symbolic link, which tpulint does not follow") != std::string::npos);
+  // The user's own, named with --config, is followed.
+  auto named = run_tpulint("scan '" + dir.str("repo") + "' --config '" + dir.str("repo/pyproject.toml") + "' --format json");
+  CHECK(named.exit_code == 0);
+
+  fs::remove(dir.str("repo/pyproject.toml"));
+  outside.write("build/compile_commands.json", "[]");
+  dir.write("repo/.tpulint.toml", "compile-commands = \"" + outside.str("build") + "\"\n");
+  auto far = run_tpulint("scan '" + dir.str("repo") + "'");
+  CHECK(far.exit_code == 2);
+  CHECK(far.err.find("is outside the project") != std::string::npos);
+}

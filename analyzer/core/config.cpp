@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "core/source_tree.h"
 #include "core/types.h"
 
 namespace fs = std::filesystem;
@@ -41,9 +42,20 @@ const toml::table* tpulint_table(const toml::table& doc, bool dedicated_file) {
   return dedicated_file ? &doc : nullptr;
 }
 
-toml::table parse(const fs::path& file) {
+// A configuration file is read whole; a larger one is refused.
+constexpr uint64_t kMaxConfigSize = uint64_t(16) << 20;
+
+// The TOML of `file`. A configuration found in a scanned tree is part of it: a symbolic link
+// there is not followed. One the user names (`follow`) is resolved first.
+toml::table parse(const fs::path& file, bool follow = false) {
+  std::error_code ec;
+  const fs::path from = follow ? fs::canonical(file, ec) : file;
+  FileRead read = ec ? FileRead{} : SourceTree(from.parent_path()).read(from.filename().string(), kMaxConfigSize);
+  if (read.status == FileRead::Status::Symlink)
+    fail(file, "a symbolic link, which tpulint does not follow in a scanned tree (name its target with --config)");
+  if (read.status != FileRead::Status::Read) fail(file, read.reason());
   try {
-    return toml::parse_file(file.string());
+    return toml::parse(read.text, file.string());
   } catch (const toml::parse_error& e) {
     fail(file, fmt::format("invalid TOML at line {}, column {}: {}", e.source().begin.line, e.source().begin.column,
                            e.description()));
@@ -70,8 +82,8 @@ bool is_fail_on_value(std::string_view v) {
   return false;
 }
 
-Config read_config(const fs::path& file) {
-  toml::table doc = parse(file);
+Config read_config(const fs::path& file, bool follow_symlink) {
+  toml::table doc = parse(file, follow_symlink);
   bool dedicated = file.filename() == ".tpulint.toml";
   const toml::table* t = tpulint_table(doc, dedicated);
   Config c;
@@ -136,10 +148,12 @@ std::optional<Config> find_config(const fs::path& start) {
   fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
   for (;;) {
+    const SourceTree here(dir);
+    auto present = [&](const char* name) { return here.kind(name) != EntryKind::Missing; };
     fs::path dedicated = dir / ".tpulint.toml";
-    if (fs::is_regular_file(dedicated, ec)) return read_config(dedicated);
+    if (present(".tpulint.toml")) return read_config(dedicated);
     fs::path pyproject = dir / "pyproject.toml";
-    if (fs::is_regular_file(pyproject, ec)) {
+    if (present("pyproject.toml")) {
       toml::table doc = parse(pyproject);
       if (tpulint_table(doc, false)) return read_config(pyproject);
     }

@@ -54,7 +54,8 @@ inline constexpr NumberRange kPathWeightRange{0, 1000};
 const std::vector<std::string>& config_keys();
 
 // Reads one config file. Throws ConfigError (with the file, and the key or the TOML error).
-Config read_config(const std::filesystem::path& file);
+// A symbolic link at `file` is followed only when `follow_symlink` (a file the user named).
+Config read_config(const std::filesystem::path& file, bool follow_symlink = false);
 
 // The config that applies to `start` (a file or directory): the nearest .tpulint.toml or
 // pyproject.toml with [tool.tpulint] in it or above it. Nullopt if there is none.
