@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <cerrno>
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <set>
-#include <sstream>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 #include "core/ignore_rules.h"
 
@@ -36,11 +39,32 @@ bool is_always_skipped_dir(std::string_view name) {
 
 namespace {
 
-std::string read_small_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// An ignore file's text, or nullopt with why it is not applied ("" when there is nothing to
+// say: there is none, or it is not a regular file).
+struct IgnoreFileText {
+  std::optional<std::string> text;
+  std::string skip_reason;
+};
+
+IgnoreFileText read_ignore_file(const fs::path& p) {
+  // O_NOFOLLOW: a symlink is not followed (nor by git): it could lead out of the tree.
+  // O_NONBLOCK: a FIFO in its place cannot hold up the open.
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {std::nullopt, errno == ELOOP ? "symlinked ignore file: not followed" : ""};
+  IgnoreFileText out;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    std::string text;
+    char buffer[1 << 16];
+    for (ssize_t n; text.size() <= kMaxIgnoreFileBytes && (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+      text.append(buffer, size_t(n));
+    if (text.size() > kMaxIgnoreFileBytes)
+      out.skip_reason = fmt::format("ignore file larger than {} MiB: its rules are not applied", kMaxIgnoreFileBytes >> 20);
+    else
+      out.text = std::move(text);
+  }
+  ::close(fd);
+  return out;
 }
 
 // "" for equal paths; "a/b" for a descendant; nullopt if `p` is not under `base`.
@@ -94,8 +118,7 @@ class Walker {
         }
         if (d == d.parent_path()) break;
       }
-      fs::path exclude = top_ / ".git" / "info" / "exclude";
-      if (fs::is_regular_file(exclude, ec)) ignores_.push(IgnoreRules("", read_small_file(exclude)));
+      push_ignore_file(top_ / ".git" / "info" / "exclude", "");
       root_from_top_ = *relative_under(root_, top_);
       // .gitignore files of the directories from the top down to the root's parent.
       fs::path d = top_;
@@ -165,9 +188,18 @@ class Walker {
 
  private:
   void push_gitignore(const fs::path& dir, const std::string& rel_from_top) {
-    std::error_code ec;
-    fs::path gi = dir / ".gitignore";
-    if (fs::is_regular_file(gi, ec)) ignores_.push(IgnoreRules(rel_from_top, read_small_file(gi)));
+    push_ignore_file(dir / ".gitignore", rel_from_top);
+  }
+
+  // Applies the ignore file `file`, whose rules are relative to `base` (from the top); one not
+  // applied for a reason the user should know is listed as skipped, relative to the root even
+  // when it lies above it.
+  void push_ignore_file(const fs::path& file, std::string base) {
+    IgnoreFileText read = read_ignore_file(file);
+    if (read.text)
+      ignores_.push(IgnoreRules(std::move(base), *read.text));
+    else if (!read.skip_reason.empty())
+      out_.skipped.push_back({file.lexically_relative(root_).generic_string(), std::move(read.skip_reason)});
   }
 
   std::string from_top(const std::string& rel) const {
