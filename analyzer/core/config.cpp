@@ -1,6 +1,8 @@
 #include "core/config.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -30,7 +32,7 @@ std::vector<std::string> string_list(const toml::node& node, const fs::path& fil
 
 double number(const toml::node& node, const fs::path& file, std::string_view key, double lo, double hi) {
   auto v = node.value<double>();  // integers convert too
-  if (!v || *v < lo || *v > hi) fail(file, fmt::format("'{}' must be a number from {:g} to {:g}", key, lo, hi));
+  if (!v || !(lo <= *v && *v <= hi)) fail(file, fmt::format("'{}' must be a number from {:g} to {:g}", key, lo, hi));
   return *v;
 }
 
@@ -41,33 +43,25 @@ const toml::table* tpulint_table(const toml::table& doc, bool dedicated_file) {
   return dedicated_file ? &doc : nullptr;
 }
 
-toml::table parse(const fs::path& file) {
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in.is_open()) fail(file, "cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
+}
+
+toml::table parse(const fs::path& file, std::string_view text) {
   try {
-    return toml::parse_file(file.string());
+    return toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
     fail(file, fmt::format("invalid TOML at line {}, column {}: {}", e.source().begin.line, e.source().begin.column,
                            e.description()));
   }
 }
 
-}  // namespace
-
-const std::vector<std::string>& config_keys() {
-  static const std::vector<std::string> keys = {
-      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
-      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
-      "target"};
-  return keys;
-}
-
-bool is_fail_on_value(std::string_view v) {
-  for (std::string_view ok : {"error", "warning", "info", "high", "medium", "low"})
-    if (v == ok) return true;
-  return false;
-}
-
-Config read_config(const fs::path& file) {
-  toml::table doc = parse(file);
+// The config in `doc`, the parsed text of `file`.
+Config config_of(const toml::table& doc, const fs::path& file) {
   bool dedicated = file.filename() == ".tpulint.toml";
   const toml::table* t = tpulint_table(doc, dedicated);
   Config c;
@@ -127,6 +121,26 @@ Config read_config(const fs::path& file) {
   return c;
 }
 
+}  // namespace
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = {
+      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
+      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
+      "target"};
+  return keys;
+}
+
+bool is_fail_on_value(std::string_view v) {
+  for (std::string_view ok : {"error", "warning", "info", "high", "medium", "low"})
+    if (v == ok) return true;
+  return false;
+}
+
+Config read_config(const fs::path& file) { return read_config(file, read_text(file)); }
+
+Config read_config(const fs::path& file, std::string_view text) { return config_of(parse(file, text), file); }
+
 std::optional<Config> find_config(const fs::path& start) {
   std::error_code ec;
   fs::path dir = fs::absolute(start, ec).lexically_normal();
@@ -136,8 +150,8 @@ std::optional<Config> find_config(const fs::path& start) {
     if (fs::is_regular_file(dedicated, ec)) return read_config(dedicated);
     fs::path pyproject = dir / "pyproject.toml";
     if (fs::is_regular_file(pyproject, ec)) {
-      toml::table doc = parse(pyproject);
-      if (tpulint_table(doc, false)) return read_config(pyproject);
+      toml::table doc = parse(pyproject, read_text(pyproject));
+      if (tpulint_table(doc, false)) return config_of(doc, pyproject);
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
     dir = dir.parent_path();
