@@ -9,6 +9,17 @@
 
 using namespace tpulint;
 
+namespace {
+
+// Up to `max_length` characters drawn from `chars`.
+std::string random_text(std::mt19937& random, std::string_view chars, size_t max_length) {
+  std::string s(random() % (max_length + 1), ' ');
+  for (char& c : s) c = chars[random() % chars.size()];
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("glob_match follows git's wildmatch with pathnames", "[core][ignore]") {
   CHECK(glob_match("*.py", "train.py"));
   CHECK_FALSE(glob_match("*.py", "pkg/train.py"));  // '*' does not cross '/'
@@ -119,11 +130,7 @@ TEST_CASE("glob_match agrees with the reference matcher on random short patterns
   constexpr std::string_view kPatternChars = "aab//**?[]!^\\-\xe9";
   constexpr std::string_view kPathChars = "aaab/]\xe9";
   std::mt19937 random(20261205);
-  auto text = [&](std::string_view chars, size_t max_length) {
-    std::string s(random() % (max_length + 1), ' ');
-    for (char& c : s) c = chars[random() % chars.size()];
-    return s;
-  };
+  auto text = [&](std::string_view chars, size_t max_length) { return random_text(random, chars, max_length); };
   auto instance = [&](std::string_view pattern) {
     std::string s;
     for (char c : pattern) {
@@ -147,4 +154,54 @@ TEST_CASE("glob_match agrees with the reference matcher on random short patterns
     matched += expected;
   }
   CHECK(matched > kCases / 5);  // both outcomes are well represented
+}
+
+// Found by fuzz_ignore_rules (one input took 5 s): path_or_parent_matches, behind per-path
+// ignores and path weights, called match() on each parent, each a match over the parent: time
+// quadratic in the path's length. One pass over the path now answers for the path and its parents.
+TEST_CASE("fuzz regression: matching a deep path and its parents took time quadratic in its length",
+          "[core][ignore][fuzz]") {
+  std::string path;
+  for (int i = 0; i < 4000; ++i) path += "d/";
+  path += "x.py";
+  const Glob glob("**/d/?.py");
+  size_t steps = 0;
+  CHECK(glob.matched_path_and_parents(path, steps) == std::vector<size_t>{path.size()});
+  CHECK(steps <= (glob.size() + 1) * path.size());
+  steps = 0;
+  const Glob dirs("**/d");
+  const std::vector<size_t> parents = dirs.matched_path_and_parents(path, steps);
+  CHECK(parents.size() == 4000);
+  CHECK(parents.back() == path.size() - 5);
+  CHECK(steps <= (dirs.size() + 1) * path.size());
+  CHECK(path_or_parent_matches("d/d/", path));
+  CHECK_FALSE(path_or_parent_matches("/d/x.py", path));
+}
+
+TEST_CASE("ignores_path_or_parent agrees with match() on the path and on each parent", "[core][ignore]") {
+  // Rules of every kind (negated, directory-only, anchored, unanchored) in files at the top and
+  // below it, against random paths with empty names and '/' at either end.
+  constexpr std::string_view kRuleChars = "ab/*!";
+  constexpr std::string_view kPathChars = "aab//";
+  std::mt19937 random(7);
+  auto text = [&](std::string_view chars, size_t max_length) { return random_text(random, chars, max_length); };
+  size_t ignored = 0;
+  constexpr size_t kCases = 20000;
+  for (size_t i = 0; i < kCases; ++i) {
+    std::string lines;
+    for (size_t n = random() % 4; n > 0; --n) lines += text(kRuleChars, 5) + "\n";
+    const IgnoreRules rules(random() % 4 ? "" : "a", lines);
+    const std::string path = text(kPathChars, 8);
+    bool expected = false;
+    for (size_t end = path.size();;) {
+      const std::string_view prefix = std::string_view(path).substr(0, end);
+      expected = expected || rules.match(prefix, end != path.size()) == IgnoreRules::Match::Ignore;
+      const size_t slash = prefix.rfind('/');
+      if (slash == std::string_view::npos) break;
+      end = slash;
+    }
+    if (rules.ignores_path_or_parent(path) != expected) FAIL("rules '" << lines << "', path '" << path << "'");
+    ignored += expected;
+  }
+  CHECK(ignored > kCases / 10);
 }

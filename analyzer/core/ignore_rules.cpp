@@ -113,7 +113,14 @@ bool Glob::matches(std::string_view path, size_t& steps) const {
     ++steps;
     if (!accepts(tokens_[tokens_.size() - k], path[path.size() - k])) return false;
   }
-  return stars_match(head_, tokens_.size() - tail_, path.substr(head_, path.size() - head_ - tail_), steps);
+  return run(head_, tokens_.size() - tail_, path.substr(head_, path.size() - head_ - tail_), steps, nullptr);
+}
+
+std::vector<size_t> Glob::matched_path_and_parents(std::string_view path, size_t& steps) const {
+  std::vector<size_t> lengths;
+  if (path.size() < min_length_) return lengths;
+  if (run(0, tokens_.size(), path, steps, &lengths)) lengths.push_back(path.size());
+  return lengths;
 }
 
 bool Glob::accepts(const Token& t, unsigned char c) const {
@@ -125,7 +132,7 @@ bool Glob::accepts(const Token& t, unsigned char c) const {
   }
 }
 
-bool Glob::stars_match(size_t begin, size_t end, std::string_view path, size_t& steps) const {
+bool Glob::run(size_t begin, size_t end, std::string_view path, size_t& steps, std::vector<size_t>* parents) const {
   // The positions in [begin, end] reached after each character, each listed once:
   // `listed_at[p - begin]` is the number of characters consumed when p was last listed,
   // `entered_at[p - begin]` when it was last entered by matching what comes before it.
@@ -151,6 +158,7 @@ bool Glob::stars_match(size_t begin, size_t end, std::string_view path, size_t& 
     next.clear();
     if (current.empty()) return false;
     const unsigned char c = static_cast<unsigned char>(path[i]);
+    if (parents && c == '/' && listed_at[end - begin] == i) parents->push_back(i);
     for (const uint32_t position : current) {
       ++steps;
       if (position == end) continue;
@@ -173,14 +181,7 @@ bool Glob::stars_match(size_t begin, size_t end, std::string_view path, size_t& 
 bool glob_match(std::string_view pattern, std::string_view path) { return Glob(pattern).matches(path); }
 
 bool path_or_parent_matches(std::string_view pattern, std::string_view path) {
-  IgnoreRules rules("", pattern);
-  for (size_t end = path.size();;) {
-    std::string_view prefix = path.substr(0, end);
-    if (rules.match(prefix, end != path.size()) == IgnoreRules::Match::Ignore) return true;
-    size_t slash = prefix.rfind('/');
-    if (slash == std::string_view::npos) return false;
-    end = slash;
-  }
+  return IgnoreRules("", pattern).ignores_path_or_parent(path);
 }
 
 IgnoreRules::IgnoreRules(std::string base, std::string_view text) : base_(std::move(base)) {
@@ -210,13 +211,17 @@ IgnoreRules::IgnoreRules(std::string base, std::string_view text) : base_(std::m
   }
 }
 
+std::optional<std::string_view> IgnoreRules::relative(std::string_view path) const {
+  if (base_.empty()) return path;
+  if (path.size() <= base_.size() || !path.starts_with(base_) || path[base_.size()] != '/') return std::nullopt;
+  return path.substr(base_.size() + 1);
+}
+
 IgnoreRules::Match IgnoreRules::match(std::string_view path, bool is_dir) const {
   // Only paths under this file's directory can match its rules.
-  std::string_view rel = path;
-  if (!base_.empty()) {
-    if (rel.size() <= base_.size() || !rel.starts_with(base_) || rel[base_.size()] != '/') return Match::None;
-    rel.remove_prefix(base_.size() + 1);
-  }
+  std::optional<std::string_view> under = relative(path);
+  if (!under) return Match::None;
+  const std::string_view rel = *under;
   std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
     if (it->dir_only && !is_dir) continue;
@@ -224,6 +229,31 @@ IgnoreRules::Match IgnoreRules::match(std::string_view path, bool is_dir) const 
       return it->negated ? Match::Include : Match::Ignore;
   }
   return Match::None;
+}
+
+bool IgnoreRules::ignores_path_or_parent(std::string_view path) const {
+  std::optional<std::string_view> under = relative(path);
+  if (!under) return false;
+  const std::string_view rel = *under;
+  // What decides for each of rel.substr(0, n): the last rule that matches it, as in match().
+  std::vector<Match> decided(rel.size() + 1, Match::None);
+  for (const Rule& rule : rules_) {
+    auto decide = [&](size_t n) {
+      if (!rule.dir_only || n != rel.size()) decided[n] = rule.negated ? Match::Include : Match::Ignore;
+    };
+    size_t steps = 0;
+    if (rule.anchored) {
+      for (size_t n : rule.glob.matched_path_and_parents(rel, steps)) decide(n);
+      continue;
+    }
+    // An unanchored rule matches the last name of the path or parent.
+    for (size_t begin = 0; begin <= rel.size();) {
+      const size_t end = std::min(rel.find('/', begin), rel.size());
+      if (rule.glob.matches(rel.substr(begin, end - begin))) decide(end);
+      begin = end + 1;
+    }
+  }
+  return std::find(decided.begin(), decided.end(), Match::Ignore) != decided.end();
 }
 
 bool IgnoreStack::ignored(std::string_view path, bool is_dir) const {

@@ -4,6 +4,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ class Glob {
   // The same, adding to `steps` the pattern positions it examined: at most
   // (size() + 1) * path.size(). For tests that bound the work a pattern costs.
   bool matches(std::string_view path, size_t& steps) const;
+  // The lengths n, in increasing order, at which the pattern matches path.substr(0, n), where n
+  // is the path's length or the position of one of its '/': which of the path and its parent
+  // directories it matches, in one pass over the path (steps as for matches()).
+  std::vector<size_t> matched_path_and_parents(std::string_view path, size_t& steps) const;
 
   // The number of positions in the pattern's automaton.
   size_t size() const { return tokens_.size(); }
@@ -55,8 +60,9 @@ class Glob {
   size_t add_class(std::string_view pattern, size_t open);
   // Whether the one-character token `t` matches `c`.
   bool accepts(const Token& t, unsigned char c) const;
-  // Whether tokens_[begin, end), which start and end with a star, match all of `path`.
-  bool stars_match(size_t begin, size_t end, std::string_view path, size_t& steps) const;
+  // Whether tokens_[begin, end) match all of `path`; with `parents`, also appends to it each
+  // position of a '/' in `path` before which they match.
+  bool run(size_t begin, size_t end, std::string_view path, size_t& steps, std::vector<size_t>* parents) const;
 
   std::vector<Token> tokens_;
   std::vector<std::bitset<256>> classes_;
@@ -83,9 +89,16 @@ class IgnoreRules {
   enum class Match { None, Ignore, Include };
   // Matches a '/'-separated path relative to the walk's top; the last matching rule decides.
   Match match(std::string_view path, bool is_dir) const;
+  // Whether the rules ignore `path` or one of its parent directories (a directory walk never
+  // enters an ignored one), in time linear in the path's length per rule (match() on each
+  // parent would take time quadratic in it).
+  bool ignores_path_or_parent(std::string_view path) const;
   bool empty() const { return rules_.empty(); }
 
  private:
+  // `path` relative to the rules' directory; nullopt when it is not below it.
+  std::optional<std::string_view> relative(std::string_view path) const;
+
   struct Rule {
     Glob glob;
     bool negated;
