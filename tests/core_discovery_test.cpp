@@ -500,3 +500,34 @@ TEST_CASE("a symlink named on the command line is analyzed at its target inside 
   CHECK(paths_of(d) == std::vector<std::string>{"pkg/real.py"});
   CHECK(skipped_paths(d) == std::vector<std::string>{"escape.py"});
 }
+
+// A .gitignore was read whole, however large: a hostile one cost memory and, per path below
+// it, matching time in proportion to its size.
+TEST_CASE("regression: an ignore file over kMaxIgnoreFileBytes was read whole; it is skipped, not applied",
+          "[core][discovery]") {
+  TempTree t;
+  t.mkdir("repo/.git/info");
+  t.write("repo/a.py");
+  t.write("repo/b.py");
+  t.write("repo/sub/c.py");
+  auto padded = [](std::string rules, size_t size) { return rules + std::string(size - rules.size(), '#'); };
+  t.write("repo/.git/info/exclude", padded("b.py\n", kMaxIgnoreFileBytes));  // at the limit: applied
+  t.write("repo/sub/.gitignore", padded("c.py\n", kMaxIgnoreFileBytes + 1));
+  t.write("repo/.gitignore", padded("a.py\n", kMaxIgnoreFileBytes + 1));
+  Discovery d = run({t.str("repo/sub")});  // the root's .gitignore lies above the scanned root
+  CHECK(paths_of(d) == Paths{"c.py"});
+  CHECK(skipped_paths(d) == Paths{"../.gitignore", ".gitignore"});
+  CHECK_THAT(skip_reason(d, ".gitignore"), Catch::Contains("larger than 1 MiB") && Catch::Contains("not applied"));
+  CHECK(paths_of(run({t.str("repo")})) == Paths{"a.py", "sub/c.py"});
+}
+
+// A symlinked .gitignore was read through its link, out of the scanned tree.
+TEST_CASE("regression: a symlinked ignore file was followed; it is skipped, not applied", "[core][discovery]") {
+  TempTree t;
+  t.write("elsewhere/ignore", "*.py\n");
+  t.write("root/a.py");
+  t.symlink(t.path() / "elsewhere" / "ignore", "root/.gitignore");
+  Discovery d = run({t.str("root")});
+  CHECK(paths_of(d) == Paths{"a.py"});
+  CHECK(skip_reason(d, ".gitignore") == "symlinked ignore file: not followed");
+}

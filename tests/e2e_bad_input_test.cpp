@@ -193,6 +193,24 @@ TEST_CASE("bad input: a directory with 100,000 files", "[e2e][badinput][slow]") 
   WARN("100,000-file directory scanned in " << seconds << " s");
 }
 
+// The recursive glob matcher, in the parent process: a .gitignore line of 100,000 "**/" took a
+// stack frame each and crashed the scan with no report; stars before a letter the name lacks
+// took time exponential in the name's length.
+TEST_CASE("bad input: a .gitignore line of 100,000 '**/' crashed the scan; many stars hung it", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string long_name = std::string(100, 'a') + ".py";
+  dir.write(long_name, kGood);
+  dir.write("sub/ignored.py", kGood);
+  std::string dirs;
+  for (int i = 0; i < 100000; ++i) dirs += "**/";
+  dir.write(".gitignore", dirs + "ignored.py\n*a*a*a*a*a*a*a*a*a*a*a*a*b\n");
+  Scan s = scan(dir);
+  check_good_intact(s);
+  CHECK(s.ids.at(long_name) == std::vector<std::string>{"TPU201"});
+  CHECK_FALSE(s.ids.count("sub/ignored.py"));
+}
+
 TEST_CASE("bad input: an unreadable file and an unreadable directory are skipped with the reason", "[e2e][badinput]") {
   TempDir dir;
   dir.write("good.py", kGood);

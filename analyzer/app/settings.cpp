@@ -157,7 +157,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   if (!a.isolated) {
     if (!a.config.empty()) {
       if (!fs::is_regular_file(a.config)) throw UsageError(fmt::format("--config: no such file '{}'", a.config));
-      config = read_config(a.config, /*follow_symlink=*/true);
+      config = read_named_config(a.config);
     } else {
       config = find_config(a.paths.empty() ? fs::path(".") : fs::path(a.paths.front()));
     }

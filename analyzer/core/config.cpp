@@ -45,45 +45,29 @@ const toml::table* tpulint_table(const toml::table& doc, bool dedicated_file) {
 // A configuration file is read whole; a larger one is refused.
 constexpr uint64_t kMaxConfigSize = uint64_t(16) << 20;
 
-// The TOML of `file`. A configuration found in a scanned tree is part of it: a symbolic link
+// The text of `file`. A configuration found in a scanned tree is part of it: a symbolic link
 // there is not followed. One the user names (`follow`) is resolved first.
-toml::table parse(const fs::path& file, bool follow = false) {
+std::string read_text(const fs::path& file, bool follow = false) {
   std::error_code ec;
   const fs::path from = follow ? fs::canonical(file, ec) : file;
   FileRead read = ec ? FileRead{} : SourceTree(from.parent_path()).read(from.filename().string(), kMaxConfigSize);
   if (read.status == FileRead::Status::Symlink)
     fail(file, "a symbolic link, which tpulint does not follow in a scanned tree (name its target with --config)");
   if (read.status != FileRead::Status::Read) fail(file, read.reason());
+  return std::move(read.text);
+}
+
+toml::table parse(const fs::path& file, std::string_view text) {
   try {
-    return toml::parse(read.text, file.string());
+    return toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
     fail(file, fmt::format("invalid TOML at line {}, column {}: {}", e.source().begin.line, e.source().begin.column,
                            e.description()));
   }
 }
 
-}  // namespace
-
-std::string NumberRange::describe() const {
-  return fmt::format("{}a number from {:g} to {:g}", or_zero ? "0 or " : "", min, max);
-}
-
-const std::vector<std::string>& config_keys() {
-  static const std::vector<std::string> keys = {
-      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
-      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
-      "target"};
-  return keys;
-}
-
-bool is_fail_on_value(std::string_view v) {
-  for (std::string_view ok : {"error", "warning", "info", "high", "medium", "low"})
-    if (v == ok) return true;
-  return false;
-}
-
-Config read_config(const fs::path& file, bool follow_symlink) {
-  toml::table doc = parse(file, follow_symlink);
+// The config in `doc`, the parsed text of `file`.
+Config config_of(const toml::table& doc, const fs::path& file) {
   bool dedicated = file.filename() == ".tpulint.toml";
   const toml::table* t = tpulint_table(doc, dedicated);
   Config c;
@@ -143,6 +127,32 @@ Config read_config(const fs::path& file, bool follow_symlink) {
   return c;
 }
 
+}  // namespace
+
+std::string NumberRange::describe() const {
+  return fmt::format("{}a number from {:g} to {:g}", or_zero ? "0 or " : "", min, max);
+}
+
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = {
+      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
+      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
+      "target"};
+  return keys;
+}
+
+bool is_fail_on_value(std::string_view v) {
+  for (std::string_view ok : {"error", "warning", "info", "high", "medium", "low"})
+    if (v == ok) return true;
+  return false;
+}
+
+Config read_config(const fs::path& file) { return read_config(file, read_text(file)); }
+
+Config read_config(const fs::path& file, std::string_view text) { return config_of(parse(file, text), file); }
+
+Config read_named_config(const fs::path& file) { return read_config(file, read_text(file, /*follow=*/true)); }
+
 std::optional<Config> find_config(const fs::path& start) {
   std::error_code ec;
   fs::path dir = fs::absolute(start, ec).lexically_normal();
@@ -154,8 +164,8 @@ std::optional<Config> find_config(const fs::path& start) {
     if (present(".tpulint.toml")) return read_config(dedicated);
     fs::path pyproject = dir / "pyproject.toml";
     if (present("pyproject.toml")) {
-      toml::table doc = parse(pyproject);
-      if (tpulint_table(doc, false)) return read_config(pyproject);
+      toml::table doc = parse(pyproject, read_text(pyproject));
+      if (tpulint_table(doc, false)) return config_of(doc, pyproject);
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
     dir = dir.parent_path();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,8 +55,13 @@ inline constexpr NumberRange kPathWeightRange{0, 1000};
 const std::vector<std::string>& config_keys();
 
 // Reads one config file. Throws ConfigError (with the file, and the key or the TOML error).
-// A symbolic link at `file` is followed only when `follow_symlink` (a file the user named).
-Config read_config(const std::filesystem::path& file, bool follow_symlink = false);
+// A config file found in a scanned tree: a symbolic link there is not followed.
+Config read_config(const std::filesystem::path& file);
+// The same with `text` as the file's contents: the file is not read, its name says whether it
+// is a .tpulint.toml, and its directory is the config's.
+Config read_config(const std::filesystem::path& file, std::string_view text);
+// A config file the user named (--config): a symbolic link is followed.
+Config read_named_config(const std::filesystem::path& file);
 
 // The config that applies to `start` (a file or directory): the nearest .tpulint.toml or
 // pyproject.toml with [tool.tpulint] in it or above it. Nullopt if there is none.

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <fmt/format.h>
 #include <set>
-#include <sstream>
 #include <system_error>
 
 #include "core/ignore_rules.h"
@@ -37,14 +36,24 @@ bool is_always_skipped_dir(std::string_view name) {
 
 namespace {
 
-// An ignore file larger than this is not read (git refuses ignore files over 100 MB too).
-constexpr uint64_t kMaxIgnoreFileSize = uint64_t(100) << 20;
+// An ignore file's text, or nullopt with why it is not applied ("" when there is nothing to
+// say: there is none, or it is not a regular file).
+struct IgnoreFileText {
+  std::optional<std::string> text;
+  std::string skip_reason;
+};
 
-// The text of an ignore file `relative` beneath `tree`, read following no symlink; "" when it
-// is missing, not a regular file, or too large.
-std::string read_ignore_file(const SourceTree& tree, const std::string& relative) {
-  FileRead read = tree.read(relative, kMaxIgnoreFileSize);
-  return read.status == FileRead::Status::Read ? std::move(read.text) : std::string();
+// The ignore file `relative` beneath `tree`, read following no symlink (nor does git: it could
+// lead out of the tree), never blocking on a FIFO, up to kMaxIgnoreFileBytes.
+IgnoreFileText read_ignore_file(const SourceTree& tree, const std::string& relative) {
+  FileRead read = tree.read(relative, kMaxIgnoreFileBytes);
+  switch (read.status) {
+    case FileRead::Status::Read: return {std::move(read.text), ""};
+    case FileRead::Status::Symlink: return {std::nullopt, "symlinked ignore file: not followed"};
+    case FileRead::Status::TooLarge:
+      return {std::nullopt, fmt::format("ignore file larger than {} MiB: its rules are not applied", kMaxIgnoreFileBytes >> 20)};
+    default: return {};
+  }
 }
 
 fs::path normalized_absolute(const std::string& p) {
@@ -82,8 +91,7 @@ class Walker {
         }
         if (d == d.parent_path()) break;
       }
-      if (std::string exclude = read_ignore_file(SourceTree(top_), ".git/info/exclude"); !exclude.empty())
-        ignores_.push(IgnoreRules("", exclude));
+      push_ignore_file(".git/info/exclude", "");
       root_from_top_ = *path_beneath(root_, top_);
       // .gitignore files of the directories from the top down to the root's parent.
       std::string rel;
@@ -151,8 +159,18 @@ class Walker {
   // The .gitignore of the directory `rel_from_top` beneath the git top-level (or the root,
   // outside a repository).
   void push_gitignore(const std::string& rel_from_top) {
-    std::string text = read_ignore_file(SourceTree(top_), rel_from_top.empty() ? ".gitignore" : rel_from_top + "/.gitignore");
-    if (!text.empty()) ignores_.push(IgnoreRules(rel_from_top, text));
+    push_ignore_file(rel_from_top.empty() ? ".gitignore" : rel_from_top + "/.gitignore", rel_from_top);
+  }
+
+  // Applies the ignore file `file` (beneath the top), whose rules are relative to `base` (from
+  // the top); one not applied for a reason the user should know is listed as skipped, relative
+  // to the root even when it lies above it.
+  void push_ignore_file(const std::string& file, std::string base) {
+    IgnoreFileText read = read_ignore_file(SourceTree(top_), file);
+    if (read.text)
+      ignores_.push(IgnoreRules(std::move(base), *read.text));
+    else if (!read.skip_reason.empty())
+      out_.skipped.push_back({(top_ / file).lexically_relative(root_).generic_string(), std::move(read.skip_reason)});
   }
 
   std::string from_top(const std::string& rel) const {

@@ -7,6 +7,7 @@
 // order the file system lists them in.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -51,6 +52,11 @@ struct DiscoveryError : std::runtime_error {
 // Walks `paths` (files or directories). The scan root is `options.root` when it contains them
 // all, else the deepest directory containing all of them. A file named explicitly is analyzed even if an ignore rule matches it.
 Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& options);
+
+// The largest ignore file (.gitignore, .git/info/exclude) applied: a larger one is listed as
+// skipped and its rules are not applied, as git does past 100 MB. A hostile one costs matching
+// time for every path below it, in proportion to its size; real ones are a few kilobytes.
+inline constexpr uint64_t kMaxIgnoreFileBytes = uint64_t(1) << 20;
 
 // Directory names never descended into: VCS data, dependencies, caches and build outputs.
 bool is_always_skipped_dir(std::string_view name);
