@@ -50,6 +50,8 @@ def read_labels(half):
 def blockers_of(row):
     out = []
     for item in filter(None, row["key_blockers"].split(";")):
+        if item == "none":
+            continue
         kind, globs, name = item.split(":", 2)
         if name.endswith("(minor)") or name.endswith("(optional)"):
             continue
