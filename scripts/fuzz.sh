@@ -65,11 +65,11 @@ JSON
 printf '%s' "c++ -DA='x y' -DB=\"q \\\" r\" -I\\ dir -o out.o -c k.cpp" > "$out/seeds-compile_database/command"
 
 # fuzz_result_codec: the encoded results of a scan of the fixtures, one per line of its cache
-# file (each starts with the codec's tag "r2"); fuzz_result_cache: cache files holding them,
+# file (each starts with the codec's tag "r3"); fuzz_result_cache: cache files holding them,
 # made by that target (it knows the entries it looks up).
 rm -rf "$out/scan-cache"
 build-asan/tpulint scan fixtures/projects --cache-dir "$out/scan-cache" --jobs 2 --format json >/dev/null || test $? -eq 1
-awk 'match($0, /r2\t.*/) { f = sprintf("%s/result-%04d", dir, ++n); printf "%s", substr($0, RSTART) > f; close(f) }' \
+awk 'match($0, /r3\t.*/) { f = sprintf("%s/result-%04d", dir, ++n); printf "%s", substr($0, RSTART) > f; close(f) }' \
   dir="$out/seeds-result_codec" "$out"/scan-cache/*.cache
 TPULINT_FUZZ_CODEC_SEEDS="$out/seeds-result_codec" TPULINT_FUZZ_CACHE_SEEDS="$out/seeds-result_cache" \
   build-asan/fuzz/fuzz_result_cache >/dev/null 2>&1

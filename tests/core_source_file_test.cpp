@@ -272,3 +272,14 @@ TEST_CASE("is_valid_utf8() rejects invalid lead bytes, stray continuations and t
   CHECK_FALSE(is_valid_utf8("\xF0\x9F\x98" "A"));
   CHECK_FALSE(is_valid_utf8("\xE2\xC3\xA9"));      // a new lead byte where a continuation belongs
 }
+
+TEST_CASE("code lines: blank and comment lines are not code", "[core][source]") {
+  using tpulint::count_code_lines;
+  using tpulint::Language;
+  CHECK(count_code_lines("", Language::Python) == 0);
+  CHECK(count_code_lines("x = 1\n\n  \t\n# a comment\n  # indented\ny = 2  # trailing\n", Language::Python) == 2);
+  CHECK(count_code_lines("x = 1", Language::Python) == 1);  // no final line break
+  CHECK(count_code_lines("a\r\nb\rc\n", Language::Python) == 3);
+  CHECK(count_code_lines("// c\n/* block\n * more\n */\nint x;\n  int y; // z\n#include <a>\n", Language::Cuda) == 3);
+  CHECK(count_code_lines("# not a comment in C\n", Language::Cxx) == 1);
+}

@@ -36,6 +36,7 @@ Finding finding_from(const json& j, const std::string& input) {
   f.subject = j.at("subject");
   f.source_line = j.at("source_line");
   f.related_paths = j.at("related_paths").get<std::vector<std::string>>();
+  f.code_lines = j.at("code_lines");
   return f;
 }
 
@@ -86,6 +87,7 @@ ScanReport merge_reports(const std::vector<std::pair<std::string, json>>& inputs
           throw UsageError(fmt::format("merge: '{}' is in more than one report (the shards overlap)", fr.path));
         fr.language = parsed(language_from_string(r.at("language").get<std::string>()), input, "language");
         fr.analyzed = r.at("analyzed");
+        fr.code_lines = r.at("code_lines");
         if (!fr.analyzed) fr.skip_reason = r.at("skip_reason");
         fr.findings = std::move(findings[fr.path]);
         fr.missing_headers = std::move(missing[fr.path]);

@@ -30,6 +30,9 @@ struct Finding {
   InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
   InternedString source_line;  // the text of the start line, for code frames
+  // The lines of code the finding stands for: a kernel's or device function's length (what of
+  // the project has no TPU path); 0 for the use of an API, an op or a library.
+  uint32_t code_lines = 0;
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
@@ -50,6 +53,7 @@ struct FileResult {
   std::string skip_reason;               // set when !analyzed
   std::vector<Finding> findings;
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  uint32_t code_lines = 0;  // Python, C/C++, CUDA: lines holding code (count_code_lines)
   // What the worker spent on it in this run: reading, parsing, the checks and the suppressions.
   // 0 when it was not analyzed in this run (the cache answered, or it was skipped).
   std::chrono::nanoseconds analysis_time{0};

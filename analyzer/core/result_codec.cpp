@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r2";
+constexpr std::string_view kMagic = "r3";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -167,6 +167,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   put_number(out, int(r.language));
   put_number(out, r.analyzed ? 1 : 0);
   put_string(out, r.skip_reason);
+  put_number(out, r.code_lines);
   put_number(out, findings.size());
   for (const Finding& f : findings) {
     put_string(out, f.check_id);
@@ -185,6 +186,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_string(out, f.hint);
     put_string(out, f.subject);
     put_string(out, f.source_line);
+    put_number(out, f.code_lines);
     put_number(out, f.related_paths.size());
     for (const std::string& p : f.related_paths) put_string(out, p);
   }
@@ -208,6 +210,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   r.language = Language(in.number<int>());
   r.analyzed = in.number<int>() != 0;
   r.skip_reason = in.string();
+  r.code_lines = in.number<uint32_t>();
   const size_t before = out.size();
   size_t findings = in.count();
   // Room made once (a finding's fields take more than 16 bytes, which bounds a damaged count),
@@ -233,6 +236,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.hint = in.interned(hint);
     f.subject = in.interned(subject);
     f.source_line = in.interned(source_line);
+    f.code_lines = in.number<uint32_t>();
     size_t related = in.count();
     for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
   }

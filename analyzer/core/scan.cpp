@@ -125,6 +125,7 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   }
   const SourceFile& source = std::get<SourceFile>(loaded);
   result.analyzed = true;
+  if (file.language != Language::Cmake) result.code_lines = count_code_lines(source.text(), file.language);
   uint64_t hash = 0;
   if (stamp) {
     hash = content_hash(source.text());
@@ -432,7 +433,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
     else
       report.skipped.push_back({f.path, f.skip_reason});
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
-                            std::move(f.missing_headers), 0, {}, f.analysis_time});
+                            std::move(f.missing_headers), f.code_lines, 0, {}, f.analysis_time});
   }
   size_t dropped = kept_count;
   for (size_t& p : place)

@@ -56,6 +56,7 @@ struct FileSummary {
   bool analyzed = false;
   std::string skip_reason;                   // set when !analyzed
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  uint32_t code_lines = 0;                   // FileResult::code_lines
   size_t findings = 0;
   HoursRange hours;                          // the sum of its findings' hours, in report order
   std::chrono::nanoseconds analysis_time{0};  // FileResult::analysis_time (for `scan --timings`)

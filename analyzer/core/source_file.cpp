@@ -33,6 +33,24 @@ uint32_t count_code_points(std::string_view utf8) {
   return n;
 }
 
+uint32_t count_code_lines(std::string_view text, Language language) {
+  uint32_t lines = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find_first_of("\r\n", begin);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(begin, end - begin);
+    begin = end + 1;
+    size_t first = line.find_first_not_of(" \t\f\v");
+    if (first == std::string_view::npos) continue;
+    line.remove_prefix(first);
+    const bool comment = language == Language::Python
+                             ? line.starts_with('#')
+                             : line.starts_with("//") || line.starts_with("/*") || line.starts_with('*');
+    lines += !comment;
+  }
+  return lines;
+}
+
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;
   for (;;) {

@@ -42,6 +42,11 @@ std::vector<uint32_t> line_starts(std::string_view text);
 // so invalid UTF-8 still gives a sensible column).
 uint32_t count_code_points(std::string_view utf8);
 
+// The number of lines holding code: not blank, and not starting with a comment (`#` in Python;
+// `//`, `/*` or a block comment's `*` in C/C++/CUDA). What a file weighs in the share of a
+// project's code: a blank or comment line is nothing to port.
+uint32_t count_code_lines(std::string_view text, Language language);
+
 // True if the text is well-formed UTF-8.
 bool is_valid_utf8(std::string_view text);
 

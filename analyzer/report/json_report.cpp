@@ -31,6 +31,7 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.member("end_line", f.end.line).member("end_column", f.end.column);
   w.member("message", f.message).member("hint", f.hint).member("subject", f.subject);
   w.member("source_line", f.source_line).member("related_paths", f.related_paths);
+  w.member("code_lines", f.code_lines);
   w.key("effort").begin_object().member("class", to_string(f.effort));
   hours_members(w, f.hours);
   w.end_object();
@@ -167,7 +168,7 @@ void write_json(const ScanReport& report, std::ostream& out) {
   w.key("results").begin_array();
   for (const FileSummary& f : report.files) {
     w.begin_object().member("path", f.path).member("language", to_string(f.language));
-    w.member("analyzed", f.analyzed).member("findings", f.findings);
+    w.member("analyzed", f.analyzed).member("code_lines", f.code_lines).member("findings", f.findings);
     hours_members(w, f.hours);
     if (!f.analyzed) w.member("skip_reason", f.skip_reason);
     w.end_object();

@@ -28,6 +28,7 @@ class CudaKernelDefinition final : public cxx::NativeCheck {
           "rewrite it as a Pallas TPU kernel, or as tensor ops that XLA fuses when it is elementwise or a reduction",
           f.name);  // the launches name it unqualified: one work item for both
       finding.hours = device_code::scaled(kernel_hours(f.lines), f);
+      finding.code_lines = f.lines;
     }
   }
 };

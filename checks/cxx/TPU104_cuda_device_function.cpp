@@ -29,6 +29,7 @@ class CudaDeviceFunction final : public cxx::NativeCheck {
                       device_code::description(f)),
           "rewrite it with the kernels that call it: as jnp/torch ops, or inside the Pallas kernel", f.name);
       finding.hours = device_code::scaled(device_function_hours(f.lines), f);
+      finding.code_lines = f.lines;
     }
   }
 };

@@ -33,6 +33,7 @@ class TritonKernel final : public python::PythonCheck {
         "torch_xla.experimental.custom_kernel.make_kernel_from_pallas), or as tensor ops that XLA fuses",
         subject);
     f.hours = pyhelp::tile_kernel_hours(lines);
+    f.code_lines = lines;
   }
 };
 

@@ -107,6 +107,7 @@ class PythonCudaKernel final : public python::PythonCheck {
                                           pyhelp::display_name(dsl), subject, lines),
                               std::string(kRewriteHint), subject);
       f.hours = dsl == KernelDsl::TileLang ? pyhelp::tile_kernel_hours(lines) : pyhelp::thread_kernel_hours(lines);
+      f.code_lines = lines;
       return;
     }
     if (dsl == KernelDsl::NumbaCudaDevice) {
