@@ -1,11 +1,15 @@
 // The kernel classifier (checks/kernel_class.h) and its table (checks/data/standard_kernels.tsv):
-// name matching, file matching, the elementwise rule, device functions and hour sharing.
+// name matching, file matching, the elementwise rule, device functions and hour sharing; and the
+// files that only instantiate a template.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "checks/kernel_class.h"
+#include "checks/registry.h"
+#include "cxx/native_analyzer.h"
 
 using namespace tpulint;
 using namespace tpulint::checks;
@@ -273,4 +277,35 @@ TEST_CASE("a classified finding names the replacement in its message and hint", 
   novel.effort = EffortClass::High;
   kernels::apply(novel, kernels::Classification{}, "k");
   CHECK(novel.effort == EffortClass::High);
+}
+
+TEST_CASE("the findings of a file that only instantiates a template join its work item at no cost", "[checks][kernels]") {
+  // flash-attention's 400-odd generated files each used to be priced as a CUTLASS use.
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_kernel_class_test";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string_view> all;
+  for (const CheckDef* def : checks::all_checks()) all.push_back(def->info.id);
+  cxx::NativeAnalyzer analyzer(checks::native_checks(all), {});
+  auto analyze = [&](const std::string& text) {
+    SourceFile file("flash_fwd_hdim128_fp16_sm80.cu", dir / "flash_fwd_hdim128_fp16_sm80.cu", Language::Cuda, text);
+    FileResult result;
+    analyzer.analyze(file, result);
+    return result.findings;
+  };
+  const std::string generated =
+      "#include \"flash_fwd_launch_template.h\"\n"
+      "template<>\n"
+      "void run_mha_fwd_<cutlass::half_t, 128, false>(Flash_fwd_params &params, cudaStream_t stream) {\n"
+      "    run_mha_fwd_hdim128<cutlass::half_t, false>(params, stream);\n"
+      "}\n";
+  std::vector<Finding> findings = analyze(generated);
+  REQUIRE_FALSE(findings.empty());
+  for (const Finding& f : findings) {
+    CHECK(f.effort == EffortClass::None);
+    CHECK(f.hours.high == 0);
+    CHECK(f.subject == "run_mha_fwd_hdim128");
+    CHECK(f.message.find("only instantiates 'run_mha_fwd_hdim128'") != std::string_view::npos);
+  }
+  // With code of its own, the same file is priced in full.
+  for (const Finding& f : analyze(generated + "int heads(int h) { return h; }\n")) CHECK(f.effort != EffortClass::None);
 }
