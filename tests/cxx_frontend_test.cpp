@@ -210,3 +210,95 @@ TORCH_LIBRARY(dead, m) {}
   for (const auto& q : f.qualified_names) names.push_back(q.name);
   CHECK(names == std::vector<std::string>{"thrust::sort", "thrust::device"});
 }
+
+TEST_CASE("a kernel's shape counts its loops, grid-stride loops and statements", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+#define CUDA_1D_KERNEL_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__global__ void scale(float* y, const float* x, float a, int n) { int i = blockIdx.x*blockDim.x+threadIdx.x; if (i < n) y[i] = a * x[i]; }
+__global__ void strided(float* x, int n) {
+  const int stride = gridDim.x * blockDim.x;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) x[i] = 0;
+}
+__global__ void by_macro(float* x, int n) {
+  CUDA_1D_KERNEL_LOOP(i, n) { x[i] = 1; }
+}
+__global__ void nested(float* x, int n) {
+  for (int i = blockIdx.x; i < n; i += gridDim.x)
+    for (int j = 0; j < n; ++j) x[i] += x[j];
+  int k = 0;
+  do { ++k; } while (k < n);
+  while (k > 0) --k;
+}
+__global__ void with_library(float* x) { cub::BlockReduce<float, 128> r; asm volatile("membar.gl;"); }
+)");
+  const FunctionFact* scale = function(f, "scale");
+  REQUIRE(scale);
+  CHECK(scale->shape.loops == 0);
+  CHECK(scale->shape.statements == 2);
+  CHECK(scale->shape.assignments == 2);  // i = ..., y[i] = ...
+  const FunctionFact* strided = function(f, "strided");
+  REQUIRE(strided);
+  CHECK(strided->shape.loops == 1);
+  CHECK(strided->shape.grid_stride_loops == 1);
+  CHECK(strided->shape.statements == 2);  // the for-header's ';' are not statements
+  const FunctionFact* by_macro = function(f, "by_macro");
+  REQUIRE(by_macro);
+  CHECK(by_macro->shape.loops == 1);
+  CHECK(by_macro->shape.grid_stride_loops == 1);
+  const FunctionFact* nested = function(f, "nested");
+  REQUIRE(nested);
+  CHECK(nested->shape.loops == 4);  // for, for, do-while (once), while
+  CHECK(nested->shape.grid_stride_loops == 1);
+  const FunctionFact* with_library = function(f, "with_library");
+  REQUIRE(with_library);
+  CHECK(with_library->shape.library_templates == 1);
+  CHECK(with_library->shape.inline_assembly == 1);
+}
+
+TEST_CASE("a file that only specializes or instantiates templates defined elsewhere names them", "[cxx][frontend]") {
+  // flash-attention's generated files, one per head size and type.
+  NativeFile generated = parse(R"(
+// This file is auto-generated. See "generate_kernels.py"
+#include "flash_fwd_launch_template.h"
+namespace flash {
+template<>
+void run_mha_fwd_<cutlass::half_t, 128, false>(Flash_fwd_params &params, cudaStream_t stream) {
+    run_mha_fwd_hdim128<cutlass::half_t, false>(params, stream);
+}
+template void run_mha_fwd_splitkv_dispatch<cutlass::half_t, 128, false>(Flash_fwd_params &params, cudaStream_t stream);
+extern template void other<float>(float*);
+}  // namespace flash
+)");
+  CHECK(generated.instantiated_templates == std::vector<std::string>{"run_mha_fwd_hdim128", "run_mha_fwd_splitkv_dispatch"});
+
+  // Code of the file's own, beside the same specialization.
+  NativeFile own = parse(R"(
+template<>
+void run_mha_fwd_<float, 64, false>(Flash_fwd_params &params, cudaStream_t stream) { run_mha_fwd_hdim64<float, false>(params, stream); }
+int heads(int h) { return h; }
+)");
+  CHECK(own.instantiated_templates.empty());
+
+  // A specialization with a body of its own.
+  NativeFile body = parse(R"(
+template<>
+void run<float>(Params &p) { p.x = 1; launch<float>(p); }
+)");
+  CHECK(body.instantiated_templates.empty());
+
+  // The template itself.
+  NativeFile definition = parse(R"(
+template <typename T> void run(T* p) { p[0] = 0; }
+template void run<float>(float*);
+)");
+  CHECK(definition.instantiated_templates.empty());
+
+  // A kernel defined by a specialization.
+  NativeFile kernel = parse(R"(
+template<>
+__global__ void scale<float>(float* x, int n) { scale_impl<float>(x, n); }
+)");
+  CHECK(kernel.instantiated_templates.empty());
+
+  CHECK(parse("#include \"a.h\"\n").instantiated_templates.empty());
+}

@@ -24,7 +24,7 @@ FixtureExpectations parse_expectations(std::string_view text, std::string_view c
   FixtureExpectations out;
   const std::regex directive("^\\s*" + std::string(comment_prefix == "#" ? "#" : "//") +
                              "\\s*(expect|ok|todo):\\s*(.*?)\\s*$");
-  const std::regex id("^TPU[0-9]{3}$");
+  const std::regex id("^(TPU[0-9]{3})(\\[(none|low|medium|high)\\])?$");
   LineExpectations pending;
   bool has_pending = false;
   std::istringstream in{std::string(text)};
@@ -41,11 +41,14 @@ FixtureExpectations parse_expectations(std::string_view text, std::string_view c
         empty = false;
         item.erase(0, item.find_first_not_of(" \t"));
         item.erase(item.find_last_not_of(" \t") + 1);
-        if (!std::regex_match(item, id)) {
+        std::smatch parts;
+        if (!std::regex_match(item, parts, id) || (parts[2].matched && kind != "expect")) {
           out.errors.push_back("line " + std::to_string(lineno) + ": '" + item + "' is not a check ID");
           continue;
         }
-        (kind == "expect" ? pending.expect : kind == "ok" ? pending.ok : pending.todo).push_back(item);
+        std::string check = parts[1];
+        if (parts[2].matched) pending.effort.emplace_back(check, parts[3]);
+        (kind == "expect" ? pending.expect : kind == "ok" ? pending.ok : pending.todo).push_back(check);
       }
       if (empty) out.errors.push_back("line " + std::to_string(lineno) + ": no check ID after '" + kind + ":'");
       has_pending = true;

@@ -2,6 +2,8 @@
 // `// expect: TPU101` (C/C++/CUDA) on a line of its own, describing the next line that is not
 // itself an expectation. `ok:` says the check must not fire there, `todo:` marks a known gap
 // (it must not fire yet; when it does, the todo is done and must become an expect).
+// An expected ID may pin the finding's effort class: `// expect: TPU101[medium]` (what a custom
+// kernel is: low = trivial, medium = standard op, high = novel).
 #pragma once
 
 #include <map>
@@ -13,6 +15,7 @@ namespace tpulint::testing {
 
 struct LineExpectations {
   std::vector<std::string> expect;  // one entry per expected finding (an ID may repeat)
+  std::vector<std::pair<std::string, std::string>> effort;  // (ID, effort class) pinned by `ID[class]`
   std::vector<std::string> ok;
   std::vector<std::string> todo;
 };

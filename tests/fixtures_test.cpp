@@ -90,6 +90,13 @@ TEST_CASE("every check fixture produces exactly the findings it expects", "[fixt
         if (actual.count({line, id}))
           FAIL_CHECK(fmt::format("{}:{}: {} now fires on a `todo:` line: make it an `expect:`", name, line, id));
     }
+    for (const auto& [line, e] : expectations.by_line)
+      for (const auto& [id, effort] : e.effort) {
+        bool found = std::any_of(result.findings.begin(), result.findings.end(), [&](const Finding& f) {
+          return f.start.line == line && f.check_id == id && to_string(f.effort) == effort;
+        });
+        if (!found) FAIL_CHECK(fmt::format("{}:{}: expected {} with effort {}", name, line, id, effort));
+      }
     for (const auto& [key, n] : expected) {
       int got = actual.count(key) ? actual[key] : 0;
       if (got != n)
@@ -135,4 +142,9 @@ TEST_CASE("the expectation parser reads expect, ok and todo lists", "[fixtures]"
 
   auto cxx = parse_expectations("  // expect: TPU101\n__global__ void k() {}\n", "//");
   CHECK(cxx.by_line[2].expect == std::vector<std::string>{"TPU101"});
+
+  auto effort = parse_expectations("// expect: TPU101[low], TPU102\nk();\n// ok: TPU101[low]\nx();\n", "//");
+  CHECK(effort.by_line[2].expect == std::vector<std::string>{"TPU101", "TPU102"});
+  CHECK(effort.by_line[2].effort == std::vector<std::pair<std::string, std::string>>{{"TPU101", "low"}});
+  CHECK(effort.errors.size() == 1);  // an effort class only pins an expected finding
 }

@@ -436,6 +436,7 @@ class FactConsumer : public ASTConsumer {
     add_lexical_calls(file, out);
     add_macro_uses(file, out);
     add_qualified_names(file, out);
+    add_template_instantiations(file, out);
   }
 
  private:

@@ -152,6 +152,85 @@ void count_token(const LexToken& t, DeviceCodeMetrics& m) {
   }
 }
 
+bool is_assignment(std::string_view s) {
+  static constexpr std::array<std::string_view, 11> kOperators = {"=",  "+=", "-=", "*=",  "/=", "%=",
+                                                                  "&=", "|=", "^=", "<<=", ">>="};
+  return std::find(kOperators.begin(), kOperators.end(), s) != kOperators.end();
+}
+
+bool mentions_grid(const LexicalFile& f, size_t begin, size_t end, const std::vector<std::string_view>& strides) {
+  for (size_t i = begin; i < end; ++i) {
+    std::string_view s = f.tokens()[i].text;
+    if (s == "gridDim" || s == "blockDim" || std::find(strides.begin(), strides.end(), s) != strides.end()) return true;
+  }
+  return false;
+}
+
+// The shape of the function whose tokens are [begin, end). A grid-stride loop steps by the grid
+// or block size, directly or through a variable set from it (`int stride = blockDim.x *
+// gridDim.x;`); the CUDA_1D_KERNEL_LOOP-style macros of PyTorch, Caffe2 and mmcv are such loops.
+BodyShape body_shape(const LexicalFile& f, size_t begin, size_t end) {
+  const auto& t = f.tokens();
+  BodyShape shape;
+  std::vector<std::string_view> strides;
+  for (size_t i = begin; i + 1 < end; ++i) {
+    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "=")) continue;
+    size_t stop = i + 2;
+    while (stop < end && !f.is(stop, ";")) ++stop;
+    if (mentions_grid(f, i + 2, stop, {})) strides.push_back(t[i].text);
+  }
+  size_t header_end = begin;  // one past the ')' of the last for-loop header seen
+  std::vector<size_t> braces;   // the open '{'
+  size_t last_block = end;      // the '{' of the block closed last
+  for (size_t i = begin; i < end; ++i) {
+    if (t[i].in_directive) continue;
+    std::string_view s = t[i].text;
+    if (i >= header_end && t[i].kind == LexToken::Punct) {
+      if (s == ";") ++shape.statements;
+      if (is_assignment(s)) ++shape.assignments;
+    }
+    if (s == "{") braces.push_back(i);
+    if (s == "}" && !braces.empty()) {
+      last_block = braces.back();
+      braces.pop_back();
+    }
+    if (t[i].kind != LexToken::Identifier) continue;
+    if (s == "asm" || s == "__asm__" || s == "__asm") ++shape.inline_assembly;
+    if ((s == "cub" || s == "cutlass" || s == "cute" || s == "nvcuda") && f.is(i + 1, "::")) ++shape.library_templates;
+    if (s == "while") {
+      // `do { } while (c);` is one loop, counted at its `do`.
+      bool ends_do = f.is(i - 1, "}") && last_block > begin && last_block < end && f.is(last_block - 1, "do");
+      if (!ends_do) ++shape.loops;
+    } else if (s == "do") {
+      ++shape.loops;
+    } else if (s == "for" && f.is(i + 1, "(")) {
+      ++shape.loops;
+      size_t close = std::min(f.closing(i + 1), end);
+      header_end = std::max(header_end, close + 1);
+      // The third clause: after the second ';' at the header's own depth.
+      size_t semis = 0, step = close;
+      int depth = 0;
+      for (size_t j = i + 2; j < close; ++j) {
+        if (t[j].kind == LexToken::Punct && is_open(t[j].text)) ++depth;
+        if (t[j].kind == LexToken::Punct && is_close(t[j].text)) --depth;
+        if (depth == 0 && f.is(j, ";") && ++semis == 2) {
+          step = j + 1;
+          break;
+        }
+      }
+      for (size_t j = step; j + 1 < close; ++j)
+        if (f.is(j, "+=") && mentions_grid(f, j + 1, close, strides)) {
+          ++shape.grid_stride_loops;
+          break;
+        }
+    } else if (s.find("KERNEL_LOOP") != std::string_view::npos && f.is(i + 1, "(")) {
+      ++shape.loops;
+      ++shape.grid_stride_loops;
+    }
+  }
+  return shape;
+}
+
 }  // namespace
 
 LexicalFile::LexicalFile(std::string_view text, std::vector<LexToken> tokens, std::vector<ByteSpan> inactive)
@@ -284,11 +363,13 @@ void measure_device_code(const LexicalFile& f, NativeFile& out) {
   for (FunctionFact& fn : out.functions) {
     if (!fn.is_kernel && !fn.is_device) continue;
     DeviceCodeMetrics m;
-    for (size_t i = f.index_at(fn.span.begin); i < t.size() && t[i].offset < fn.span.end; ++i) {
-      if (t[i].kind == LexToken::LaunchOpen) ++m.device_launches;
-      count_token(t[i], m);
+    size_t begin = f.index_at(fn.span.begin), end = begin;
+    for (; end < t.size() && t[end].offset < fn.span.end; ++end) {
+      if (t[end].kind == LexToken::LaunchOpen) ++m.device_launches;
+      count_token(t[end], m);
     }
     fn.metrics = m;
+    fn.shape = body_shape(f, begin, end);
   }
 }
 
@@ -365,6 +446,108 @@ void add_qualified_names(const LexicalFile& f, NativeFile& out) {
     out.qualified_names.push_back({chain_text(f, i, last), {t[i].offset, f.end_of(last)}});
     i = last;
   }
+}
+
+namespace {
+
+// The function called by the body [begin, end) when the body is one call statement,
+// `[return] ns::name<args>(...);`; else "".
+std::string single_call(const LexicalFile& f, size_t begin, size_t end) {
+  size_t i = begin;
+  if (f.is(i, "return")) ++i;
+  if (!f.identifier(i)) return "";
+  size_t last = i;
+  while (f.is(last + 1, "::") && f.identifier(last + 2)) last += 2;
+  size_t open = last + 1;
+  if (f.is(open, "<")) {
+    int depth = 0;
+    for (; open < end; ++open) {
+      if (f.is(open, "<")) ++depth;
+      if (f.is(open, ">")) --depth;
+      if (f.is(open, ">>")) depth -= 2;
+      if (depth <= 0) break;
+    }
+    ++open;
+  }
+  if (!f.is(open, "(")) return "";
+  size_t close = f.closing(open);
+  if (!f.is(close + 1, ";") || close + 2 != end) return "";
+  return std::string(f.tokens()[last].text);
+}
+
+}  // namespace
+
+void add_template_instantiations(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  std::vector<std::string> found;
+  auto add = [&](std::string name) {
+    if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(std::move(name));
+  };
+  auto next_code = [&](size_t i) {
+    while (i < t.size() && !f.is_code(i)) ++i;
+    return i;
+  };
+  auto after_semicolon = [&](size_t i) {
+    while (i < t.size() && !f.is(i, ";")) i = f.is(i, "(") || f.is(i, "{") ? f.closing(i) + 1 : i + 1;
+    return i + 1;
+  };
+  int namespaces = 0;
+  for (size_t i = next_code(0); i < t.size(); i = next_code(i)) {
+    std::string_view s = t[i].text;
+    if (s == ";" || (s == "inline" && f.is(i + 1, "namespace"))) {
+      ++i;
+    } else if (s == "namespace") {
+      size_t j = i + 1;
+      while (f.identifier(j) || f.is(j, "::")) ++j;
+      if (!f.is(j, "{")) return;  // an alias
+      ++namespaces;
+      i = j + 1;
+    } else if (s == "}") {
+      if (namespaces-- == 0) return;
+      ++i;
+    } else if (s == "using" || (s == "extern" && f.is(i + 1, "template"))) {
+      i = after_semicolon(i);  // declares, defines nothing
+    } else if (s != "template") {
+      return;  // any other declaration: code of the file's own
+    } else if (f.is(i + 1, "<") && f.is(i + 2, ">")) {
+      // An explicit specialization: a declaration, or a body that only calls another template.
+      size_t params = i + 3;
+      while (params < t.size() && !f.is(params, "(") && !f.is(params, ";") && !f.is(params, "{")) ++params;
+      if (!f.is(params, "(")) return;
+      size_t body = f.closing(params) + 1;
+      for (size_t limit = body + 16; body < t.size() && body < limit && !f.is(body, "{") && !f.is(body, ";");) ++body;
+      if (f.is(body, ";")) {
+        i = body + 1;
+        continue;
+      }
+      if (!f.is(body, "{")) return;
+      size_t body_end = f.closing(body);
+      std::string callee = single_call(f, body + 1, body_end);
+      if (callee.empty()) return;
+      add(std::move(callee));
+      i = body_end + 1;
+    } else if (f.is(i + 1, "<")) {
+      return;  // a template of the file's own
+    } else {
+      // An explicit instantiation, `template void f<float>(float*);`: the name before its
+      // template arguments or parameters.
+      std::string name;
+      size_t j = i + 1;
+      for (; j < t.size() && !f.is(j, ";"); ++j) {
+        if (f.is(j, "{")) return;
+        if (name.empty() && f.identifier(j) && !t[j].text.starts_with("__") && (f.is(j + 1, "<") || f.is(j + 1, "(")))
+          name = std::string(t[j].text);
+        if (f.is(j, "(")) j = f.closing(j);
+      }
+      if (name.empty()) return;
+      add(std::move(name));
+      i = j + 1;
+    }
+  }
+  // A kernel defined here, even as a specialization that forwards, is code of the file's own.
+  bool defines_kernel =
+      std::any_of(out.functions.begin(), out.functions.end(), [](const FunctionFact& fn) { return fn.is_kernel; });
+  if (namespaces == 0 && !defines_kernel) out.instantiated_templates = std::move(found);
 }
 
 }  // namespace tpulint::cxx

@@ -57,5 +57,8 @@ void add_lexical_calls(const LexicalFile& file, NativeFile& out);
 // names (thrust::sort, cutlass::gemm::...) as written.
 void add_macro_uses(const LexicalFile& file, NativeFile& out);
 void add_qualified_names(const LexicalFile& file, NativeFile& out);
+// Sets `instantiated_templates` when the file only specializes or instantiates templates
+// defined elsewhere (see NativeFile).
+void add_template_instantiations(const LexicalFile& file, NativeFile& out);
 
 }  // namespace tpulint::cxx

@@ -1,5 +1,7 @@
 #include "cxx/native_analyzer.h"
 
+#include <fmt/format.h>
+
 #include "core/analyzer_notes.h"
 
 namespace tpulint::cxx {
@@ -13,9 +15,23 @@ void NativeAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     if (!inc.found) result.missing_headers.push_back(inc.spelled);
   FindingSink sink(file, result.findings);
   NativeContext ctx(facts, sink);
+  const size_t first = result.findings.size();
   for (const NativeCheckEntry& e : checks_) {
     ctx.set_check(e.info);
     e.check->check(facts, ctx);
+  }
+  // A file generated to split one template's compilation (flash-attention has hundreds, one per
+  // head size and type) holds no code of its own: its findings are listed, but they are the
+  // template's work, counted where the template is, so they join its work item and cost nothing.
+  if (!facts.instantiated_templates.empty()) {
+    const std::string& name = facts.instantiated_templates.front();
+    for (size_t i = first; i < result.findings.size(); ++i) {
+      Finding& f = result.findings[i];
+      f.message = fmt::format("{} (the file only instantiates '{}', counted with that template)", f.message, name);
+      f.subject = name;
+      f.effort = EffortClass::None;
+      f.hours = {};
+    }
   }
   // A fatal error stopped Clang: say so, or the findings after it would silently be fewer.
   if (!facts.fatal_error.empty())

@@ -30,6 +30,18 @@ struct DeviceCodeMetrics {
   }
 };
 
+// How a kernel's or device function's body is built, counted in its tokens like its metrics: what
+// tells an elementwise map (a guarded statement over a global index, maybe in a grid-stride
+// loop) from code with real structure.
+struct BodyShape {
+  uint32_t loops = 0;              // for, while, do, and loop macros such as CUDA_1D_KERNEL_LOOP
+  uint32_t grid_stride_loops = 0;  // of those, loops stepping by the grid or block: `i += blockDim.x * gridDim.x`
+  uint32_t statements = 0;         // ';' outside for-loop headers
+  uint32_t assignments = 0;        // '=', '+=', ... outside for-loop headers: what the code writes
+  uint32_t inline_assembly = 0;    // asm / __asm__ statements
+  uint32_t library_templates = 0;  // names under cub::, cutlass::, cute::, nvcuda::: a library's block-level algorithm
+};
+
 // A function definition.
 struct FunctionFact {
   std::string name;            // as declared, e.g. "roi_align_forward_kernel"
@@ -42,6 +54,7 @@ struct FunctionFact {
   bool is_template = false;
   uint32_t lines = 0;          // lines of the definition, first to last
   DeviceCodeMetrics metrics;   // kernels and device functions only
+  BodyShape shape;             // kernels and device functions only
   bool lexical = false;        // found in the tokens only: Clang lost it (e.g. after a fatal error)
 };
 
@@ -101,6 +114,12 @@ struct NativeFile {
   std::vector<IncludeFact> includes;
   std::vector<MacroUseFact> macro_uses;
   std::vector<QualifiedNameFact> qualified_names;
+  // When every top-level declaration of the file explicitly specializes or instantiates a
+  // template defined elsewhere (`template<> void run_<half, 128>(P& p) { run_hdim128<half>(p); }`,
+  // `template void f<float>(float*);`), the templates it reaches, in order, without repeats;
+  // empty for any other file. Such a file is generated to spread one template's compilation over
+  // many files: its code is the template's.
+  std::vector<std::string> instantiated_templates;
   unsigned error_count = 0;        // Clang errors (many are expected without headers)
   // Clang's first fatal error, which stops its parse ("bracket nesting level exceeded maximum
   // of 256"); empty if none. Kernels and launches after it come from the lexical pass only.

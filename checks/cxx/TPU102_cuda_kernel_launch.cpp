@@ -1,8 +1,10 @@
 // TPU102: a CUDA kernel launch with the triple-chevron syntax (`kernel<<<grid, block>>>(...)`).
 // User docs: docs/checks/TPU102.md (generated from the CheckInfo below).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/kernel_class.h"
 
 namespace tpulint::checks {
 
@@ -11,11 +13,23 @@ namespace {
 class CudaKernelLaunch final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
+    std::vector<kernels::Classification> classes;
     for (const cxx::LaunchFact& launch : facts.launches) {
       std::string name = launch.kernel.empty() ? std::string("a kernel") : "'" + launch.kernel + "'";
+      // The work item of the kernel's definition: its op's, when the table knows the kernel.
+      const kernels::StandardOp* op = nullptr;
+      auto defined = std::find_if(facts.functions.begin(), facts.functions.end(), [&](const cxx::FunctionFact& f) {
+        return f.is_kernel && f.name == launch.kernel;
+      });
+      if (defined != facts.functions.end()) {
+        if (classes.empty()) classes = kernels::classify_native(facts, ctx.file().path());
+        op = classes[size_t(defined - facts.functions.begin())].op;
+      } else {
+        op = kernels::op_named(launch.kernel);
+      }
       ctx.report(launch.span, fmt::format("CUDA kernel launch of {} cannot run on a TPU", name),
                  "call the kernel's TPU replacement (a Pallas kernel or tensor ops) from Python instead",
-                 launch.kernel);
+                 op ? std::string_view(op->op) : std::string_view(launch.kernel));
     }
   }
 };
@@ -45,7 +59,8 @@ extern const CheckDef TPU102_cuda_kernel_launch{
                            "the tensor operations it computes.",
             .effort = "Low per launch site: the work is in rewriting the kernel itself (TPU101); removing the "
                       "launch and its glue takes minutes to an hour or two.",
-            .heuristic = "",
+            .heuristic = "A launch joins the work item of the kernel it launches: the kernel's name, or the standard "
+                         "op the kernel is (TPU101), so that an op's kernels and launches are one item.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },
     },

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
+#include "checks/kernel_class.h"
 
 namespace tpulint::checks {
 
@@ -24,12 +25,43 @@ bool looks_like_ptx(std::string_view text) {
 class InlineAssembly final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
+    std::vector<kernels::Classification> classes;
     for (const cxx::AsmFact& a : facts.asm_statements) {
       if (!a.in_device_code && !looks_like_ptx(a.text)) continue;
       std::string where = a.function.empty() ? "" : fmt::format(" in '{}'", a.function);
-      ctx.report(a.span, fmt::format("inline PTX assembly{} cannot run on a TPU", where),
-                 "express the operation with CUDA-free code: tensor ops, or a Pallas kernel", a.function);
+      std::string message = fmt::format("inline PTX assembly{} cannot run on a TPU", where);
+      // In the device code of a table op, the assembly goes away with the op when it is swapped
+      // for its replacement: the op's class, at no cost of its own.
+      if (a.in_device_code) {
+        if (classes.empty()) classes = kernels::classify_native(facts, ctx.file().path());
+        const kernels::Classification* c = enclosing(facts, classes, a.span);
+        if (c && c->op) {
+          Finding& f = ctx.report(a.span, fmt::format("{}; it goes with the {} op: use {}", message, c->op->title,
+                                                      c->op->use));
+          kernels::apply(f, *c, a.function);
+          f.hours = {};
+          continue;
+        }
+      }
+      ctx.report(a.span, message, "express the operation with CUDA-free code: tensor ops, or a Pallas kernel",
+                 a.function);
     }
+  }
+
+ private:
+  // The classification of the innermost function holding `span`, or null.
+  static const kernels::Classification* enclosing(const cxx::NativeFile& facts,
+                                                  const std::vector<kernels::Classification>& classes, ByteSpan span) {
+    const kernels::Classification* best = nullptr;
+    uint32_t best_size = UINT32_MAX;
+    for (size_t i = 0; i < facts.functions.size(); ++i) {
+      ByteSpan f = facts.functions[i].span;
+      if (f.begin <= span.begin && span.end <= f.end && f.end - f.begin < best_size) {
+        best = &classes[i];
+        best_size = f.end - f.begin;
+      }
+    }
+    return best;
   }
 };
 
@@ -55,7 +87,9 @@ extern const CheckDef TPU103_inline_assembly{
                    "counterpart: the code around it must be redesigned, not translated.",
             .example = "asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));",
             .use_instead = "Tensor ops that XLA lowers to the TPU's matrix units, or a Pallas kernel.",
-            .effort = "High: 8-24 h per statement, because it sits in the most tuned code of a kernel.",
+            .effort = "High: 8-24 h per statement, because it sits in the most tuned code of a kernel. In the device "
+                      "code of a standard op with a known TPU replacement (see TPU101), medium and 0 h: it goes away "
+                      "when the op is swapped for its replacement.",
             .heuristic = "Host-side assembly (x86 `pause`, `rdtsc`) is not reported: the TPU host is an "
                          "ordinary CPU. Assembly counts as PTX when it is in device code or its text "
                          "contains PTX markers; PTX built from macros whose text is not visible can be "

@@ -4,6 +4,7 @@
 
 #include "checks/check_def.h"
 #include "checks/cxx/device_code.h"
+#include "checks/kernel_class.h"
 
 namespace tpulint::checks {
 
@@ -18,18 +19,32 @@ HoursRange device_function_hours(uint32_t lines) {
 class CudaDeviceFunction final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
-    for (const cxx::FunctionFact& f : facts.functions) {
+    std::vector<kernels::Classification> classes;
+    for (size_t i = 0; i < facts.functions.size(); ++i) {
+      const cxx::FunctionFact& f = facts.functions[i];
       if (!f.is_device || f.is_kernel) continue;
       // A `__host__ __device__` helper is ordinary C++ the host compiles too, unless it uses
       // device-only features.
       if (f.is_host && !f.metrics.any()) continue;
+      if (classes.empty()) classes = kernels::classify_native(facts, ctx.file().path());
+      const kernels::Classification& c = classes[i];
+      std::string what = fmt::format("CUDA device function '{}' {}", f.name, device_code::description(f));
+      if (c.kind != kernels::Kind::Novel) {
+        // Part of a trivial kernel or of a standard op: it goes with them, at no cost of its own.
+        std::string role = "goes with the elementwise kernels that call it";
+        if (c.op) role = fmt::format("goes with the {} op: use {}", c.op->title, c.op->use);
+        Finding& finding = ctx.report(f.name_span, what + " " + role);
+        kernels::apply(finding, c, f.name);
+        finding.code_lines = f.lines;
+        continue;
+      }
       Finding& finding = ctx.report(
-          f.name_span,
-          fmt::format("CUDA device function '{}' {} runs only inside GPU kernels", f.name,
-                      device_code::description(f)),
+          f.name_span, what + " runs only inside GPU kernels",
           "rewrite it with the kernels that call it: as jnp/torch ops, or inside the Pallas kernel", f.name);
       finding.hours = device_code::scaled(device_function_hours(f.lines), f);
       finding.code_lines = f.lines;
+      // Called by novel kernels: part of their rewrite.
+      if (c.by_callers) finding.effort = EffortClass::High;
     }
   }
 };
@@ -62,10 +77,18 @@ extern const CheckDef TPU104_cuda_device_function{
             .use_instead = "A reduction helper becomes `jnp.sum`/`torch.sum` over the right axis (XLA emits the "
                            "TPU reduction); arithmetic helpers become plain functions called inside a Pallas "
                            "kernel body or traced tensor code.",
-            .effort = "Medium: 1-4 h up to 10 lines, 2-8 h up to 50, 4-16 h beyond, scaled like kernels "
-                      "(+25% per device feature, +50% for tensor cores).",
+            .effort = "The class of the kernels of its file that call it (directly or through other device "
+                      "functions), as TPU101 decides it: low (0 h) when they are all trivial, medium (0 h) when one "
+                      "is a standard op, whose replacement the message names: the helper goes away with them. High "
+                      "when one is novel: 1-4 h up to 10 lines, 2-8 h up to 50, 4-16 h beyond, scaled like kernels "
+                      "(+25% per device feature, +50% for tensor cores). Called by no kernel of its file (a helper "
+                      "in a header): medium, a standard op when its name or file says so (0 h, or the op's hours "
+                      "when no kernel of the file carries them, as for functors run by a generic kernel elsewhere), "
+                      "else the hours above.",
             .heuristic = "Plain `__host__ __device__` math helpers are not reported: the host compiles them, so "
-                         "they are portable C++ unless they use device-only features.",
+                         "they are portable C++ unless they use device-only features. Callers are found by name in "
+                         "the file's calls, so overloads count as one function, and a helper called only through a "
+                         "template parameter or a function pointer has no caller.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },
     },

@@ -27,6 +27,14 @@ class TritonKernel final : public python::PythonCheck {
     if (!name) return;
     uint32_t lines = function.line_count();
     std::string subject = pyhelp::function_display_name(function, ctx);
+    kernels::Classification c = pyhelp::classify_kernel(function, pyhelp::KernelDsl::Triton, ctx);
+    if (c.kind != kernels::Kind::Novel) {
+      std::string what = fmt::format("Triton kernel '{}' ({} lines) {}", subject, lines, kernels::verdict(c));
+      Finding& f = ctx.report(name, what);
+      kernels::apply(f, c, subject);
+      f.code_lines = lines;
+      return;
+    }
     Finding& f = ctx.report(
         name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
         "rewrite it as a Pallas kernel (jax.experimental.pallas with the TPU backend, called from PyTorch through "
@@ -39,13 +47,23 @@ class TritonKernel final : public python::PythonCheck {
 
 const TritonKernel kCheck;
 
+const std::string kEffort =
+    "By what the kernel is. Medium for a standard op with a known TPU replacement, named in the message and hint "
+    "(checks/data/standard_kernels.tsv): swapping it in and validating its numerics, per op and file, the hours shared "
+    "by the op's kernels in the file: " +
+    kernels::ops_doc("standard") + ". Low for the table's elementwise ops: " + kernels::ops_doc("trivial") +
+    ". High for any other kernel; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
+    "16-48 h up to 150, 24-80 h beyond. Pallas and Triton share a block-level model, so a port is closer to a "
+    "translation than a CUDA kernel's, but numerics and tiling for the TPU's memory still need work.";
+
 }  // namespace
 
 extern const CheckDef TPU111_triton_kernel{
     .info = {
         .id = "TPU111",
         .name = "triton-kernel",
-        .summary = "Triton kernel (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`) with no TPU backend",
+        .summary = "Triton kernel (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`): a standard op with a TPU "
+                   "replacement, or a rewrite",
         .languages = uint8_t(Language::Python),
         .severity = Severity::Error,
         .effort = EffortClass::High,
@@ -67,11 +85,11 @@ extern const CheckDef TPU111_triton_kernel{
                            "kernels: `jax.experimental.pallas` with `jax.experimental.pallas.tpu`, called from "
                            "PyTorch through `torch_xla.experimental.custom_kernel.make_kernel_from_pallas`; "
                            "torch_xla ships some ready ones (`flash_attention`, `ragged_paged_attention`, `gmm`).",
-            .effort = "High; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
-                      "16-48 h up to 150, 24-80 h beyond. Pallas and Triton share a block-level model, so a port "
-                      "is closer to a translation than a CUDA kernel's, but numerics and tiling for the TPU's "
-                      "memory still need work.",
-            .heuristic = "",
+            .effort = kEffort,
+            .heuristic = "A Triton kernel is classified by its name and file only (its body is not measured): a name "
+                         "or file matching a pattern of checks/data/standard_kernels.tsv by whole words "
+                         "(`_layer_norm_fwd_fused`, `ops/triton/rms_norm.py`) makes it that op; a name that says "
+                         "nothing in a file that says nothing is novel, even when the kernel is elementwise.",
             .references = {"https://docs.pytorch.org/xla/master/features/pallas.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },

@@ -20,6 +20,10 @@ using pyhelp::KernelDsl;
 constexpr std::string_view kRewriteHint =
     "rewrite it as a Pallas TPU kernel (jax.experimental.pallas), or as array ops (jax.numpy or PyTorch) that "
     "XLA fuses";
+// Elementwise, reduction and fused kernels are trivial by construction: a few array ops.
+constexpr HoursRange kElementwiseHours{1, 2};
+constexpr HoursRange kFuseHours{0.5, 1};
+
 constexpr std::string_view kElementwiseHint =
     "write the operation as array ops (jax.numpy or PyTorch): XLA fuses elementwise code into one kernel";
 
@@ -102,6 +106,14 @@ class PythonCudaKernel final : public python::PythonCheck {
     std::string subject = pyhelp::function_display_name(fn, ctx);
     KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
     if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang) {
+      kernels::Classification c = pyhelp::classify_kernel(fn, dsl, ctx);
+      if (c.kind != kernels::Kind::Novel) {
+        Finding& f = ctx.report(name, fmt::format("{} kernel '{}' ({} lines) {}", pyhelp::display_name(dsl), subject,
+                                                  lines, kernels::verdict(c)));
+        kernels::apply(f, c, subject);
+        f.code_lines = lines;
+        return;
+      }
       Finding& f = ctx.report(name,
                               fmt::format("{} kernel '{}' ({} lines) cannot run on a TPU",
                                           pyhelp::display_name(dsl), subject, lines),
@@ -128,8 +140,8 @@ class PythonCudaKernel final : public python::PythonCheck {
       if (d.name == "cupy.fuse") {
         Finding& f = ctx.report(name, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", subject),
                                 "compile it with 'jax.jit' over jax.numpy instead", subject);
-        f.effort = EffortClass::Medium;
-        f.hours = {1, 4};
+        f.effort = kernels::effort_of(kernels::Kind::Trivial);
+        f.hours = kFuseHours;
         return;
       }
     }
@@ -155,6 +167,11 @@ class PythonCudaKernel final : public python::PythonCheck {
                                                    : "PyCUDA SourceModule";
       std::string lines = code ? fmt::format(" ({} lines of CUDA C)", code.line_count()) : "";
       std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
+      kernels::Classification c = kernels::classify_named(name, ctx.file().path());
+      if (c.kind != kernels::Kind::Novel) {
+        kernels::apply(ctx.report(callee, fmt::format("{}{}{} {}", what, label, lines, kernels::verdict(c))), c, name);
+        return;
+      }
       Finding& f = ctx.report(callee, fmt::format("{}{}{} cannot run on a TPU", what, label, lines),
                               std::string(kRewriteHint), name.empty() ? api : name);
       f.hours = code ? pyhelp::thread_kernel_hours(code.line_count()) : HoursRange{16, 40};
@@ -173,8 +190,8 @@ class PythonCudaKernel final : public python::PythonCheck {
       std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
       Finding& f = ctx.report(callee, fmt::format("{}{} is CUDA C compiled at run time", what, label),
                               std::string(kElementwiseHint), name.empty() ? api : name);
-      f.effort = EffortClass::Medium;
-      f.hours = {2, 8};
+      f.effort = kernels::effort_of(kernels::Kind::Trivial);
+      f.hours = kElementwiseHours;
       return;
     }
 
@@ -186,8 +203,8 @@ class PythonCudaKernel final : public python::PythonCheck {
       Finding& f = ctx.report(callee, fmt::format("'torch.cuda.jiterator' compiles the CUDA elementwise kernel{}", label),
                               "write the operation as PyTorch ops: XLA fuses elementwise code into one kernel",
                               name.empty() ? api : name);
-      f.effort = EffortClass::Medium;
-      f.hours = {2, 8};
+      f.effort = kernels::effort_of(kernels::Kind::Trivial);
+      f.hours = kElementwiseHours;
       return;
     }
 
@@ -198,8 +215,11 @@ class PythonCudaKernel final : public python::PythonCheck {
       if (api == "cupy.fuse") {
         Finding& f = ctx.report(callee, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", fn),
                                 "compile it with 'jax.jit' over jax.numpy instead", fn);
-        f.effort = EffortClass::Medium;
-        f.hours = {1, 4};
+        f.effort = kernels::effort_of(kernels::Kind::Trivial);
+        f.hours = kFuseHours;
+      } else if (kernels::Classification c = kernels::classify_named(fn, ctx.file().path());
+                 c.kind != kernels::Kind::Novel) {
+        kernels::apply(ctx.report(callee, fmt::format("Numba CUDA kernel '{}' {}", fn, kernels::verdict(c))), c, fn);
       } else {
         ctx.report(callee, fmt::format("Numba CUDA kernel '{}' cannot run on a TPU", fn), std::string(kRewriteHint),
                    fn);
@@ -209,6 +229,16 @@ class PythonCudaKernel final : public python::PythonCheck {
 };
 
 const PythonCudaKernel kCheck;
+
+const std::string kEffort =
+    "By what the kernel is. Low, trivial: elementwise, reduction and jiterator kernels (1-2 h) and `cupy.fuse` "
+    "(0.5-1 h), which become a few array ops, and kernels of the table's elementwise ops. Medium: a raw, Numba, CuTe "
+    "or TileLang kernel whose name or file is a standard op with a known TPU replacement, named in the message and "
+    "hint (checks/data/standard_kernels.tsv): " +
+    kernels::ops_doc("standard") +
+    "; also a Numba device function (2-8 h up to 30 lines, 8-24 h beyond). High for any other raw CUDA C, Numba, "
+    "CuTe DSL and TileLang kernel, scaled by its length like TPU101 (16-40 h up to 30 lines, 24-64 h up to 100, "
+    "40-120 h beyond; TileLang like Triton, from 4-12 h).";
 
 }  // namespace
 
@@ -238,13 +268,13 @@ extern const CheckDef TPU113_python_cuda_kernel{
             .use_instead = "Elementwise and reduction kernels become array ops (`jax.numpy`, or PyTorch on the XLA "
                            "device), which XLA fuses: `out = x + y`. Kernels with real tiling become Pallas "
                            "kernels (`jax.experimental.pallas` with the TPU backend).",
-            .effort = "High for raw CUDA C, Numba, CuTe DSL and TileLang kernels, scaled by their length like "
-                      "TPU101 (16-40 h up to 30 lines, 24-64 h up to 100, 40-120 h beyond; TileLang like Triton, "
-                      "from 4-12 h); 2-8 h for a Numba device function. Medium (2-8 h) for elementwise, reduction "
-                      "and jiterator kernels, and 1-4 h for `cupy.fuse`, which become a few array ops.",
+            .effort = kEffort,
             .heuristic = "The length of a CUDA C kernel is the length of its source string, when the string is "
                          "a literal argument or a literal assigned to the variable passed; otherwise the "
-                         "smallest range is used.",
+                         "smallest range is used. Kernels are classified by name and file only: the kernel name "
+                         "given to `RawKernel` (or the first `__global__` of the source), the decorated function's "
+                         "name for Numba, CuTe and TileLang, matched by whole words against "
+                         "checks/data/standard_kernels.tsv.",
             .references = {"https://docs.cupy.dev/en/stable/user_guide/kernel.html",
                            "https://numba.readthedocs.io/en/stable/cuda/kernels.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},

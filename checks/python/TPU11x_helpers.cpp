@@ -52,6 +52,25 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   return dsl;
 }
 
+kernels::Classification classify_kernel(Node function, KernelDsl dsl, const python::PythonContext& ctx) {
+  auto name_of = [](Node fn) {
+    Node name = fn.field(Field::Name);
+    return name ? name.text() : std::string_view();
+  };
+  const std::string& path = ctx.file().path();
+  kernels::Classification c = kernels::classify_named(name_of(function), path);
+  if (!c.op) return c;
+  size_t same_op = 0;
+  const python::Tree* tree = function.tree();
+  for (uint32_t id = 0; id < tree->node_count(); ++id) {
+    Node fn(tree, id);
+    if (fn.kind() != Kind::FunctionDefinition || !fn.parent() || fn.parent().kind() != Kind::DecoratedDefinition)
+      continue;
+    if (kernel_dsl(fn, ctx) == dsl && kernels::classify_named(name_of(fn), path).op == c.op) ++same_op;
+  }
+  return kernels::from_row(*c.op, same_op);
+}
+
 std::string_view display_name(KernelDsl dsl) {
   switch (dsl) {
     case KernelDsl::Triton: return "Triton";

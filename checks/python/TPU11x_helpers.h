@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checks/kernel_class.h"
 #include "python/python_check.h"
 
 namespace tpulint::checks::pyhelp {
@@ -41,6 +42,10 @@ std::string_view display_name(KernelDsl dsl);
 // CuTe) are rewrites, on TPU101's scale.
 HoursRange tile_kernel_hours(uint32_t lines);
 HoursRange thread_kernel_hours(uint32_t lines);
+
+// What a kernel function is (checks/kernel_class.h), by its name and file; a table op's hours
+// are shared among the file's kernels of the same language that are that op.
+kernels::Classification classify_kernel(python::Node function, KernelDsl dsl, const python::PythonContext& ctx);
 
 // A function's name for a finding: "Class.method" for a method (CuTe kernels are all called
 // `kernel`), else its own name. The function's frame is not open yet when it is being checked.

@@ -1,0 +1,321 @@
+#include "checks/kernel_class.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+namespace tpulint::checks::kernels {
+
+namespace {
+
+// An elementwise kernel is a few statements: a global index, a bounds check, a computed store
+// (a kernel that stores nothing itself hands its work to something else, such as a functor).
+// These bounds leave room for a switch over activation kinds or a handful of temporaries, and
+// leave out the kernels that compute something per thread in many steps.
+constexpr uint32_t kTrivialMaxLines = 30;
+constexpr uint32_t kTrivialMaxStatements = 12;
+
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return is_lower(c) || is_upper(c) || is_digit(c); }
+
+// The table's patterns without their underscores: what a run of words must spell.
+std::string joined(std::string_view pattern) {
+  std::string out;
+  for (char c : pattern)
+    if (c != '_') out += c;
+  return out;
+}
+
+template <typename F>
+void for_each_word(std::string_view words, F f) {
+  while (!words.empty()) {
+    size_t space = words.find(' ');
+    if (space != 0) f(words.substr(0, space));
+    if (space == std::string_view::npos) break;
+    words.remove_prefix(space + 1);
+  }
+}
+
+// The row of `column` with the longest pattern matching one of `candidates` (word lists), and
+// that pattern's length; ties go to the row first in the table.
+std::pair<const StandardOp*, size_t> best_row(const std::vector<std::vector<std::string>>& candidates,
+                                              std::string_view StandardOp::*column) {
+  const StandardOp* best = nullptr;
+  size_t best_length = 0;
+  for (const StandardOp& row : data::kStandardKernels)
+    for_each_word(row.*column, [&](std::string_view pattern) {
+      size_t length = joined(pattern).size();
+      if (length <= best_length) return;
+      for (const auto& words : candidates)
+        if (matches(words, pattern)) {
+          best = &row;
+          best_length = length;
+          return;
+        }
+    });
+  return {best, best_length};
+}
+
+HoursRange trivial_hours(uint32_t lines) {
+  if (lines <= 10) return {0.5, 1.5};
+  if (lines <= 25) return {1, 2};
+  return {1, 3};
+}
+
+std::string_view unqualified(std::string_view name) {
+  size_t colons = name.rfind("::");
+  return colons == std::string_view::npos ? name : name.substr(colons + 2);
+}
+
+bool plain_code(const cxx::FunctionFact& f) {
+  return !f.metrics.any() && f.shape.inline_assembly == 0 && f.shape.library_templates == 0;
+}
+
+// A device helper an elementwise kernel may call: arithmetic, no loop.
+bool simple_helper(const cxx::FunctionFact& f) {
+  return plain_code(f) && f.shape.loops == 0 && f.lines <= kTrivialMaxLines;
+}
+
+// The file's device functions by name (overloads share one), and whom each function calls.
+struct CallGraph {
+  std::map<std::string_view, std::vector<size_t>> device_functions;
+  std::map<std::string_view, std::set<std::string_view>> callees;  // function name -> callee names
+};
+
+CallGraph call_graph(const cxx::NativeFile& facts) {
+  CallGraph g;
+  for (size_t i = 0; i < facts.functions.size(); ++i) {
+    const cxx::FunctionFact& f = facts.functions[i];
+    if (f.is_device && !f.is_kernel) g.device_functions[f.name].push_back(i);
+  }
+  for (const cxx::CallFact& c : facts.calls) {
+    std::string_view callee = unqualified(c.callee);
+    if (!c.function.empty() && g.device_functions.count(callee)) g.callees[c.function].insert(callee);
+  }
+  return g;
+}
+
+// The device functions a function reaches through calls, by name.
+std::set<std::string_view> reached(const CallGraph& g, std::string_view from) {
+  std::set<std::string_view> seen;
+  std::vector<std::string_view> todo = {from};
+  while (!todo.empty()) {
+    std::string_view f = todo.back();
+    todo.pop_back();
+    auto it = g.callees.find(f);
+    if (it == g.callees.end()) continue;
+    for (std::string_view callee : it->second)
+      if (seen.insert(callee).second) todo.push_back(callee);
+  }
+  return seen;
+}
+
+bool elementwise(const cxx::FunctionFact& kernel, const cxx::NativeFile& facts, const CallGraph& g) {
+  const cxx::BodyShape& s = kernel.shape;
+  if (!plain_code(kernel) || s.loops != s.grid_stride_loops || s.grid_stride_loops > 1 || s.assignments == 0 ||
+      s.statements > kTrivialMaxStatements || kernel.lines > kTrivialMaxLines)
+    return false;
+  for (std::string_view helper : reached(g, kernel.name))
+    for (size_t i : g.device_functions.at(helper))
+      if (!simple_helper(facts.functions[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> identifier_words(std::string_view name) {
+  std::vector<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    if (!word.empty()) words.push_back(std::move(word));
+    word.clear();
+  };
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (!is_alnum(c)) {
+      flush();
+      continue;
+    }
+    if (!word.empty()) {
+      char prev = name[i - 1];
+      bool next_lower = i + 1 < name.size() && is_lower(name[i + 1]);
+      if ((is_upper(c) && (is_lower(prev) || is_digit(prev))) || (is_upper(c) && is_upper(prev) && next_lower) ||
+          (is_digit(c) != is_digit(prev)))
+        flush();
+    }
+    word += char(std::tolower(static_cast<unsigned char>(c)));
+  }
+  flush();
+  return words;
+}
+
+bool matches(std::span<const std::string> words, std::string_view pattern) {
+  std::string want = joined(pattern);
+  for (size_t start = 0; start < words.size(); ++start) {
+    std::string run;
+    for (size_t i = start; i < words.size() && run.size() < want.size(); ++i) {
+      run += words[i];
+      if (!std::string_view(want).starts_with(run)) break;
+      if (run == want) return true;
+    }
+  }
+  return false;
+}
+
+const StandardOp* op_named(std::string_view name) {
+  if (name.empty()) return nullptr;
+  return best_row({identifier_words(name)}, &StandardOp::names).first;
+}
+
+const StandardOp* op_of_file(std::string_view path) {
+  // The directories and the file's name without its extension, each in words.
+  std::vector<std::vector<std::string>> parts;
+  size_t begin = 0;
+  for (size_t slash; (slash = path.find('/', begin)) != std::string_view::npos; begin = slash + 1)
+    parts.push_back(identifier_words(path.substr(begin, slash - begin)));
+  std::string_view name = path.substr(begin);
+  parts.push_back(identifier_words(name.substr(0, name.rfind('.'))));
+  return best_row(parts, &StandardOp::files).first;
+}
+
+HoursRange row_hours(const StandardOp& op) {
+  std::string_view h = op.hours;
+  size_t dash = h.find('-');
+  double low = 0, high = 0;
+  std::from_chars(h.data(), h.data() + dash, low);
+  std::from_chars(h.data() + dash + 1, h.data() + h.size(), high);
+  return {low, high};
+}
+
+EffortClass effort_of(Kind kind) {
+  switch (kind) {
+    case Kind::Trivial: return EffortClass::Low;
+    case Kind::Standard: return EffortClass::Medium;
+    case Kind::Novel: return EffortClass::None;
+  }
+  return EffortClass::None;
+}
+
+Classification from_row(const StandardOp& op, size_t kernels) {
+  HoursRange h = row_hours(op);
+  double share = 1.0 / double(std::max<size_t>(kernels, 1));
+  return {op.kind == "trivial" ? Kind::Trivial : Kind::Standard, &op, {h.low * share, h.high * share}};
+}
+
+std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::string_view path) {
+  const size_t n = facts.functions.size();
+  std::vector<Classification> out(n);
+  const CallGraph graph = call_graph(facts);
+  const StandardOp* file_op = op_of_file(path);
+
+  // Kernels: by name, by shape, by file. Then the table's hours are shared among the kernels of
+  // each op in the file.
+  std::vector<const StandardOp*> kernel_op(n, nullptr);
+  std::map<const StandardOp*, size_t> kernels_of;
+  for (size_t i = 0; i < n; ++i) {
+    const cxx::FunctionFact& f = facts.functions[i];
+    if (!f.is_kernel) continue;
+    if (const StandardOp* op = op_named(f.name)) {
+      kernel_op[i] = op;
+    } else if (elementwise(f, facts, graph)) {
+      out[i] = {Kind::Trivial, nullptr, trivial_hours(f.lines)};
+      continue;
+    } else {
+      kernel_op[i] = file_op;
+    }
+    if (kernel_op[i]) ++kernels_of[kernel_op[i]];
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (kernel_op[i]) out[i] = from_row(*kernel_op[i], kernels_of[kernel_op[i]]);
+
+  // Device functions: as the kernels of the file that reach them (novel when one of them is).
+  std::map<std::string_view, std::vector<size_t>> callers;  // device function -> kernels reaching it
+  for (size_t i = 0; i < n; ++i)
+    if (facts.functions[i].is_kernel)
+      for (std::string_view helper : reached(graph, facts.functions[i].name)) callers[helper].push_back(i);
+  // Those no kernel of the file calls, by name and file; when no kernel of the file carries
+  // their op, they carry its hours (functors of a kernel defined elsewhere, as apex's
+  // multi_tensor_apply runs them).
+  std::vector<const StandardOp*> helper_op(n, nullptr);
+  std::map<const StandardOp*, size_t> helpers_of;
+  for (size_t i = 0; i < n; ++i) {
+    const cxx::FunctionFact& f = facts.functions[i];
+    if (!f.is_device || f.is_kernel || callers.count(f.name)) continue;
+    helper_op[i] = op_named(f.name);
+    if (!helper_op[i]) helper_op[i] = file_op;
+    if (helper_op[i] && !kernels_of.count(helper_op[i])) ++helpers_of[helper_op[i]];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const cxx::FunctionFact& f = facts.functions[i];
+    if (!f.is_device || f.is_kernel) continue;
+    if (const StandardOp* op = helper_op[i]) {
+      auto carriers = helpers_of.find(op);
+      out[i] = from_row(*op, carriers == helpers_of.end() ? 1 : carriers->second);
+      if (carriers == helpers_of.end()) out[i].hours = {};  // a kernel of the file carries them
+      continue;
+    }
+    if (auto it = callers.find(f.name); it != callers.end()) {
+      Classification joined{Kind::Trivial, nullptr, {}, true};
+      for (size_t k : it->second) {
+        const Classification& c = out[k];
+        if (c.kind == Kind::Novel || (c.kind == Kind::Standard && joined.kind == Kind::Trivial))
+          joined = {c.kind, c.op, {}, true};
+        if (c.kind == Kind::Novel) break;
+      }
+      out[i] = joined;
+    }
+  }
+  return out;
+}
+
+Classification classify_named(std::string_view name, std::string_view path) {
+  const StandardOp* op = op_named(name);
+  if (!op) op = op_of_file(path);
+  return op ? from_row(*op) : Classification{};
+}
+
+std::string verdict(const Classification& c) {
+  if (c.kind == Kind::Novel) return "";
+  if (!c.op) return "is elementwise: tensor ops express it and XLA fuses them";
+  if (c.kind == Kind::Trivial) return fmt::format("is {}, elementwise: use {}", c.op->title, c.op->use);
+  return fmt::format("is the standard op {}, which has a TPU replacement: use {}", c.op->title, c.op->use);
+}
+
+std::string hint(const Classification& c) {
+  if (c.kind == Kind::Novel) return "";
+  if (!c.op) return "write it as tensor ops (PyTorch on the XLA device, or jax.numpy): XLA fuses elementwise code";
+  return fmt::format("use {}", c.op->replacement);
+}
+
+std::string ops_doc(std::string_view kind) {
+  std::string out;
+  for (const StandardOp& row : data::kStandardKernels)
+    if (row.kind == kind) out += fmt::format("{}{} ({} h)", out.empty() ? "" : ", ", row.title, row.hours);
+  return out;
+}
+
+std::string trivial_rule_doc() {
+  return fmt::format(
+      "at most {} lines and {} statements, no shared memory, warp intrinsics, atomics, tensor-core code, cooperative "
+      "groups, dynamic parallelism, inline assembly or CUB/CUTLASS/CuTe code, no loop but one grid-stride loop "
+      "(`i += blockDim.x * gridDim.x`, `CUDA_1D_KERNEL_LOOP`), at least one store, and only loop-free helpers of its "
+      "file; 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h beyond",
+      kTrivialMaxLines, kTrivialMaxStatements);
+}
+
+std::string_view subject(const Classification& c, std::string_view name) { return c.op ? c.op->op : name; }
+
+void apply(Finding& f, const Classification& c, std::string_view name) {
+  if (c.kind == Kind::Novel) return;
+  f.effort = effort_of(c.kind);
+  f.hours = c.hours;
+  f.subject = subject(c, name);
+  f.hint = hint(c);
+}
+
+}  // namespace tpulint::checks::kernels

@@ -1,0 +1,83 @@
+// What a GPU kernel is, for every check that reports one (TPU101 CUDA kernels, TPU104 device
+// functions, TPU111 Triton kernels, TPU113 CuPy/Numba/PyCUDA kernels): trivial, a standard op
+// with a known TPU replacement, or novel. A kernel finding's effort class says which, and
+// nothing else does: Low = trivial, Medium = standard op (its message names the replacement),
+// High = novel, a rewrite.
+//
+// Standard ops come from the table checks/data/standard_kernels.tsv, matched on names: the
+// kernel's own, else its file's. Trivial kernels come from the kernel's shape (cxx::BodyShape):
+// short, no shared memory, warp intrinsics, atomics or tensor cores, no loop but a grid-stride
+// one. The kernel's own name is the strongest evidence, so it is asked first; then the shape
+// (a one-line cast kernel beside an optimizer is a cast, not the optimizer); then the file.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+#include "cxx/native_facts.h"
+#include "data/standard_kernels.h"
+
+namespace tpulint::checks::kernels {
+
+using StandardOp = data::StandardKernelsRow;
+
+enum class Kind : uint8_t { Trivial, Standard, Novel };
+
+struct Classification {
+  Kind kind = Kind::Novel;
+  const StandardOp* op = nullptr;  // the table's row, when the table decided (standard or trivial rows)
+  HoursRange hours;                // for Trivial and Standard; a novel kernel keeps its check's own hours
+  bool by_callers = false;         // a device function classified as the kernels of its file that call it
+};
+
+// An identifier or path component in lower-case words: split at non-alphanumerics, at case
+// changes (`RoIAlignForward` -> ro, i, align, forward; `XEntropy` -> x, entropy) and between
+// letters and digits.
+std::vector<std::string> identifier_words(std::string_view name);
+
+// Whether `pattern` (snake_case, from the table) equals a run of consecutive `words` joined.
+bool matches(std::span<const std::string> words, std::string_view pattern);
+
+// The row whose `names` pattern matches the identifier, the longest pattern winning; or null.
+const StandardOp* op_named(std::string_view name);
+// The row whose `files` pattern matches the file's name (without extension) or one of its
+// directories, the longest pattern winning; or null. `path` is relative to the scan root.
+const StandardOp* op_of_file(std::string_view path);
+
+HoursRange row_hours(const StandardOp& op);  // "4-12" -> {4, 12}
+EffortClass effort_of(Kind kind);            // Low, Medium; None for Novel (the check decides)
+
+// A table row's classification with its hours shared by the `kernels` kernels of that op in one
+// file: the swap is one piece of work however the op is split into kernels.
+Classification from_row(const StandardOp& op, size_t kernels = 1);
+
+// Every function of a C/C++/CUDA file, in the order of facts.functions: kernels by name, shape
+// and file; device functions as the kernels of the file that call them (hours 0: they go with
+// those kernels), else by name and file, else Novel. Other functions are Novel.
+std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::string_view path);
+
+// A kernel known by its name only (Triton, CuPy, Numba, PyCUDA): Standard or Trivial when the
+// table knows its name or its file, else Novel.
+Classification classify_named(std::string_view name, std::string_view path);
+
+// What a finding says about a classified kernel, after "<what> '<name>' (<size>)": "is
+// elementwise: tensor ops express it" or "is the standard op ROI align: use gather-based ROI
+// align"; "" for Novel. And its fix hint; "" for Novel.
+std::string verdict(const Classification& c);
+std::string hint(const Classification& c);
+// The work item a classified kernel joins: its op's key when the table decided, else `name`.
+std::string_view subject(const Classification& c, std::string_view name);
+
+// For the checks' docs, from the table: "NMS, non-maximum suppression (batched) 4-12 h, ..." for
+// the rows of `kind` ("standard" or "trivial"); and the rule that makes a kernel trivial.
+std::string ops_doc(std::string_view kind);
+std::string trivial_rule_doc();
+
+// Sets a kernel finding's effort, hours, subject and hint from its classification (a Novel one
+// is left as the check made it).
+void apply(Finding& f, const Classification& c, std::string_view name);
+
+}  // namespace tpulint::checks::kernels
