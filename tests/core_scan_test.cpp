@@ -390,9 +390,12 @@ TEST_CASE("build_report's keep filter decides which findings count in the score"
   std::vector<FileResult> results(1);
   results[0].path = "pkg/k.cu";
   results[0].analyzed = true;
+  results[0].language = Language::Cuda;
+  results[0].code_lines = 200;
   results[0].findings = {note("TPU101", "pkg/k.cu", {1, 1})};
   results[0].findings[0].effort = EffortClass::High;
   results[0].findings[0].hours = {40, 80};
+  results[0].findings[0].code_lines = 150;  // a kernel with no TPU path, in a file that counts whole
   ScanReport all = build_report(Discovery{}, results, [](std::string_view) { return true; }, PathWeights{});
   ScanReport none = build_report(Discovery{}, results, [](std::string_view) { return false; }, PathWeights{});
   CHECK(all.findings.size() == 1);

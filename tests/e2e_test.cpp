@@ -303,7 +303,7 @@ TEST_CASE("the text report groups findings by file and ends with the summary", "
   CHECK(r.out.find("__global__ void nms_kernel") != std::string::npos);  // the code frame
   CHECK(r.out.find("^^^^^^^^^^") != std::string::npos);
   CHECK(r.out.find("Summary") != std::string::npos);
-  CHECK(r.out.find("verdict    significant") != std::string::npos);
+  CHECK(r.out.find("verdict    stay-on-gpu") != std::string::npos);
   CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when asked for none
   auto colored = run_tpulint("scan fixtures/projects/torch_cuda_extension --color always");
   CHECK(colored.out.find("\x1b[") != std::string::npos);
@@ -409,7 +409,7 @@ TEST_CASE("the Markdown report is a pull-request comment with links to path#Llin
                        "https://github.com/o/r/blob/abc/");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.starts_with("## tpulint: TPU readiness "));
-  CHECK(r.out.find("`significant`") != std::string::npos);
+  CHECK(r.out.find("`stay-on-gpu`") != std::string::npos);
   CHECK(r.out.find("### Top blockers") != std::string::npos);
   CHECK(r.out.find("(https://github.com/o/r/blob/abc/csrc/nms_kernel.cu#L") != std::string::npos);
   CHECK(r.out.find("<details><summary>Migration plan") != std::string::npos);
@@ -450,8 +450,9 @@ TEST_CASE("the statistics and explain-score options add their sections to the te
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("Statistics\n") != std::string::npos);
   CHECK(r.out.find("       3  TPU101  cuda-kernel-definition\n") != std::string::npos);
-  CHECK(r.out.find("How the score is computed") != std::string::npos);
-  CHECK(r.out.find("  P = ") != std::string::npos);
+  CHECK(r.out.find("How the verdict and the score are computed") != std::string::npos);
+  CHECK(r.out.find("  core code: ") != std::string::npos);
+  CHECK(r.out.find("  -> ") != std::string::npos);
   CHECK(r.out.find("  plan       ") != std::string::npos);
 }
 

@@ -22,8 +22,10 @@ std::string_view extension_key(std::string_view module) {
   return last == "_C" ? module : last;
 }
 
-std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights) {
-  PenaltyModel model(weights);
+std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code) {
+  PathWeigher path_weight_of(weights);
+  SameLineDuplicates duplicates;
+  Tally total;
   // Keys and paths are views into `findings`, which outlive this function: a million-line scan
   // has tens of thousands of findings, and copying a key per finding was most of the plan.
   using Key = std::pair<Category, std::string_view>;
@@ -46,7 +48,9 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   struct Group {
     Key key;
     std::vector<const Finding*> list;
-    PenaltyModel::Removal removal;
+    Tally tally;       // what its findings add to the scan's
+    HoursRange hours;  // its findings' hours, a repeat on one line counted once
+    std::vector<const Finding*> native;  // those CoreCode counted in their native core files
   };
   struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<std::string_view>()(k.second) * 31 + size_t(k.first); }
@@ -57,7 +61,12 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   std::map<Key, std::set<std::string_view>> parts;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
-    const PenaltyModel::Added added = model.add(f);
+    const bool repeated = duplicates.repeated(f);
+    const double path_weight = path_weight_of(f.path);
+    const bool native = !repeated && decides_verdict(path_weight) && code.is_native(f.path);
+    const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native);
+    if (native) code.count(f, +1);
+    total += added;
     Key key = declaration_of(key_of(f));
     if (auto owner = owner_of_path.find(f.path); owner != owner_of_path.end() && owner->second != key) {
       parts[owner->second].insert(key.second);
@@ -65,19 +74,23 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     }
     if (!last || last->key != key) {
       auto [it, inserted] = group_of.try_emplace(key, groups.size());
-      if (inserted) groups.push_back({key, {}, {}});
+      if (inserted) groups.push_back({key, {}, {}, {}, {}});
       last = &groups[it->second];
     }
     last->list.push_back(&f);
-    last->removal.take(added);
+    if (native) last->native.push_back(&f);
+    last->tally += added;
+    if (!repeated) {
+      last->hours.low += f.hours.low;
+      last->hours.high += f.hours.high;
+    }
   }
   // In key order, as they were kept in an ordered map: the final sort meets ties in this order.
   std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
-  const double penalty = model.penalty();
-  const double score = std::exp(-penalty / ScoringConstants::kScale);
+  const double score = judge(total, shares_of(total, code)).score;
 
   std::vector<WorkItem> items;
-  for (const auto& [key, list, removal] : groups) {
+  for (const auto& [key, list, tally, hours, native] : groups) {
     WorkItem item;
     item.category = key.first;
     item.subject = std::string(key.second);
@@ -88,9 +101,9 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
       ids.push_back(f->check_id);
       paths.push_back(f->path);
       item.effort = std::max(item.effort, f->effort);
-      item.hours.low += f->hours.low;
-      item.hours.high += f->hours.high;
+      item.severity = std::max(item.severity, f->severity);
     }
+    item.hours = hours;
     // Runs of one value go first, and a list in order is not sorted again: findings come
     // ordered by path (so a group's paths are in order), and mostly by check in a file.
     auto sort_unique = [](std::vector<std::string_view>& v) {
@@ -110,8 +123,14 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     auto declared = std::find_if(list.begin(), list.end(), [](const Finding* f) { return !f->related_paths.empty(); });
     const Finding* first = declared != list.end() ? *declared : list.front();
     item.first_location = fmt::format("{}:{}", first->path, first->start.line);
-    double without = std::exp(-model.penalty_without(removal) / ScoringConstants::kScale);
-    item.score_gain = std::round(1000 * (without - score)) / 10;
+    item.first_path = first->path.str();
+    item.first_line = first->start.line;
+    item.first_message = first->message.str();
+    Tally without = total;
+    without -= tally;
+    for (const Finding* f : native) code.count(*f, -1);
+    item.score_gain = judge(without, shares_of(without, code)).score - score;
+    for (const Finding* f : native) code.count(*f, +1);
     items.push_back(std::move(item));
   }
   auto rate = [](const WorkItem& w) { return w.score_gain / std::max(w.hours.high, 0.1); };

@@ -20,8 +20,12 @@ struct WorkItem {
   size_t findings = 0;
   size_t files = 0;
   HoursRange hours;
-  double score_gain = 0;  // points the score rises when every finding of the item is fixed
+  double score_gain = 0;  // points the score rises when every finding of the item is fixed (not rounded)
   std::string first_location;  // "path:line" of its first finding
+  std::string first_path;      // and its parts, and what it says
+  uint32_t first_line = 0;
+  std::string first_message;
+  Severity severity = Severity::Info;  // the highest among its findings
   // For an extension module: the subjects of the findings in its sources that joined it (its
   // kernels, launches, CUDA calls), sorted. Each counts once, in this item only.
   std::vector<std::string> parts;
@@ -44,7 +48,8 @@ std::string_view extension_key(std::string_view module);
 // component only (a CMake target: where it is installed is decided elsewhere) also takes the
 // findings whose dotted subject has that extension key (`pkg.x_cuda`, an import of it), unless
 // a declaration names that dotted module exactly.
-// Ordered by score gained per engineer-hour, then by gain, then by subject.
-std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights);
+// Ordered by score gained per engineer-hour, then by gain, then by subject. `code` as for
+// compute_score. The same issue twice on one line (same check and subject) counts once.
+std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code = {});
 
 }  // namespace tpulint

@@ -450,8 +450,14 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   findings.erase(findings.begin() + ptrdiff_t(kept_count), findings.end());
   report.findings = std::move(findings);
   summarize_files(report);
-  report.score = compute_score(report.findings, weights);
-  report.plan = plan_work(report.findings, weights);
+  double core_lines = 0;
+  for (const FileSummary& f : report.files)
+    if (decides_verdict(f.path, weights)) core_lines += f.code_lines;
+  CoreCode code(core_lines);
+  for (const FileSummary& f : report.files)
+    if (decides_verdict(f.path, weights)) code.add_file(f.path, f.language == Language::Cxx || f.language == Language::Cuda, f.code_lines);
+  report.score = compute_score(report.findings, weights, code);
+  report.plan = plan_work(report.findings, weights, code);
   report.path_weights = weights;
   return report;
 }

@@ -2,6 +2,7 @@
 
 #include "core/ignore_rules.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
@@ -61,196 +62,240 @@ namespace {
 
 using C = ScoringConstants;
 
-double weight_of(EffortClass e) {
-  switch (e) {
-    case EffortClass::High: return C::kWeightHigh;
-    case EffortClass::Medium: return C::kWeightMedium;
-    case EffortClass::Low: return C::kWeightLow;
-    case EffortClass::None: return 0;
-  }
-  return 0;
-}
-
-double cap_of(EffortClass e) {
-  switch (e) {
-    case EffortClass::High: return C::kCapHigh;
-    case EffortClass::Medium: return C::kCapMedium;
-    case EffortClass::Low: return C::kCapLow;
-    case EffortClass::None: return 1;
-  }
-  return 1;
-}
-
-// One check's term: its weights add up, then saturate at the class's cap.
-double saturate(double sum, EffortClass effort) {
-  double cap = cap_of(effort);
-  return cap * (1 - std::exp(-sum / cap));
-}
-
-double score_of(double penalty) { return score_from_penalty(penalty); }
-
 std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
 
 // Small estimates keep a decimal ("0.4", not "0"); large ones do not pretend to precision.
-std::string hours_text(double h) { return h < 10 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h); }
+std::string hours_text(double h) {
+  if (h > 0 && h < 0.05) return "under 0.1";
+  return h < 10 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h);
+}
+
+std::string plural(double n, std::string_view one, std::string_view many) {
+  return fmt::format("{:.0f} {}", n, n == 1 ? one : many);
+}
+
+// The top of a verdict's band: the bands, best first, are 100-75, 75-50, 50-25 and 25-0.
+double band_top(Verdict v) { return 100 - C::kBandWidth * double(int(v)); }
 
 }  // namespace
 
-// The penalty of a set of findings: per check and effort class, the weights add up and then
-// saturate at the class's cap (cap * (1 - exp(-sum / cap))), so a hundred '.cuda()' calls
-// never outweigh one custom kernel, while every finding still adds a little. Each term grows
-// with every finding, so removing a finding can only raise the score.
-double PenaltyModel::weight(const Finding& f) const {
-  if (f.category == Category::AnalyzerNote) return 0;
-  return weight_of(f.effort) * path_weight_(f.path);
+Tally& Tally::operator+=(const Tally& t) {
+  hours += t.hours;
+  core_hours += t.core_hours;
+  core_change_hours += t.core_change_hours;
+  core_novel_hours += t.core_novel_hours;
+  core_gpu_lines += t.core_gpu_lines;
+  core_novel_lines += t.core_novel_lines;
+  core_novel += t.core_novel;
+  core_kernels += t.core_kernels;
+  core_errors += t.core_errors;
+  return *this;
 }
 
-PenaltyModel::Added PenaltyModel::add_to(Sums& sums, const Finding& f, double weight) {
-  auto it = sums.find(KeyView{f.check_id, f.effort});
-  if (it == sums.end()) it = sums.emplace(Key{f.check_id, f.effort}, 0.0).first;
-  it->second += weight;
-  return {&*it, weight};
+Tally& Tally::operator-=(const Tally& t) {
+  // Never below zero: sums taken apart in another order may differ in the last bit.
+  auto take = [](double& a, double b) { a = std::max(0.0, a - b); };
+  take(hours, t.hours);
+  take(core_hours, t.core_hours);
+  take(core_change_hours, t.core_change_hours);
+  take(core_novel_hours, t.core_novel_hours);
+  take(core_gpu_lines, t.core_gpu_lines);
+  take(core_novel_lines, t.core_novel_lines);
+  take(core_novel, t.core_novel);
+  take(core_kernels, t.core_kernels);
+  take(core_errors, t.core_errors);
+  return *this;
 }
 
-PenaltyModel::Added PenaltyModel::add(const Finding& f) {
-  if (f.category == Category::AnalyzerNote) return {};
-  return add_to(sums_, f, weight(f));
+bool makes_gpu_code(const Finding& f) {
+  return f.category == Category::CustomKernel || f.category == Category::CudaApi || f.category == Category::CudaLibrary;
 }
+bool makes_novel_code(const Finding& f) { return f.category == Category::CustomKernel && f.effort == EffortClass::High; }
 
-PenaltyModel::Added PenaltyModel::add(const Finding& f, double path_weight) {
-  if (f.category == Category::AnalyzerNote) return {};
-  return add_to(sums_, f, weight_of(f.effort) * path_weight);  // weight(f), with the path weighed
-}
-
-const std::vector<const PenaltyModel::Sums::value_type*>& PenaltyModel::in_key_order() const {
-  if (key_order_.size() != sums_.size()) {  // terms are only ever added
-    key_order_.clear();
-    for (const auto& entry : sums_) key_order_.push_back(&entry);
-    std::sort(key_order_.begin(), key_order_.end(), [](auto* a, auto* b) { return a->first < b->first; });
+Tally tally_of(const Finding& f, double path_weight, bool in_native_file) {
+  Tally t;
+  if (f.category == Category::AnalyzerNote) return t;
+  t.hours = f.hours.low * path_weight;
+  if (!decides_verdict(path_weight)) return t;
+  t.core_hours = f.hours.low;
+  if (f.effort >= EffortClass::Medium) t.core_change_hours = f.hours.low;
+  const bool kernel = f.category == Category::CustomKernel && f.code_lines > 0;
+  const bool novel = f.effort == EffortClass::High;
+  if (novel) {
+    t.core_novel = 1;
+    t.core_novel_hours = f.hours.low;
+  } else if (f.effort == EffortClass::Medium && kernel) {
+    t.core_kernels = 1;
   }
-  return key_order_;
-}
-
-std::vector<PenaltyModel::Term> PenaltyModel::terms() const {
-  std::vector<Term> out;
-  for (const auto* e : in_key_order())
-    out.push_back({e->first.check_id, e->first.effort, e->second, saturate(e->second, e->first.effort)});
-  return out;
-}
-
-double PenaltyModel::penalty() const {
-  double p = 0;
-  for (const auto* e : in_key_order()) p += saturate(e->second, e->first.effort);
-  return p;
-}
-
-void PenaltyModel::Removal::take(Added a) {
-  if (!a.term) return;
-  // Summed per term in the order taken, as the term's own sum was.
-  for (auto& [term, sum] : sums_)
-    if (term == a.term) {
-      sum += a.weight;
-      return;
-    }
-  sums_.emplace_back(a.term, a.weight);
-}
-
-double PenaltyModel::penalty_without(const Removal& removed) const {
-  double p = 0;
-  for (const auto* e : in_key_order()) {
-    double sum = e->second;
-    for (const auto& [term, taken] : removed.sums_)
-      if (term == e) sum = std::max(0.0, sum - taken);
-    p += saturate(sum, e->first.effort);
+  if (!in_native_file && (kernel || novel)) {
+    t.core_gpu_lines = f.code_lines;
+    if (novel) t.core_novel_lines = f.code_lines;
   }
-  return p;
+  if (f.severity == Severity::Error) t.core_errors = 1;
+  return t;
 }
 
-double score_from_penalty(double penalty) { return std::round(1000 * std::exp(-penalty / C::kScale)) / 10; }
+void CoreCode::add_file(std::string_view path, bool native, double lines) {
+  if (!native) return;
+  auto [it, inserted] = files_.try_emplace(path);
+  if (!inserted) return;
+  it->second.lines = lines;
+  native_lines_ += lines;
+}
 
-ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights) {
+void CoreCode::count(const Finding& f, int sign) {
+  const bool gpu = makes_gpu_code(f), novel = makes_novel_code(f);
+  if (!gpu && !novel) return;
+  auto it = files_.find(f.path);
+  if (it == files_.end()) return;
+  File& file = it->second;
+  auto step = [sign](uint32_t& n) {
+    const bool before = n > 0;
+    n = sign > 0 ? n + 1 : (n > 0 ? n - 1 : 0);
+    return int(n > 0) - int(before);  // +1: became positive, -1: became zero
+  };
+  if (gpu) gpu_files_ += step(file.gpu);
+  if (novel) novel_lines_ += step(file.novel) * file.lines;
+}
+
+// The verdict is the first rule that holds; the score falls within the verdict's band with the
+// weighted hours (and, for stay-on-gpu, with the share of core code that has no TPU path). Each
+// quantity only shrinks when a finding goes and the share only shrinks when code is added, and
+// the bands are ordered: so the score never falls when a finding is fixed or clean code added.
+Judgement judge(const Tally& t, const Shares& share) {
+  Judgement j;
+  if ((share.gpu >= C::kStayOnGpuShare && share.gpu_lines >= C::kStayOnGpuLines) ||
+      (share.novel >= C::kStayOnGpuNovelShare && share.novel_lines >= C::kStayOnGpuLines) ||
+      t.core_novel_hours >= C::kStayOnGpuHours) {
+    j.verdict = Verdict::StayOnGpu;
+    j.score = C::kBandWidth *
+              std::exp(-C::kStayOnGpuShareWeight * (share.gpu + share.novel) - t.hours / C::kStayOnGpuScale);
+    return j;
+  }
+  double scale = C::kTpuReadyScale;
+  if (t.core_novel > 0 || t.core_kernels > 0 || t.core_change_hours >= C::kSignificantHours) {
+    j.verdict = Verdict::Significant;
+    scale = C::kSignificantScale;
+  } else if (t.core_errors > 0 || t.core_hours > C::kTpuReadyHours) {
+    j.verdict = Verdict::Portable;
+    scale = C::kPortableScale;
+  }
+  j.score = band_top(j.verdict) - C::kBandWidth * (1 - std::exp(-t.hours / scale));
+  return j;
+}
+
+size_t SameLineDuplicates::KeyHash::operator()(const Key& k) const {
+  std::hash<std::string_view> h;
+  return ((h(k.path) * 31 + h(k.check)) * 31 + h(k.subject)) * 31 + k.line;
+}
+
+Shares shares_of(const Tally& t, const CoreCode& code) {
+  // The code findings stand for is part of the core code; a share never passes 1 (findings
+  // given without their files, or a file counted as built on a library and holding a kernel).
+  const double lines = std::max(code.lines(), 1.0);
+  Shares s;
+  s.gpu_lines = std::min(lines, t.core_gpu_lines + code.gpu_native_lines());
+  s.novel_lines = std::min(s.gpu_lines, t.core_novel_lines + code.novel_native_lines());
+  s.gpu = s.gpu_lines / lines;
+  s.novel = s.novel_lines / lines;
+  return s;
+}
+
+bool SameLineDuplicates::repeated(const Finding& f) {
+  return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line}).second;
+}
+
+double round_score(double score) { return std::round(10 * score) / 10; }
+
+ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights, CoreCode code) {
   ScoreSummary out;
-  // One pass: each finding's path is weighed once, and the finding added to the whole scan's
-  // model and to its category's, in the findings' order (so every sum is the same as the
-  // model's of each set alone).
+  out.core_lines = code.lines();
   struct CategoryTally {
-    explicit CategoryTally(const PathWeights& weights) : model(weights) {}
-    PenaltyModel model;
+    CoreCode code;  // the core code with only this category's findings counted
+    Tally tally;
     size_t findings = 0;
     HoursRange hours;
   };
-  PenaltyModel all(weights);
   std::map<Category, CategoryTally> by_category;
-  auto tally = by_category.end();  // the last finding's category's
-  size_t counted = 0;
-  // The verdict looks at the package's own code only: auxiliary code does not decide a migration.
-  double core_low = 0, core_high = 0, high_effort_low = 0;
-  const Finding* first_high = nullptr;
+  auto category = by_category.end();  // the last finding's category's
+  // The finding that decides each verdict, first in input order, and how many there are.
+  const Finding* first_novel = nullptr;
+  const Finding* first_kernel = nullptr;
   const Finding* first_error = nullptr;
-  size_t high_count = 0;
+  size_t counted = 0;
   PathWeigher path_weight_of(weights);
+  SameLineDuplicates duplicates;
+  const CoreCode uncounted = code;
   for (const Finding& f : findings) {
-    if (f.category == Category::AnalyzerNote) continue;
+    if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
+    const double path_weight = path_weight_of(f.path);
+    const bool native = decides_verdict(path_weight) && code.is_native(f.path);
+    const Tally t = tally_of(f, path_weight, native);
+    if (native) code.count(f, +1);
+    out.tally += t;
     out.hours.low += f.hours.low;
     out.hours.high += f.hours.high;
-    const double path_weight = path_weight_of(f.path);
-    all.add(f, path_weight);
-    if (tally == by_category.end() || tally->first != f.category)
-      tally = by_category.try_emplace(f.category, weights).first;
-    CategoryTally& t = tally->second;
-    t.model.add(f, path_weight);
-    ++t.findings;
-    t.hours.low += f.hours.low;
-    t.hours.high += f.hours.high;
+    if (category == by_category.end() || category->first != f.category)
+      category = by_category.try_emplace(f.category, CategoryTally{uncounted, {}, 0, {}}).first;
+    if (native) category->second.code.count(f, +1);
+    category->second.tally += t;
+    ++category->second.findings;
+    category->second.hours.low += f.hours.low;
+    category->second.hours.high += f.hours.high;
     if (!decides_verdict(path_weight)) continue;
-    core_low += f.hours.low;
-    core_high += f.hours.high;
-    if (f.effort == EffortClass::High) {
-      high_effort_low += f.hours.low;
-      ++high_count;
-      if (!first_high) first_high = &f;
-    }
-    if (f.severity == Severity::Error && !first_error) first_error = &f;
+    out.core_hours.low += f.hours.low;
+    out.core_hours.high += f.hours.high;
+    if (t.core_novel > 0 && !first_novel) first_novel = &f;
+    if (t.core_kernels > 0 && !first_kernel) first_kernel = &f;
+    if (t.core_errors > 0 && !first_error) first_error = &f;
   }
-  out.penalty = all.penalty();
-  out.score = score_of(out.penalty);
-  for (const auto& [category, t] : by_category) {
-    CategoryScore cs;
-    cs.category = category;
-    cs.penalty = t.model.penalty();
-    cs.score = score_of(cs.penalty);
-    cs.findings = t.findings;
-    cs.hours = t.hours;
-    out.categories.push_back(cs);
-  }
+  out.shares = shares_of(out.tally, code);
+  const Judgement j = judge(out.tally, out.shares);
+  out.score = round_score(j.score);
+  out.verdict = j.verdict;
+  for (const auto& [c, t] : by_category)
+    out.categories.push_back({c, round_score(judge(t.tally, shares_of(t.tally, t.code)).score), t.findings, t.hours});
 
-  if (high_effort_low >= C::kStayOnGpuHighEffortHours) {
-    out.verdict = Verdict::StayOnGpu;
-    out.verdict_reason = fmt::format(
-        "the value is in custom CUDA kernels or CUDA-only libraries with no TPU path: {} such "
-        "finding{}, at least {:.0f} engineer-days of rewrite, first at {}",
-        high_count, high_count == 1 ? "" : "s", high_effort_low / 8, where(*first_high));
-  } else if (first_high || core_low >= C::kSignificantHours) {
-    out.verdict = Verdict::Significant;
-    out.verdict_reason =
-        first_high ? fmt::format("real rewrites with a known TPU path: {} finding{} with no drop-in "
-                                 "TPU equivalent, first at {}",
-                                 high_count, high_count == 1 ? "" : "s", where(*first_high))
-                   : fmt::format("real rewrites with a known TPU path: at least {:.0f} engineer-days "
-                                 "of changes",
-                                 core_low / 8);
-  } else if (first_error || core_high > C::kTpuReadyHours) {
-    out.verdict = Verdict::Portable;
-    out.verdict_reason = fmt::format(
-        "the blockers are mechanical: {}-{} engineer-hours of changes{}", hours_text(core_low),
-        hours_text(core_high), first_error ? fmt::format(", first at {}", where(*first_error)) : "");
-  } else {
-    out.verdict = Verdict::TpuReady;
-    out.verdict_reason =
-        counted == 0 ? "no TPU blocker found"
-                    : fmt::format("nothing blocks a TPU run: at most {} engineer-hours of tuning",
-                                  hours_text(core_high));
+  const Tally& t = out.tally;
+  const Shares& share = out.shares;
+  const Finding* first_kernel_or_novel = first_novel ? first_novel : first_kernel;
+  switch (out.verdict) {
+    case Verdict::StayOnGpu:
+      out.verdict_reason = fmt::format(
+          "the value is in GPU code: GPU-only code (kernels and their extensions) is {:.0f}% of the core code, code "
+          "with no TPU path {:.0f}% ({}, at least {:.0f} engineer-days of rewrite){}",
+          100 * share.gpu, 100 * share.novel, plural(t.core_novel, "finding", "findings"), t.core_novel_hours / 8,
+          first_kernel_or_novel ? ", first at " + where(*first_kernel_or_novel) : "");
+      break;
+    case Verdict::Significant:
+      out.verdict_reason =
+          first_novel ? fmt::format("real rewrites: {} with no TPU equivalent{}, first at {}",
+                                    plural(t.core_novel, "finding", "findings"),
+                                    share.novel >= 0.005 ? fmt::format(" ({:.0f}% of the core code)", 100 * share.novel)
+                                                         : "",
+                                    where(*first_novel))
+          : first_kernel
+              ? fmt::format("real rewrites with a known TPU path: {} to replace with its TPU equivalent, first at {}",
+                            plural(t.core_kernels, "custom kernel", "custom kernels"), where(*first_kernel))
+              : fmt::format("real rewrites with a known TPU path: at least {:.0f} engineer-days of changes in the core "
+                            "code",
+                            t.core_change_hours / 8);
+      break;
+    case Verdict::Portable:
+      out.verdict_reason = fmt::format("the blockers are mechanical: {}-{} engineer-hours of changes in the core code{}",
+                                       hours_text(out.core_hours.low), hours_text(out.core_hours.high),
+                                       first_error ? fmt::format(", first at {}", where(*first_error)) : "");
+      break;
+    case Verdict::TpuReady:
+      out.verdict_reason = counted == 0 ? "no TPU blocker found"
+                           : out.core_hours.high == 0
+                               ? "nothing blocks a TPU run: no change in the core code (findings in tests, examples "
+                                 "or benchmarks only)"
+                               : fmt::format("nothing blocks a TPU run: at most {} engineer-hours of tuning in the "
+                                             "core code",
+                                             hours_text(out.core_hours.high));
+      break;
   }
   return out;
 }

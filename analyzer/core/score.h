@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/finding.h"
@@ -31,18 +32,96 @@ bool is_auxiliary_path(std::string_view path);
 bool decides_verdict(std::string_view path, const PathWeights& weights);
 bool decides_verdict(double path_weight);
 
+// What the verdict and the score are computed from: sums over findings, so that what a work
+// item's findings add can be taken out again to see what fixing it gains (plan.h).
+struct Tally {
+  double hours = 0;              // hours (low bound) weighted by path: the package 1, auxiliary less
+  double core_hours = 0;         // hours (low bound) of findings in the package's core code
+  double core_change_hours = 0;  // of those, real changes (effort Medium or High, not mechanical)
+  double core_novel_hours = 0;   // of core findings with no TPU path (effort High: a rewrite)
+  // Lines that only run on GPUs, outside native files (CoreCode counts those whole): Python
+  // kernels of any class, and Python code built on a library with no TPU path.
+  double core_gpu_lines = 0;
+  double core_novel_lines = 0;   // of those, the code with no TPU path (novel kernels, such libraries)
+  double core_novel = 0;         // how many core findings have no TPU path
+  double core_kernels = 0;       // core custom kernels with a known path (effort Medium: a standard op)
+  double core_errors = 0;        // core findings of severity error (the code would not run as written)
+  Tally& operator+=(const Tally& t);
+  Tally& operator-=(const Tally& t);
+};
+
+// What one finding adds, its path weighing `path_weight` (path_weight()); `in_native_file`: its
+// file is a C/C++/CUDA file of the core code, whose lines CoreCode counts. Analyzer notes add nothing.
+Tally tally_of(const Finding& f, double path_weight, bool in_native_file = false);
+
+// Whether a finding makes its native file GPU code (a kernel, a CUDA API or CUDA library use), and
+// code with no TPU path (a novel kernel or device function).
+bool makes_gpu_code(const Finding& f);
+bool makes_novel_code(const Finding& f);
+
+// The core code the verdict weighs (analyzed files outside auxiliary paths): its lines of code, and
+// its native (C/C++/CUDA) files with theirs. In an ML repository native code is there to be a GPU
+// extension: once one native core file is GPU code, all native core code counts as GPU code (the
+// launchers, bindings and headers go with the kernels); a native file with a novel kernel counts
+// whole as code with no TPU path. Which files are GPU code is kept as counts of findings, so that
+// a work item's findings can be taken out again (plan.h).
+class CoreCode {
+ public:
+  CoreCode(double lines = 0) : lines_(lines) {}  // NOLINT: lines alone (no native file known)
+  void add_file(std::string_view path, bool native, double lines);
+  double lines() const { return lines_; }
+  bool is_native(std::string_view path) const { return files_.contains(path); }
+  // Counts `f` in (sign +1) or out (sign -1) of its native file; findings elsewhere are ignored.
+  void count(const Finding& f, int sign);
+  double gpu_native_lines() const { return gpu_files_ > 0 ? native_lines_ : 0; }
+  double novel_native_lines() const { return novel_lines_; }
+
+ private:
+  struct File {
+    double lines = 0;
+    uint32_t gpu = 0;    // findings that make it GPU code
+    uint32_t novel = 0;  // findings that make it code with no TPU path
+  };
+  double lines_ = 0;
+  double native_lines_ = 0;
+  size_t gpu_files_ = 0;     // native files with gpu > 0
+  double novel_lines_ = 0;   // lines of native files with novel > 0
+  std::unordered_map<std::string_view, File> files_;  // views of the report's paths
+};
+
+// The shares of the core code that only run on GPUs (kernels with their extensions, code built on
+// libraries with no TPU path) and that have no TPU path, with their lines.
+struct Shares {
+  double gpu = 0;
+  double novel = 0;
+  double gpu_lines = 0;
+  double novel_lines = 0;
+};
+Shares shares_of(const Tally& t, const CoreCode& code);
+
+struct Judgement {
+  Verdict verdict = Verdict::TpuReady;
+  double score = 100;  // not rounded
+};
+
+// The verdict and the score of `t` with the shares `share` (docs/scoring.md). Both only improve
+// when `t` or the shares shrink.
+Judgement judge(const Tally& t, const Shares& share);
+
 struct CategoryScore {
   Category category = Category::AnalyzerNote;
-  double score = 100;     // 0-100, the same formula restricted to the category
-  double penalty = 0;
+  double score = 100;     // 0-100, judge() of the category's findings alone
   size_t findings = 0;
   HoursRange hours;
 };
 
 struct ScoreSummary {
   double score = 100;     // 0-100, rounded to one decimal
-  double penalty = 0;     // the P in score = 100 * exp(-P / kScale)
-  HoursRange hours;       // total porting effort in engineer-hours
+  HoursRange hours;       // porting effort of all the code, tests and examples included
+  HoursRange core_hours;  // porting effort of the package's core code: what the verdict weighs
+  double core_lines = 0;  // lines of core code (FileSummary::code_lines outside auxiliary paths)
+  Tally tally;            // what the verdict and score were computed from, with the shares
+  Shares shares;
   std::vector<CategoryScore> categories;  // one per category with findings, in category order
   Verdict verdict = Verdict::TpuReady;
   std::string verdict_reason;  // the one sentence that decided the verdict
@@ -50,18 +129,46 @@ struct ScoreSummary {
 
 // The scoring constants, exposed so that the docs and `--explain-score` print the real ones.
 struct ScoringConstants {
-  static constexpr double kScale = 50;  // penalty that brings the score to 100/e ~ 36.8
-  // Weight of one finding, and the cap of one check's total, by effort class.
-  static constexpr double kWeightHigh = 20, kCapHigh = 1000;
-  static constexpr double kWeightMedium = 4, kCapMedium = 40;
-  static constexpr double kWeightLow = 0.5, kCapLow = 8;
-  // Verdict thresholds in engineer-hours (lower bounds of the ranges, core code only).
-  static constexpr double kStayOnGpuHighEffortHours = 40;
+  // stay-on-gpu: GPU-only code (kernels with their extensions) is at least kStayOnGpuShare of the
+  // core code (a kernel library), or code with no TPU path at least kStayOnGpuNovelShare, each
+  // being at least kStayOnGpuLines lines (a toy's one kernel is not where a project's value
+  // lies); or the rewrite of code with no TPU path takes at least kStayOnGpuHours.
+  static constexpr double kStayOnGpuShare = 0.4;
+  static constexpr double kStayOnGpuNovelShare = 0.2;
+  static constexpr double kStayOnGpuLines = 150;
+  static constexpr double kStayOnGpuHours = 400;
+  // significant: any core kernel (standard or novel), or this many core hours of real changes.
   static constexpr double kSignificantHours = 40;
+  // portable: any core error, or more than this many core hours.
   static constexpr double kTpuReadyHours = 8;
+  // Each verdict has its band of scores; within it the score falls with the weighted hours,
+  // halving past the band's scale (and, on GPU, with the share of code with no TPU path).
+  static constexpr double kBandWidth = 25;
+  static constexpr double kTpuReadyScale = 8, kPortableScale = 80, kSignificantScale = 800, kStayOnGpuScale = 8000;
+  static constexpr double kStayOnGpuShareWeight = 2;  // per share, GPU-only code's and no-TPU-path code's
 };
 
-ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights = {});
+// The summary of `findings` in the core code `code` (build_report gives it the analyzed files).
+ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights& weights = {}, CoreCode code = {});
+
+// Whether a finding repeats one asked about before on its line (same check and subject): the
+// same issue twice on one line (`x.cuda() + y.cuda()`) counts once in the score, the effort and
+// the plan. Keeps views: the findings asked about must outlive it.
+class SameLineDuplicates {
+ public:
+  bool repeated(const Finding& f);
+
+ private:
+  struct Key {
+    std::string_view path, check, subject;
+    uint32_t line;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  std::unordered_set<Key, KeyHash> seen_;
+};
 
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
 // directory name, and a path has many findings. The last path is asked first: findings mostly
@@ -80,84 +187,6 @@ class PathWeigher {
   const std::pair<const std::string_view, double>* last_ = nullptr;
 };
 
-// The penalty P of a set of findings, kept as running sums per (check, effort class) so that
-// the penalty without some of them (what fixing a work item recovers) costs little to ask. The
-// findings added must outlive the model (see PathWeigher).
-class PenaltyModel {
- public:
-  explicit PenaltyModel(const PathWeights& weights) : path_weight_(weights) {}
-  // Where an added finding's weight went: what a Removal needs to take it out again.
-  struct Added {
-    const void* term = nullptr;  // its (check, effort class) term; null for an analyzer note
-    double weight = 0;
-  };
-  Added add(const Finding& f);
-  // Adds `f` whose path weighs `path_weight` (what this model's weights give it), for a caller
-  // that has weighed the path already.
-  Added add(const Finding& f, double path_weight);
-  double penalty() const;
-
-  // Some added findings, as the weight each term would lose: the penalty without them (what
-  // fixing a work item recovers) is asked without weighing or looking them up again.
-  class Removal {
-   public:
-    void take(Added a);
-   private:
-    friend class PenaltyModel;
-    std::vector<std::pair<const void*, double>> sums_;  // (term, weight), a few per work item
-  };
-  double penalty_without(const Removal& removed) const;
-  double weight(const Finding& f) const;  // the finding's contribution to its check's sum
-
-  // Each (check, effort class) term of P, in order: for `--explain-score`.
-  struct Term {
-    std::string check_id;
-    EffortClass effort;
-    double sum;      // S: the weighted findings
-    double penalty;  // cap * (1 - exp(-S / cap))
-  };
-  std::vector<Term> terms() const;
-
- private:
-  // A (check, effort class) term. Looked up once or more per finding (a million-line scan has
-  // tens of thousands), so by hash; summed in key order, so that the sum is the same every run.
-  struct Key {
-    std::string check_id;
-    EffortClass effort;
-    auto operator<=>(const Key&) const = default;
-  };
-  struct KeyView {
-    std::string_view check_id;
-    EffortClass effort;
-  };
-  struct KeyHash {
-    using is_transparent = void;
-    // FNV-1a: check IDs are a few bytes ("TPU201"), too short for a general string hash to pay.
-    size_t operator()(KeyView k) const {
-      uint64_t h = 14695981039346656037ull;
-      for (unsigned char c : k.check_id) h = (h ^ c) * 1099511628211ull;
-      return size_t(h) * 31 + size_t(k.effort);
-    }
-    size_t operator()(const Key& k) const { return (*this)(KeyView{k.check_id, k.effort}); }
-  };
-  struct KeyEqual {
-    using is_transparent = void;
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return a.effort == b.effort && std::string_view(a.check_id) == std::string_view(b.check_id);
-    }
-  };
-  using Sums = std::unordered_map<Key, double, KeyHash, KeyEqual>;
-  static Added add_to(Sums& sums, const Finding& f, double weight);
-  // The terms in key order, sorted again only when a term was added since (a plan asks once
-  // per work item). The map's nodes never move, so the pointers stay valid.
-  const std::vector<const Sums::value_type*>& in_key_order() const;
-
-  Sums sums_;
-  mutable std::vector<const Sums::value_type*> key_order_;
-  mutable PathWeigher path_weight_;
-};
-
-double score_from_penalty(double penalty);  // 100 * exp(-P / kScale), rounded to one decimal
+double round_score(double score);  // to one decimal
 
 }  // namespace tpulint

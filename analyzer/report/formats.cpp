@@ -1,6 +1,7 @@
 #include "report/formats.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <stdexcept>
 
 #include "report/github_report.h"
@@ -12,6 +13,19 @@
 #include "report/text_report.h"
 
 namespace tpulint::report {
+
+std::string effort_text(const ScoreSummary& s, std::string_view dash) {
+  std::string core = fmt::format("{:.1f}{}{:.1f} engineer-hours ({:.1f}{}{:.1f} engineer-days) in the core code",
+                                 s.core_hours.low, dash, s.core_hours.high, s.core_hours.low / 8, dash,
+                                 s.core_hours.high / 8);
+  if (s.hours.low == s.core_hours.low && s.hours.high == s.core_hours.high) return core;
+  return fmt::format("{}; {:.1f}{}{:.1f} with tests, examples and benchmarks", core, s.hours.low, dash, s.hours.high);
+}
+
+std::string gain_text(double gain) {
+  if (gain > 0 && gain < 0.05) return "+<0.1";
+  return fmt::format("+{:.1f}", gain);
+}
 
 const std::vector<std::string>& format_names() {
   static const std::vector<std::string> names = {"text", "json", "sarif", "markdown", "html", "github", "gitlab"};

@@ -27,6 +27,14 @@ struct ReportOptions {
 const std::vector<std::string>& format_names();
 bool is_format(std::string_view name);
 
+// The effort of a report in words, its scope said: "12.0-40.0 engineer-hours (1.5-5.0
+// engineer-days) in the core code; 15.0-52.0 with tests, examples and benchmarks". `dash` joins
+// the ends of a range ("-" in plain text, "–" in Markdown and HTML).
+std::string effort_text(const ScoreSummary& s, std::string_view dash = "-");
+
+// A work item's score gain: "+1.4", or "+<0.1" for a gain too small to show but not nothing.
+std::string gain_text(double gain);
+
 // Throws std::invalid_argument for an unknown format.
 void write_report(std::string_view format, const ScanReport& report, const Registry& registry,
                   const ReportOptions& options, std::ostream& out);

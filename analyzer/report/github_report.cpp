@@ -1,4 +1,5 @@
 #include "report/github_report.h"
+#include "report/formats.h"
 
 #include <fmt/format.h>
 
@@ -48,10 +49,8 @@ void write_github(const ScanReport& report, std::ostream& out) {
   }
   const ScoreSummary& s = report.score;
   out << fmt::format("::notice title={}::{}\n", github_escape_property("tpulint"),
-                     github_escape_data(fmt::format("TPU readiness {:.1f}/100, {}: {}. Effort {:.1f}-{:.1f} "
-                                                    "engineer-hours.",
-                                                    s.score, to_string(s.verdict), s.verdict_reason, s.hours.low,
-                                                    s.hours.high)));
+                     github_escape_data(fmt::format("TPU readiness {:.1f}/100, {}: {}. Effort {}.", s.score,
+                                                    to_string(s.verdict), s.verdict_reason, effort_text(s))));
 }
 
 }  // namespace tpulint::report

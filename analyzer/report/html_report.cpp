@@ -1,4 +1,5 @@
 #include "report/html_report.h"
+#include "report/formats.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -108,9 +109,9 @@ void write_html(const ScanReport& report, const Registry& registry, std::ostream
   out << "<header>" << gauge(s.score) << "<div><h1>tpulint: TPU readiness</h1>"
       << fmt::format(R"(<p><span id="verdict" class="verdict v-{0}">{0}</span> {1}</p>)", verdict,
                      html_escape(s.verdict_reason))
-      << fmt::format(R"(<p class="muted">Effort {:.1f}–{:.1f} engineer-hours ({:.1f}–{:.1f} engineer-days) · {} )"
+      << fmt::format(R"(<p class="muted">Effort {} · {} )"
                      R"(findings · {} files analyzed, {} skipped · {} {}</p>)",
-                     s.hours.low, s.hours.high, s.hours.low / 8, s.hours.high / 8, report.findings.size(),
+                     html_escape(effort_text(s, "–")), report.findings.size(),
                      report.analyzed, report.skipped.size(), kToolName, kToolVersion)
       << "</div></header>\n";
 
@@ -139,9 +140,9 @@ void write_html(const ScanReport& report, const Registry& registry, std::ostream
     std::string checks;
     for (const std::string& id : w.check_ids) checks += (checks.empty() ? "" : ", ") + id;
     out << fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
-                       "<td class=\"num\" data-sort=\"{:g}\">{:g}–{:g}</td><td class=\"num\">+{:.1f}</td><td>{}</td></tr>\n",
+                       "<td class=\"num\" data-sort=\"{:g}\">{:g}–{:g}</td><td class=\"num\" data-sort=\"{:g}\">{}</td><td>{}</td></tr>\n",
                        i + 1, html_escape(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"), checks, w.findings, to_string(w.effort), w.hours.high,
-                       w.hours.low, w.hours.high, w.score_gain, html_escape(w.first_location));
+                       w.hours.low, w.hours.high, w.score_gain, gain_text(w.score_gain), html_escape(w.first_location));
   }
   out << "</tbody></table></section>\n";
 

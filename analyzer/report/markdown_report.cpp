@@ -1,4 +1,5 @@
 #include "report/markdown_report.h"
+#include "report/formats.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -78,8 +79,7 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
   out << "| | |\n|---|---|\n";
   out << fmt::format("| score | **{:.1f}** / 100{} |\n", s.score, delta);
   out << fmt::format("| verdict | `{}` |\n", to_string(s.verdict));
-  out << fmt::format("| effort | {:.1f}–{:.1f} engineer-hours ({:.1f}–{:.1f} engineer-days) |\n", s.hours.low,
-                     s.hours.high, s.hours.low / 8, s.hours.high / 8);
+  out << fmt::format("| effort | {} |\n", effort_text(s, "–"));
   out << fmt::format("| findings | {} ({} error{}, {} warning{}) |\n", report.findings.size(), errors,
                      errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
   out << fmt::format("| files | {} analyzed, {} skipped |\n", report.analyzed, report.skipped.size());
@@ -88,24 +88,19 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
                        markdown_text(h.why));
   out << "\n";
 
-  // The top blockers: errors before warnings, then by effort, then the report's order.
-  std::vector<const Finding*> top;
-  for (const Finding& f : report.findings)
-    if (f.category != Category::AnalyzerNote) top.push_back(&f);
-  std::stable_sort(top.begin(), top.end(), [](const Finding* a, const Finding* b) {
-    if (a->severity != b->severity) return a->severity > b->severity;
-    return a->effort > b->effort;
-  });
+  // The top blockers: the plan's first work items, in its order (most gained per hour first),
+  // each shown by its first finding.
   constexpr size_t kTop = 10;
-  if (!top.empty()) {
-    out << "### Top blockers\n\n| | check | finding | location | effort |\n|---|---|---|---|---|\n";
-    for (size_t i = 0; i < std::min(kTop, top.size()); ++i) {
-      const Finding& f = *top[i];
-      out << fmt::format("| {} | `{}` | {} | {} | {}, {} |\n", severity_mark(f.severity), f.check_id,
-                         markdown_text(f.message), link(options, f.path, f.start.line), to_string(f.effort),
-                         hours(f.hours));
+  if (!report.plan.empty()) {
+    out << "### Top blockers\n\n| | work item | first finding | location | effort | score gain |\n"
+           "|---|---|---|---|---|---|\n";
+    for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
+      const WorkItem& w = report.plan[i];
+      out << fmt::format("| {} | {} | {} | {} | {}, {} | {} |\n", severity_mark(w.severity), markdown_text(w.subject),
+                         markdown_text(w.first_message), link(options, w.first_path, w.first_line),
+                         to_string(w.effort), hours(w.hours), gain_text(w.score_gain));
     }
-    if (top.size() > kTop) out << fmt::format("\n{} more below.\n", top.size() - kTop);
+    if (report.plan.size() > kTop) out << fmt::format("\n{} more work items in the plan below.\n", report.plan.size() - kTop);
     out << "\n";
   }
 
@@ -117,10 +112,10 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
       const WorkItem& w = report.plan[i];
       std::string checks;
       for (const std::string& id : w.check_ids) checks += (checks.empty() ? "`" : ", `") + id + "`";
-      out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | +{:.1f} |\n", i + 1,
+      out << fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | {} |\n", i + 1,
                          markdown_text(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"),
                          checks, w.findings, w.files, w.files == 1 ? "" : "s", to_string(w.effort), hours(w.hours),
-                         w.score_gain);
+                         gain_text(w.score_gain));
     }
     out << "\n</details>\n\n";
   }

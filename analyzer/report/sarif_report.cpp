@@ -145,6 +145,8 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
         {"verdict_reason", s.verdict_reason},
         {"effort_hours_low", s.hours.low},
         {"effort_hours_high", s.hours.high},
+        {"core_effort_hours_low", s.core_hours.low},
+        {"core_effort_hours_high", s.core_hours.high},
         {"results_total", report.findings.size()},
         {"results_truncated", truncated}}},
   };

@@ -1,4 +1,5 @@
 #include "report/text_report.h"
+#include "report/formats.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -79,11 +80,6 @@ void write_finding(const Finding& f, std::ostream& out, const Style& st) {
 
 std::string hours_range_text(HoursRange h) { return fmt::format("{:g}-{:g} h", h.low, h.high); }
 
-std::string hours_text(HoursRange h) {
-  return fmt::format("{:.1f}-{:.1f} engineer-hours ({:.1f}-{:.1f} engineer-days)", h.low, h.high, h.low / 8,
-                     h.high / 8);
-}
-
 void write_statistics(const ScanReport& report, std::ostream& out, const Style& st) {
   std::map<std::pair<std::string_view, std::string_view>, size_t> counts;
   for (const Finding& f : report.findings) ++counts[{f.check_id, f.check_name}];
@@ -94,21 +90,36 @@ void write_statistics(const ScanReport& report, std::ostream& out, const Style& 
 
 void write_score_explanation(const ScanReport& report, std::ostream& out, const Style& st) {
   using C = ScoringConstants;
-  out << st.bold("How the score is computed") << " (docs/scoring.md)\n";
-  out << fmt::format("  score = 100 * exp(-P / {:g});  P = sum over (check, effort) of cap * (1 - exp(-S / cap))\n",
-                     C::kScale);
-  out << fmt::format("  S = sum of finding weight * path weight; weight (cap): high {:g} ({:g}), medium {:g} ({:g}), "
-                     "low {:g} ({:g})\n",
-                     C::kWeightHigh, C::kCapHigh, C::kWeightMedium, C::kCapMedium, C::kWeightLow, C::kCapLow);
-  out << fmt::format("  path weight: 1, or {:g} under tests/, benchmarks/, examples/, docs/", report.path_weights.auxiliary);
+  const ScoreSummary& s = report.score;
+  const Tally& t = s.tally;
+  const Shares& share = s.shares;
+  out << st.bold("How the verdict and the score are computed") << " (docs/scoring.md)\n";
+  out << fmt::format("  core code: {:.0f} lines (tests, benchmarks, examples and docs apart: path weight {:g}",
+                     s.core_lines, report.path_weights.auxiliary);
   for (const auto& [glob, w] : report.path_weights.rules) out << fmt::format("; {}={:g}", visible_text(glob), w);
-  out << "\n";
-  PenaltyModel model(report.path_weights);
-  for (const Finding& f : report.findings) model.add(f);
-  for (const PenaltyModel::Term& t : model.terms())
-    out << fmt::format("    {}  {:<6}  S = {:>7.2f}  adds {:>6.2f} to P\n", t.check_id, to_string(t.effort), t.sum,
-                       t.penalty);
-  out << fmt::format("  P = {:.2f}  ->  score {:.1f}\n\n", model.penalty(), score_from_penalty(model.penalty()));
+  out << ")\n";
+  out << fmt::format("  GPU-only code (kernels with their C/C++/CUDA extension, code built on libraries with no TPU "
+                     "path): {:.0f} lines = {:.1f}% of the core code; {:.0f} custom kernel{} with a known TPU path\n",
+                     share.gpu_lines, 100 * share.gpu, t.core_kernels, t.core_kernels == 1 ? "" : "s");
+  out << fmt::format("  code with no TPU path: {:.0f} lines = {:.1f}% of the core code, in {:.0f} finding{} of {:.1f} "
+                     "engineer-hours\n",
+                     share.novel_lines, 100 * share.novel, t.core_novel, t.core_novel == 1 ? "" : "s",
+                     t.core_novel_hours);
+  out << fmt::format("  core hours {:.1f}, of which real changes {:.1f}; core errors {:.0f}; hours weighted by path "
+                     "{:.1f}\n",
+                     t.core_hours, t.core_change_hours, t.core_errors, t.hours);
+  out << fmt::format("  stay-on-gpu   if GPU-only code >= {:g}% of the core, or code with no TPU path >= {:g}% (either "
+                     "at least {:g} lines), or its rewrite >= {:g} h; score 25 * exp(-{:g} * (GPU-only share + "
+                     "no-TPU-path share) - hours / {:g})\n",
+                     100 * C::kStayOnGpuShare, 100 * C::kStayOnGpuNovelShare, C::kStayOnGpuLines, C::kStayOnGpuHours,
+                     C::kStayOnGpuShareWeight, C::kStayOnGpuScale);
+  out << fmt::format("  significant   if any core kernel that is not trivial, any code with no TPU path, or >= {:g} core"
+                     " hours of real changes; score 50 - 25 * (1 - exp(-hours / {:g}))\n",
+                     C::kSignificantHours, C::kSignificantScale);
+  out << fmt::format("  portable      if any core error, or > {:g} core hours; score 75 - 25 * (1 - exp(-hours / {:g}))\n",
+                     C::kTpuReadyHours, C::kPortableScale);
+  out << fmt::format("  tpu-ready     otherwise; score 100 - 25 * (1 - exp(-hours / {:g}))\n", C::kTpuReadyScale);
+  out << fmt::format("  -> {}, score {:.1f}\n\n", to_string(s.verdict), s.score);
 }
 
 }  // namespace
@@ -147,7 +158,7 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
   for (const CategoryScore& c : s.categories)
     out << fmt::format("    {:<48} {:>5.1f}  ({} finding{}, {})\n", display_name(c.category), c.score, c.findings,
                        c.findings == 1 ? "" : "s", hours_range_text(c.hours));
-  out << fmt::format("  effort     {}\n", hours_text(s.hours));
+  out << fmt::format("  effort     {}\n", effort_text(s));
   out << fmt::format("  verdict    {}: {}\n", st.bold(to_string(s.verdict)), visible_text(s.verdict_reason));
   if (!report.plan.empty()) {
     constexpr size_t kTop = 5;
@@ -155,8 +166,8 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
                        report.plan.size() == 1 ? "" : "s");
     for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
       const WorkItem& w = report.plan[i];
-      out << fmt::format("    {}. {:<32} +{:<5.1f} {}, {} finding{} ({})\n", i + 1, "'" + visible_text(w.subject) + "'",
-                         w.score_gain, hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s",
+      out << fmt::format("    {}. {:<32} {:<6} {}, {} finding{} ({})\n", i + 1, "'" + visible_text(w.subject) + "'",
+                         gain_text(w.score_gain), hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s",
                          visible_text(w.first_location));
       if (!w.parts.empty()) out << fmt::format("       with {}\n", visible_text(parts_summary(w)));
     }

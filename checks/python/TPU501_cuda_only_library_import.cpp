@@ -94,12 +94,32 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
         return std::any_of(libs.begin(), libs.end(), [&](auto* o) { return o->package == lib->package; });
       });
       if (!sum.first) continue;
-      report(stmt, *lib, sum.optional, ctx);
+      Finding* f = report(stmt, *lib, sum.optional, ctx);
+      // The file is built on a library with no TPU path: its code has none either. Counted once
+      // per file, at the first import of any such library.
+      if (f && f->effort == EffortClass::High && first_library_with_no_path(stmt, lib, package, ctx))
+        f->code_lines = count_code_lines(ctx.file().text(), Language::Python);
     }
   }
 
  private:
-  static void report(Node stmt, const data::CudaOnlyLibrariesRow& lib, bool optional, python::PythonContext& ctx) {
+  // Whether `lib`, named by `stmt`, is the first library with no TPU path the file imports.
+  static bool first_library_with_no_path(Node stmt, const data::CudaOnlyLibrariesRow* lib, const std::string& package,
+                                         python::PythonContext& ctx) {
+    auto no_path = [&](Node other) {
+      auto libs = libraries_of(other, package);
+      return std::any_of(libs.begin(), libs.end(), [&](auto* o) {
+        return o->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(o->module), ctx.file());
+      });
+    };
+    if (!pyhelp::summarize_imports(stmt, ctx, no_path).first) return false;
+    for (const data::CudaOnlyLibrariesRow* other : libraries_of(stmt, package))
+      if (other->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(other->module), ctx.file()))
+        return other == lib;
+    return false;
+  }
+
+  static Finding* report(Node stmt, const data::CudaOnlyLibrariesRow& lib, bool optional, python::PythonContext& ctx) {
     bool no_path = lib.tpu_path == "none";
     std::string use = no_path ? "" : fmt::format("use {}", lib.replacement);
     if (optional) {
@@ -111,7 +131,7 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
                       no_path ? "" : "; " + use),
           std::string(lib.module));
       pyhelp::mark_optional(f);
-      return;
+      return nullptr;
     }
     Finding& f = ctx.report(
         stmt,
@@ -122,6 +142,7 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
       f.effort = EffortClass::High;
       f.hours = {16, 40};
     }
+    return &f;
   }
 };
 

@@ -13,7 +13,9 @@ measures the issue asks for:
   - Spearman's rho between the score and the expert's readiness order (rank 1 = most ready);
   - key blockers found: a labeled blocker (not marked minor or optional) is found when a finding
     of severity warning or error lies in a path its globs match;
-  - effort within a factor of three: the geometric mean of tpulint's range against the label's;
+  - effort within a factor of three: the geometric mean of tpulint's core-code range against the
+    label's (the labels are of the core code);
+  - the share of GPU-only code against the label's share of core code without a TPU path;
   - repositories of different rank that share a score.
 Reads nothing of the validation half unless asked for it by name.
 """
@@ -121,7 +123,8 @@ def main():
         serious = [f for f in report["findings"] if f["severity"] in ("warning", "error")]
         blockers = blockers_of(row)
         found = [b for b in blockers if any(glob_match(g, f["path"]) for f in serious for g in b[1])]
-        effort = report["effort"]
+        effort = report["core_effort"]  # the labels are of the core code, tests and examples apart
+        lines = max(effort["code_lines"], 1)
         got_mid = math.sqrt(max(effort["hours_low"], 0.5) * max(effort["hours_high"], 0.5))
         want_mid = math.sqrt(max(float(row["effort_low_h"]), 0.5) * max(float(row["effort_high_h"]), 0.5))
         results.append({
@@ -130,6 +133,7 @@ def main():
             "label_hours": (float(row["effort_low_h"]), float(row["effort_high_h"])),
             "effort_ratio": got_mid / want_mid, "blockers": len(blockers), "found": len(found),
             "missed": [b[2] for b in blockers if b not in found],
+            "gpu_share": effort.get("gpu_only_lines", 0) / lines, "label_share": float(row["core_share_no_tpu_path"]),
         })
 
     n = len(results)
@@ -139,14 +143,17 @@ def main():
     blockers = sum(r["blockers"] for r in results)
     found = sum(r["found"] for r in results)
     effort_ok = sum(1 / 3 <= r["effort_ratio"] <= 3 for r in results)
+    native = [r for r in results if r["gpu_share"] > 0 or r["label_share"] > 0]
+    share_ok = sum(abs(r["gpu_share"] - r["label_share"]) <= 0.1 for r in native)
     shared = {}
     for r in results:
         shared.setdefault(r["score"], set()).add(r["rank"])
     ties = {s: ranks for s, ranks in shared.items() if len(ranks) > 1}
 
     if args.markdown:
-        print("| rank | repository | verdict wanted | verdict got | score | effort got (h) | effort labeled (h) | key blockers found |")
-        print("|---:|---|---|---|---:|---|---|---|")
+        print("| rank | repository | verdict wanted | verdict got | score | core effort got (h) | effort labeled (h) | "
+              "GPU-only share got / labeled | key blockers found |")
+        print("|---:|---|---|---|---:|---|---|---|---|")
     for r in sorted(results, key=lambda r: r["rank"]):
         mark = "" if r["want"] == r["got"] else " *"
         hours = f"{r['hours'][0]:.0f}-{r['hours'][1]:.0f}"
@@ -154,17 +161,20 @@ def main():
         missed = f" (missed: {', '.join(r['missed'])})" if r["missed"] else ""
         if args.markdown:
             print(f"| {r['rank']} | {r['repo']} | {r['want']} | {r['got']}{mark} | {r['score']:.1f} | {hours} | {label} | "
-                  f"{r['found']}/{r['blockers']}{missed} |")
+                  f"{r['gpu_share']:.2f} / {r['label_share']:.2f} | {r['found']}/{r['blockers']}{missed} |")
         else:
             print(f"{r['rank']:3d} {r['repo']:45s} {r['want']:12s} {r['got']:12s}{mark:2s} {r['score']:6.1f} "
-                  f"{hours:>12s} {label:>12s} x{r['effort_ratio']:<6.2f} {r['found']}/{r['blockers']}{missed}")
+                  f"{hours:>12s} {label:>12s} x{r['effort_ratio']:<6.2f} {r['gpu_share']:.2f}/{r['label_share']:.2f} "
+                  f"{r['found']}/{r['blockers']}{missed}")
     print()
     print(f"{args.half}: {n} repositories")
     print(f"  exact verdict      {exact}/{n} = {exact / n:.0%}")
     print(f"  within one level   {within}/{n} = {within / n:.0%}")
     print(f"  Spearman rho(score, readiness order) = {rho:.3f}")
     print(f"  key blockers found {found}/{blockers} = {found / max(blockers, 1):.0%}")
-    print(f"  effort within 3x   {effort_ok}/{n} = {effort_ok / n:.0%}")
+    print(f"  effort within 3x   {effort_ok}/{n} = {effort_ok / n:.0%}  (core code)")
+    print(f"  GPU-only share within 0.1 of the label's share without TPU path: {share_ok}/{len(native)} "
+          f"(repositories with native or kernel code)")
     print(f"  scores shared by different ranks: {len(ties)}" +
           ("".join(f"\n    {s}: ranks {sorted(v)}" for s, v in sorted(ties.items())) if ties else ""))
 
