@@ -121,6 +121,30 @@ TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][b
   CHECK(capped.skipped.at("one_line.py").find("--max-file-size") != std::string::npos);
 }
 
+// Runs like these took time growing with the square of their lines (the grammar's scanner read the
+// rest of the run again at each line): minutes past 20,000 lines, and a 9 MB comment block hit the
+// file timeout and lost its file's findings. Each takes well under a second now.
+TEST_CASE("bad input: 100,000-line runs of comments and of line continuations are analyzed", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "import torch\ny = torch.unique(z)\n";
+  std::string comments, continuations;
+  for (int i = 0; i < 100000; ++i) {
+    comments += "# commented-out code: x = torch.zeros(3)\n";
+    continuations += "\\\n";
+  }
+  dir.write("comments.py", "x = 1\n" + comments + tail);
+  dir.write("comments_in_function.py", "def f():\n    x = 1\n" + comments + "    return x\n" + tail);
+  dir.write("continuations.py", "x = 1\n" + continuations + tail);
+  dir.write("continuations_in_expression.py", "x = 1 + \\\n" + continuations + "2\n" + tail);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  for (const char* p : {"comments.py", "comments_in_function.py", "continuations.py", "continuations_in_expression.py"}) {
+    INFO(p);
+    CHECK(s.ids[p] == std::vector<std::string>{"TPU201"});
+  }
+}
+
 TEST_CASE("bad input: 100,000-deep parentheses in CUDA stop Clang, which is reported, and the kernel after it is found",
           "[e2e][badinput]") {
   TempDir dir;
