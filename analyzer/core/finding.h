@@ -29,11 +29,16 @@ struct Finding {
   InternedString message; // lower-case, no final period, entities quoted
   InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
-  InternedString source_line;  // the text of the start line, for code frames
+  InternedString source_line;  // the text of the start line, for code frames (see kSourceLineBytes)
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
 };
+
+// A finding's source line longer than this many bytes is cut there (at a code point's start) and
+// ends in "…": one long line can hold many findings (a 10 MB line of statements holds thousands),
+// and each carries its line into every report.
+inline constexpr size_t kSourceLineBytes = 512;
 
 // Findings are ordered by path, position, then check ID: the output order whatever --jobs is.
 bool finding_less(const Finding& a, const Finding& b);

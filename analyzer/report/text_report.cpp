@@ -1,5 +1,6 @@
 #include "report/text_report.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -50,11 +51,14 @@ void write_finding(const Finding& f, std::ostream& out, const Style& st) {
     std::string gutter(num.size(), ' ');
     out << fmt::format("  {} {}\n", gutter, st.dim("|"));
     out << fmt::format("  {} {} {}\n", st.dim(num), st.dim("|"), f.source_line);
+    // Carets under what the line shows: a long line's is cut (kSourceLineBytes), and a finding
+    // past the cut gets none.
     uint32_t line_len = count_code_points(f.source_line);
-    uint32_t end_col = f.end.line == f.start.line ? f.end.column : line_len + 1;
+    uint32_t end_col = f.end.line == f.start.line ? std::min(f.end.column, line_len + 1) : line_len + 1;
     uint32_t width = end_col > f.start.column ? end_col - f.start.column : 1;
-    out << fmt::format("  {} {} {}{}\n", gutter, st.dim("|"), pad_like(f.source_line, f.start.column - 1),
-                       st.wrap("1;31", std::string(width, '^')));
+    if (f.start.column <= line_len + 1)
+      out << fmt::format("  {} {} {}{}\n", gutter, st.dim("|"), pad_like(f.source_line, f.start.column - 1),
+                         st.wrap("1;31", std::string(width, '^')));
     if (!f.hint.empty()) out << fmt::format("  {} {} hint: {}\n", gutter, st.dim("="), f.hint);
   } else if (!f.hint.empty()) {
     out << fmt::format("    hint: {}\n", f.hint);
