@@ -123,7 +123,7 @@ TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][b
 
 // Runs like these took time growing with the square of their lines (the grammar's scanner read the
 // rest of the run again at each line): minutes past 20,000 lines, and a 9 MB comment block hit the
-// file timeout and lost its file's findings. Each takes well under a second now.
+// file timeout and lost its file's findings.
 TEST_CASE("bad input: 100,000-line runs of comments and of line continuations are analyzed", "[e2e][badinput]") {
   TempDir dir;
   dir.write("good.py", kGood);
@@ -162,6 +162,22 @@ TEST_CASE("bad input: 10,000 findings on one long line are reported, each with a
   auto text = run_tpulint("scan '" + dir.str("one_line.py") + "' --color never --file-timeout 60");
   CHECK(text.exit_code == 0);
   CHECK(text.out.size() < 10000 * 2000);
+}
+
+// Each enable was compared with every directive above it, each finding with every directive of its
+// file: 35,000 disables and 35,000 enables of another list took 75 s.
+TEST_CASE("bad input: 70,000 unmatched suppression directives are each reported", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  std::string code = kGood;
+  for (int i = 0; i < 35000; ++i) code += "# tpulint: disable[TPU201]\n";
+  for (int i = 0; i < 35000; ++i) code += "# tpulint: enable[TPU401]\nx = torch.unique(y)\n";
+  dir.write("directives.py", code);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  std::map<std::string, int> ids;
+  for (const std::string& id : s.ids["directives.py"]) ++ids[id];
+  CHECK(ids == std::map<std::string, int>{{"TPU201", 1}, {"TPU905", 70000}});
 }
 
 TEST_CASE("bad input: 100,000-deep parentheses in CUDA stop Clang, which is reported, and the kernel after it is found",
