@@ -10,6 +10,7 @@
 
 #include "app/engine.h"
 #include "cli_runner.h"
+#include "core/address_sanitizer.h"
 #include "core/discovery.h"
 
 namespace fs = std::filesystem;
@@ -119,6 +120,29 @@ TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][b
   Scan capped = scan(dir, "--max-file-size 2000000");
   CHECK(capped.skipped.at("big.py").find("--max-file-size") != std::string::npos);
   CHECK(capped.skipped.at("one_line.py").find("--max-file-size") != std::string::npos);
+}
+
+// A 10 MiB list of numbers on one line took 2 GB (3.5 million elements, each a few tree-sitter nodes
+// and entries of the frontend's node table), a list of strings 2.7 GB: under this cap the worker
+// died and the file's finding was lost.
+TEST_CASE("bad input: 10 MiB lists of numbers and of strings are analyzed in 1 GB of address space", "[e2e][badinput]") {
+  if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
+  TempDir dir;
+  dir.write("good.py", kGood);
+  std::string numbers = "import torch\ndata = [", strings = "import torch\nwords = [";
+  for (int i = 0; numbers.size() < 10 * 1024 * 1024 - 100; ++i) numbers += std::to_string(i % 1000) + ", ";
+  while (strings.size() < 10 * 1024 * 1024 - 100) strings += "'ab', ";
+  dir.write("numbers.py", numbers + "torch.nonzero(m)]\n");
+  dir.write("strings.py", strings + "]\nx = torch.unique(y)\n");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json", TPULINT_SOURCE_DIR, "ulimit -v 1000000 &&");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::vector<std::string>> ids;
+  const json doc = json::parse(r.out);
+  for (const json& f : doc.at("findings")) ids[f.at("path")].push_back(f.at("id"));
+  CHECK(ids["good.py"] == std::vector<std::string>{"TPU201"});
+  CHECK(ids["numbers.py"] == std::vector<std::string>{"TPU201"});
+  CHECK(ids["strings.py"] == std::vector<std::string>{"TPU201"});
 }
 
 // Runs like these took time growing with the square of their lines (the grammar's scanner read the

@@ -7,6 +7,7 @@
 
 #include "core/analyzer_notes.h"
 #include "python/imports.h"
+#include "python/literal_data.h"
 
 namespace tpulint::python {
 
@@ -194,20 +195,41 @@ constexpr size_t kMaxRecoveryParses = 64;
 
 }  // namespace
 
+namespace {
+
+// The text the parser reads: the file's, with its literal data blanked (python/literal_data.h).
+class ParsedText {
+ public:
+  explicit ParsedText(std::string_view text) : text_(text) {
+    std::vector<ByteSpan> data = literal_data(text);
+    if (!data.empty()) blanked_ = blank(text, data);
+  }
+  std::string_view get() const { return blanked_.empty() ? text_ : std::string_view(blanked_); }
+
+ private:
+  std::string_view text_;
+  std::string blanked_;
+};
+
+}  // namespace
+
 void PythonAnalyzer::parse_only(const SourceFile& file) {
+  ParsedText parsed(file.text());
   ParseArena::Scope memory(arena_);
   Parser parser;
-  parser.parse(file.text())->leave_to_arena();
+  parser.parse(file.text(), parsed.get())->leave_to_arena();
 }
 
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   std::string_view text = file.text();
+  const ParsedText parsed_text(text);
+  const std::string_view parsed = parsed_text.get();
   // The parser and every tree live in the arena, and go before the scope ends. A parser costs a
   // few allocations: one per file keeps all of tree-sitter's memory inside the scope.
   ParseArena::Scope memory(arena_);
   Parser parser;
   std::vector<std::unique_ptr<Tree>> trees;
-  trees.push_back(parser.parse(text));
+  trees.push_back(parser.parse(text, parsed));
 
   // Syntax-error recovery: tree-sitter can fold everything after a bad statement into one
   // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it
@@ -219,10 +241,10 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     for (uint32_t i = 0; i < root.child_count() && trees.size() < kMaxRecoveryParses; ++i) {
       Node child = root.child(i);
       if (child.kind() != Kind::Error) continue;
-      auto start = next_statement_start(text, child.span().begin, child.span().end);
+      auto start = next_statement_start(parsed, child.span().begin, child.span().end);
       if (!start) continue;
       replaced.insert({t, child.span().begin});
-      trees.push_back(parser.parse_range(text, *start, child.span().end));
+      trees.push_back(parser.parse_range(text, parsed, *start, child.span().end));
     }
   }
 

@@ -228,17 +228,17 @@ TSPoint point_at(std::string_view text, uint32_t offset) {
 }
 }  // namespace
 
-std::unique_ptr<Tree> Parser::parse_range(std::string_view text, uint32_t begin, uint32_t end) {
-  TSRange range{point_at(text, begin), point_at(text, end), begin, end};
+std::unique_ptr<Tree> Parser::parse_range(std::string_view text, std::string_view parsed, uint32_t begin, uint32_t end) {
+  TSRange range{point_at(parsed, begin), point_at(parsed, end), begin, end};
   ts_parser_set_included_ranges(parser_, &range, 1);
-  TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));
+  TSTree* tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), uint32_t(parsed.size()));
   ts_parser_set_included_ranges(parser_, nullptr, 0);
   if (!tree) throw std::runtime_error("the Python parser gave up on this file");
   return std::make_unique<Tree>(tree, text);
 }
 
-std::unique_ptr<Tree> Parser::parse(std::string_view text) {
-  TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));
+std::unique_ptr<Tree> Parser::parse(std::string_view text, std::string_view parsed) {
+  TSTree* tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), uint32_t(parsed.size()));
   if (!tree) throw std::runtime_error("the Python parser gave up on this file");
   return std::make_unique<Tree>(tree, text);
 }

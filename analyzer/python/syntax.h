@@ -226,10 +226,15 @@ class Parser {
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
   // Never fails on bad syntax: errors become ERROR/MISSING nodes. Throws only if tree-sitter
-  // gives up (out of memory, cancelled).
-  std::unique_ptr<Tree> parse(std::string_view text);
-  // Parses only text[begin, end), keeping the whole text's byte offsets in the tree.
-  std::unique_ptr<Tree> parse_range(std::string_view text, uint32_t begin, uint32_t end);
+  // gives up (out of memory, cancelled). The parser reads `parsed`, `text` with some bytes
+  // turned into spaces (python/literal_data.h); the tree's text is `text`.
+  std::unique_ptr<Tree> parse(std::string_view text, std::string_view parsed);
+  std::unique_ptr<Tree> parse(std::string_view text) { return parse(text, text); }
+  // Parses only parsed[begin, end), keeping the whole text's byte offsets in the tree.
+  std::unique_ptr<Tree> parse_range(std::string_view text, std::string_view parsed, uint32_t begin, uint32_t end);
+  std::unique_ptr<Tree> parse_range(std::string_view text, uint32_t begin, uint32_t end) {
+    return parse_range(text, text, begin, end);
+  }
 
  private:
   TSParser* parser_;
