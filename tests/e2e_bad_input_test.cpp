@@ -145,6 +145,64 @@ TEST_CASE("bad input: 10 MiB lists of numbers and of strings are analyzed in 1 G
   CHECK(ids["strings.py"] == std::vector<std::string>{"TPU201"});
 }
 
+// Each took time growing with the square of its length: at every link of a nest the scopes of a
+// name were found by climbing every ancestor, at every link of a chain its root was walked to,
+// and every dotted prefix of a long name was looked up. 150,000 nested calls took 107 s, 300,000
+// subscripts over five minutes, 500,000 attributes over a minute.
+TEST_CASE("bad input: nests and chains of hundreds of thousands of links are analyzed", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "\nimport torch\ny = torch.unique(z)\n";
+  std::string calls, subscripts, attributes;
+  for (int i = 0; i < 150000; ++i) calls += "torch.relu(";
+  for (int i = 0; i < 300000; ++i) subscripts += "[0]";
+  for (int i = 0; i < 500000; ++i) attributes += ".a";
+  dir.write("calls.py", "import torch\nx = " + calls + "m" + std::string(150000, ')') + tail);
+  dir.write("subscripts.py", "import torch\nx = torch" + subscripts + tail);
+  dir.write("attributes.py", "import torch\nx = torch" + attributes + tail);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  for (const char* p : {"calls.py", "subscripts.py", "attributes.py"}) {
+    INFO(p);
+    CHECK(s.ids[p] == std::vector<std::string>{"TPU201"});
+  }
+}
+
+// An import of a name of 80,000 parts kept each of its dotted prefixes, 6.3 GB; a file of 6,400
+// broken functions re-parsed the rest of the file after each of its first 64 errors, 4 GB. Under
+// this cap the worker died and the file's findings were lost.
+TEST_CASE("bad input: 80,000-part imports and 6,400 syntax errors are analyzed in 1 GB of address space",
+          "[e2e][badinput]") {
+  if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "\nimport torch\ny = torch.unique(z)\n";
+  std::string name = "a", dots(80000, '.'), broken = "import torch\n";
+  for (int i = 0; i < 80000; ++i) name += ".b";
+  // Each copy at the top level, then inside a function.
+  const std::string copy = "def fine(x):\n    return x.sum()\n\ndef broken(x)\n    return x\n\n"
+                           "def after(scores):\n    return torch.nonzero(scores)\n\n";
+  for (int i = 0; i < 3200; ++i) {
+    broken += copy + "def wrapper():\n";
+    for (size_t at = 0, end; (end = copy.find('\n', at)) != std::string::npos; at = end + 1)
+      broken += (end > at ? "    " : "") + copy.substr(at, end - at + 1);
+  }
+  dir.write("import.py", "import " + name + "\nimport " + name + " as c\nx = c.d" + tail);
+  dir.write("from_import.py", "from " + name + " import c\nfrom " + dots + " import d\nx = c.d" + tail);
+  dir.write("broken.py", broken);
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --file-timeout 60", TPULINT_SOURCE_DIR,
+                       "ulimit -v 1000000 &&");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::map<std::string, int>> ids;
+  const json doc = json::parse(r.out);
+  for (const json& f : doc.at("findings")) ++ids[f.at("path")][f.at("id")];
+  CHECK(ids["good.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["import.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["from_import.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["broken.py"] == std::map<std::string, int>{{"TPU201", 6400}, {"TPU901", 1}});
+}
+
 // Runs like these took time growing with the square of their lines (the grammar's scanner read the
 // rest of the run again at each line): minutes past 20,000 lines, and a 9 MB comment block hit the
 // file timeout and lost its file's findings.

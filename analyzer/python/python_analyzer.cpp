@@ -44,6 +44,7 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
       for (std::string_view name : names) {
         std::vector<uint32_t>& positions = reference_checks_by_name_[name];
         if (positions.empty() || positions.back() != position) positions.push_back(position);
+        longest_reference_name_ = std::max(longest_reference_name_, name.size());
       }
       reference_checks_.push_back(e);
     }
@@ -66,8 +67,14 @@ void PythonAnalyzer::check_reference(Node reference, const std::string& qualifie
   due_.assign(reference_checks_of_every_name_.begin(), reference_checks_of_every_name_.end());
   if (!reference_checks_by_name_.empty()) {
     // The name itself, then each prefix of it that ends before a dot: "torch.sparse.mm",
-    // "torch.sparse", "torch".
-    for (std::string_view name = qualified;;) {
+    // "torch.sparse", "torch"; but none longer than the longest name given, which could not be
+    // one of them (the name of a chain of a hundred thousand attributes has as many prefixes).
+    std::string_view name = qualified;
+    if (name.size() > longest_reference_name_) {
+      size_t dot = name.rfind('.', longest_reference_name_);
+      name = name.substr(0, dot == std::string_view::npos ? 0 : dot);
+    }
+    while (!name.empty()) {
       if (const std::vector<uint32_t>* positions = reference_checks_by_name_.find(name))
         due_.insert(due_.end(), positions->begin(), positions->end());
       size_t dot = name.rfind('.');
@@ -190,8 +197,11 @@ bool may_be_reference(Node n, const ImportTable& imports) {
   return n.kind() != Kind::Identifier || imports.may_resolve(n.text());
 }
 
-// Re-parses are bounded so that a file of garbage cannot make recovery quadratic.
+// Re-parses are bounded so that a file of garbage cannot make recovery quadratic: in number, and
+// in the bytes they read in all, since each reads the rest of an ERROR node, which can run to the
+// end of the file (a small file keeps its whole count of re-parses; a large one, about one more parse).
 constexpr size_t kMaxRecoveryParses = 64;
+constexpr size_t kRecoveryBytesBeyondFile = size_t(1) << 20;
 
 }  // namespace
 
@@ -235,6 +245,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it
   // (keeping the file's byte offsets), repeatedly, so one error does not hide the rest.
   std::set<std::pair<size_t, uint32_t>> replaced;  // (tree, start byte) of re-parsed ERROR nodes
+  size_t reparse_budget = text.size() + kRecoveryBytesBeyondFile;
   for (size_t t = 0; t < trees.size() && trees.size() < kMaxRecoveryParses; ++t) {
     Node root = trees[t]->root();
     if (!root.has_error()) continue;
@@ -242,7 +253,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       Node child = root.child(i);
       if (child.kind() != Kind::Error) continue;
       auto start = next_statement_start(parsed, child.span().begin, child.span().end);
-      if (!start) continue;
+      if (!start || child.span().end - *start > reparse_budget) continue;
+      reparse_budget -= child.span().end - *start;
       replaced.insert({t, child.span().begin});
       trees.push_back(parser.parse_range(text, parsed, *start, child.span().end));
     }

@@ -146,6 +146,14 @@ class Tree {
   uint32_t subtree_end(Node n) const { return nodes_[n.id()].subtree_end; }
   // The smallest named node spanning [begin, end), or the root.
   Node named_descendant_for_span(ByteSpan span) const;
+  // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
+  // Checks ask it of every link of a chain; past a few links the roots found are kept, so that a
+  // chain of any length is walked about once.
+  Node chain_root(Node expr) const;
+  // The innermost function_definition above `n`, or a null node. Checks ask it (through the scopes
+  // of names) of nodes at any depth; past a few ancestors the answers found are kept, so that
+  // a nest of any depth is climbed about once.
+  Node enclosing_function(Node n) const;
   TSTree* raw() const { return tree_; }
 
  private:
@@ -170,6 +178,11 @@ class Tree {
   TSTree* tree_;
   std::string_view text_;
   std::vector<Record> nodes_;
+  // Memos of chain_root() and enclosing_function(), by node: the node found, kNone for a null
+  // node, kUnknown if not asked yet.
+  static constexpr uint32_t kUnknown = UINT32_MAX - 1;
+  mutable std::vector<uint32_t> chain_roots_;
+  mutable std::vector<uint32_t> enclosing_functions_;
   std::vector<uint32_t> children_;        // each node's children, contiguous
   std::vector<uint32_t> named_children_;  // each node's named children, contiguous
 };
