@@ -90,3 +90,17 @@ TEST_CASE("FindingSink: findings that say the same thing on one line hold the me
   CHECK(findings[2].message == "another message");
   CHECK(findings[2].source_line == "b = 2");
 }
+
+TEST_CASE("FindingSink: a source line longer than kSourceLineBytes is cut at a code point and marked", "[core][finding]") {
+  // A 10 MB line of statements gave each of its thousands of findings the whole line, in every report.
+  std::string line = "x = " + std::string(kSourceLineBytes - 5, 'a') + "\xE6\x97\xA5" + std::string(1000, 'b');
+  SourceFile file("m.py", "/tmp/m.py", Language::Python, line + "\n");
+  std::vector<Finding> findings;
+  FindingSink sink(file, findings);
+  Finding& f = sink.add(kCheck, {0, 1}, "m");
+  // The three-byte character straddles the limit: the cut falls before it.
+  CHECK(std::string_view(f.source_line) == line.substr(0, kSourceLineBytes - 1) + "\u2026");
+  SourceFile short_line("m.py", "/tmp/m.py", Language::Python, std::string(kSourceLineBytes, 'c') + "\n");
+  FindingSink short_sink(short_line, findings);
+  CHECK(std::string_view(short_sink.add(kCheck, {0, 1}, "m").source_line) == std::string(kSourceLineBytes, 'c'));
+}

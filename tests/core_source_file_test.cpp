@@ -283,3 +283,21 @@ TEST_CASE("code lines: blank and comment lines are not code", "[core][source]") 
   CHECK(count_code_lines("// c\n/* block\n * more\n */\nint x;\n  int y; // z\n#include <a>\n", Language::Cuda) == 3);
   CHECK(count_code_lines("# not a comment in C\n", Language::Cxx) == 1);
 }
+
+TEST_CASE("position() on a line longer than a block counts the same columns as from the line's start",
+          "[core][source]") {
+  // A 100 KB line of mixed one- to four-byte characters, after a short line: the columns there are
+  // counted from block starts (so many findings on one line do not each read it), and must agree
+  // with counting every code point from the line's start.
+  std::string line;
+  for (int i = 0; line.size() < 100000; ++i) line += i % 7 == 0 ? "\xC3\xA9" : i % 11 == 0 ? "\xF0\x9F\x98\x80" : "a";
+  std::string text = "x = 1\n" + line + "\nz\n";
+  SourceFile f = make_file(text);
+  for (uint32_t offset = 6; offset < 6 + line.size(); offset += 997) {
+    if ((static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) continue;
+    INFO(offset);
+    CHECK(f.position(offset) == pos(2, count_code_points(std::string_view(text).substr(6, offset - 6)) + 1));
+  }
+  CHECK(f.position(uint32_t(text.size() - 2)) == pos(3, 1));
+  CHECK(f.position(uint32_t(text.size())) == pos(4, 1));
+}

@@ -126,3 +126,85 @@ TEST_CASE("find_directives reads a line as the directive pattern does", "[core][
   CHECK(directives > 2000);  // the pieces make directives often enough for the comparison to mean something
   INFO(lines << " lines");
 }
+
+TEST_CASE("suppressions on random files do what each directive says, one finding and one directive at a time",
+          "[core][suppressions]") {
+  // The rules read directly: each directive applies to its lines; a finding goes if an entry of
+  // one that applies covers its ID; an entry that covers none is unused (TPU904); an enable pairs
+  // with the open disables of its list (any, if bare) above it, and an unpaired one is invalid
+  // (TPU905). apply_suppressions answers by ranges and sorted lines; it must agree.
+  const std::vector<std::string> lists = {"", "[TPU2]", "[TPU201]", "[TPU4]", "[TPU401]", "[TPU201,TPU4]"};
+  const std::vector<std::string> words = {"ignore", "ignore-next-line", "disable", "enable", "ignore-file"};
+  std::mt19937 random(34);  // fixed seed: the same files every run
+  for (int file = 0; file < 300; ++file) {
+    struct D {
+      std::string word, list;
+      uint32_t line;
+      uint32_t end_line = 0;
+    };
+    std::vector<D> ds;
+    std::string code;
+    const uint32_t lines = 1 + random() % 30;
+    for (uint32_t line = 1; line <= lines; ++line) {
+      code += "x";
+      for (int k = int(random() % 3) - 1; k > 0; --k) {
+        ds.push_back({words[random() % words.size()], lists[random() % lists.size()], line});
+        code += "  # tpulint: " + ds.back().word + ds.back().list;
+      }
+      code += "\n";
+    }
+    std::vector<std::pair<const CheckInfo*, uint32_t>> at;
+    for (int k = int(random() % 12); k > 0; --k) at.push_back({random() % 2 ? &kA : &kB, 1 + random() % lines});
+
+    Result expected;
+    std::vector<size_t> invalid;  // directives with a TPU905 note
+    for (size_t i = 0; i < ds.size(); ++i) {
+      if (ds[i].word != "enable") continue;
+      bool closed = false;
+      for (size_t j = 0; j < i; ++j)
+        if (ds[j].word == "disable" && !ds[j].end_line && (ds[i].list.empty() || ds[i].list == ds[j].list)) {
+          ds[j].end_line = ds[i].line;
+          closed = true;
+        }
+      if (!closed) invalid.push_back(i);
+    }
+    auto applies = [](const D& d, uint32_t line) {
+      if (d.word == "ignore") return line == d.line;
+      if (d.word == "ignore-next-line") return line == d.line + 1;
+      if (d.word == "disable") return line > d.line && (!d.end_line || line < d.end_line);
+      return d.word == "ignore-file";
+    };
+    auto entries = [](const D& d) {
+      std::vector<std::string> out;
+      std::string list = d.list.empty() ? "" : d.list.substr(1, d.list.size() - 2);
+      for (size_t start = 0;;) {
+        size_t comma = list.find(',', start);
+        out.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) return out;
+        start = comma + 1;
+      }
+    };
+    std::vector<std::vector<bool>> used(ds.size());
+    for (size_t i = 0; i < ds.size(); ++i) used[i].assign(entries(ds[i]).size(), false);
+    for (auto [check, line] : at) {
+      bool suppressed = false;
+      for (size_t i = 0; i < ds.size(); ++i) {
+        if (!applies(ds[i], line)) continue;
+        std::vector<std::string> es = entries(ds[i]);
+        for (size_t e = 0; e < es.size(); ++e)
+          if (std::string_view(check->id).starts_with(es[e])) suppressed = used[i][e] = true;
+      }
+      if (!suppressed) expected.emplace_back(check->id, line);
+    }
+    for (size_t i = 0; i < ds.size(); ++i) {
+      if (ds[i].word == "disable" && !ds[i].end_line) invalid.push_back(i);
+      if (ds[i].word == "enable") continue;
+      for (bool u : used[i])
+        if (!u) expected.emplace_back("TPU904", ds[i].line);
+    }
+    for (size_t i : invalid) expected.emplace_back("TPU905", ds[i].line);
+    std::sort(expected.begin(), expected.end());
+    INFO(code);
+    REQUIRE(run(code, at, everything()) == expected);
+  }
+}

@@ -10,6 +10,7 @@
 
 #include "app/engine.h"
 #include "cli_runner.h"
+#include "core/address_sanitizer.h"
 #include "core/discovery.h"
 
 namespace fs = std::filesystem;
@@ -119,6 +120,146 @@ TEST_CASE("bad input: too large, a 5 MB single line, and deep nesting", "[e2e][b
   Scan capped = scan(dir, "--max-file-size 2000000");
   CHECK(capped.skipped.at("big.py").find("--max-file-size") != std::string::npos);
   CHECK(capped.skipped.at("one_line.py").find("--max-file-size") != std::string::npos);
+}
+
+// A 10 MiB list of numbers on one line took 2 GB (3.5 million elements, each a few tree-sitter nodes
+// and entries of the frontend's node table), a list of strings 2.7 GB: under this cap the worker
+// died and the file's finding was lost.
+TEST_CASE("bad input: 10 MiB lists of numbers and of strings are analyzed in 1 GB of address space", "[e2e][badinput]") {
+  if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
+  TempDir dir;
+  dir.write("good.py", kGood);
+  std::string numbers = "import torch\ndata = [", strings = "import torch\nwords = [";
+  for (int i = 0; numbers.size() < 10 * 1024 * 1024 - 100; ++i) numbers += std::to_string(i % 1000) + ", ";
+  while (strings.size() < 10 * 1024 * 1024 - 100) strings += "'ab', ";
+  dir.write("numbers.py", numbers + "torch.nonzero(m)]\n");
+  dir.write("strings.py", strings + "]\nx = torch.unique(y)\n");
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json", TPULINT_SOURCE_DIR, "ulimit -v 1000000 &&");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::vector<std::string>> ids;
+  const json doc = json::parse(r.out);
+  for (const json& f : doc.at("findings")) ids[f.at("path")].push_back(f.at("id"));
+  CHECK(ids["good.py"] == std::vector<std::string>{"TPU201"});
+  CHECK(ids["numbers.py"] == std::vector<std::string>{"TPU201"});
+  CHECK(ids["strings.py"] == std::vector<std::string>{"TPU201"});
+}
+
+// Each took time growing with the square of its length: at every link of a nest the scopes of a
+// name were found by climbing every ancestor, at every link of a chain its root was walked to,
+// and every dotted prefix of a long name was looked up. 150,000 nested calls took 107 s, 300,000
+// subscripts over five minutes, 500,000 attributes over a minute.
+TEST_CASE("bad input: nests and chains of hundreds of thousands of links are analyzed", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "\nimport torch\ny = torch.unique(z)\n";
+  std::string calls, subscripts, attributes;
+  for (int i = 0; i < 150000; ++i) calls += "torch.relu(";
+  for (int i = 0; i < 300000; ++i) subscripts += "[0]";
+  for (int i = 0; i < 500000; ++i) attributes += ".a";
+  dir.write("calls.py", "import torch\nx = " + calls + "m" + std::string(150000, ')') + tail);
+  dir.write("subscripts.py", "import torch\nx = torch" + subscripts + tail);
+  dir.write("attributes.py", "import torch\nx = torch" + attributes + tail);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  for (const char* p : {"calls.py", "subscripts.py", "attributes.py"}) {
+    INFO(p);
+    CHECK(s.ids[p] == std::vector<std::string>{"TPU201"});
+  }
+}
+
+// An import of a name of 80,000 parts kept each of its dotted prefixes, 6.3 GB; a file of 6,400
+// broken functions re-parsed the rest of the file after each of its first 64 errors, 4 GB. Under
+// this cap the worker died and the file's findings were lost.
+TEST_CASE("bad input: 80,000-part imports and 6,400 syntax errors are analyzed in 1 GB of address space",
+          "[e2e][badinput]") {
+  if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "\nimport torch\ny = torch.unique(z)\n";
+  std::string name = "a", dots(80000, '.'), broken = "import torch\n";
+  for (int i = 0; i < 80000; ++i) name += ".b";
+  // Each copy at the top level, then inside a function.
+  const std::string copy = "def fine(x):\n    return x.sum()\n\ndef broken(x)\n    return x\n\n"
+                           "def after(scores):\n    return torch.nonzero(scores)\n\n";
+  for (int i = 0; i < 3200; ++i) {
+    broken += copy + "def wrapper():\n";
+    for (size_t at = 0, end; (end = copy.find('\n', at)) != std::string::npos; at = end + 1)
+      broken += (end > at ? "    " : "") + copy.substr(at, end - at + 1);
+  }
+  dir.write("import.py", "import " + name + "\nimport " + name + " as c\nx = c.d" + tail);
+  dir.write("from_import.py", "from " + name + " import c\nfrom " + dots + " import d\nx = c.d" + tail);
+  dir.write("broken.py", broken);
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --file-timeout 60", TPULINT_SOURCE_DIR,
+                       "ulimit -v 1000000 &&");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::map<std::string, int>> ids;
+  const json doc = json::parse(r.out);
+  for (const json& f : doc.at("findings")) ++ids[f.at("path")][f.at("id")];
+  CHECK(ids["good.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["import.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["from_import.py"] == std::map<std::string, int>{{"TPU201", 1}});
+  CHECK(ids["broken.py"] == std::map<std::string, int>{{"TPU201", 6400}, {"TPU901", 1}});
+}
+
+// Runs like these took time growing with the square of their lines (the grammar's scanner read the
+// rest of the run again at each line): minutes past 20,000 lines, and a 9 MB comment block hit the
+// file timeout and lost its file's findings.
+TEST_CASE("bad input: 100,000-line runs of comments and of line continuations are analyzed", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const std::string tail = "import torch\ny = torch.unique(z)\n";
+  std::string comments, continuations;
+  for (int i = 0; i < 100000; ++i) {
+    comments += "# commented-out code: x = torch.zeros(3)\n";
+    continuations += "\\\n";
+  }
+  dir.write("comments.py", "x = 1\n" + comments + tail);
+  dir.write("comments_in_function.py", "def f():\n    x = 1\n" + comments + "    return x\n" + tail);
+  dir.write("continuations.py", "x = 1\n" + continuations + tail);
+  dir.write("continuations_in_expression.py", "x = 1 + \\\n" + continuations + "2\n" + tail);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  for (const char* p : {"comments.py", "comments_in_function.py", "continuations.py", "continuations_in_expression.py"}) {
+    INFO(p);
+    CHECK(s.ids[p] == std::vector<std::string>{"TPU201"});
+  }
+}
+
+// 20,000 findings on one 440 KB line took 106 s and 15 GB: each finding counted its column from
+// the line's start and carried the whole line into the report (8.8 GB of JSON).
+TEST_CASE("bad input: 10,000 findings on one long line are reported, each with a bounded line", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  std::string line = "import torch\n";
+  for (int i = 0; i < 10000; ++i) line += "a = torch.nonzero(m); ";
+  dir.write("one_line.py", line + "\n");
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  CHECK(s.ids["one_line.py"].size() == 10000);
+  CHECK(s.doc.dump().size() < 10000 * 2000);
+  for (const json& f : s.doc.at("findings"))
+    if (f.at("path") == "one_line.py") REQUIRE(f.at("source_line").get<std::string>().size() <= tpulint::kSourceLineBytes + 3);
+  auto text = run_tpulint("scan '" + dir.str("one_line.py") + "' --color never --file-timeout 60");
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.size() < 10000 * 2000);
+}
+
+// Each enable was compared with every directive above it, each finding with every directive of its
+// file: 35,000 disables and 35,000 enables of another list took 75 s.
+TEST_CASE("bad input: 70,000 unmatched suppression directives are each reported", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  std::string code = kGood;
+  for (int i = 0; i < 35000; ++i) code += "# tpulint: disable[TPU201]\n";
+  for (int i = 0; i < 35000; ++i) code += "# tpulint: enable[TPU401]\nx = torch.unique(y)\n";
+  dir.write("directives.py", code);
+  Scan s = scan(dir, "--file-timeout 60");
+  check_good_intact(s);
+  std::map<std::string, int> ids;
+  for (const std::string& id : s.ids["directives.py"]) ++ids[id];
+  CHECK(ids == std::map<std::string, int>{{"TPU201", 1}, {"TPU905", 70000}});
 }
 
 TEST_CASE("bad input: 100,000-deep parentheses in CUDA stop Clang, which is reported, and the kernel after it is found",

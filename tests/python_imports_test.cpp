@@ -318,6 +318,21 @@ TEST_CASE("imports() matches a module and its submodules only", "[python][import
   Py none("x = 1\n");
   CHECK_FALSE(none.table().imports("torch"));
   CHECK_FALSE(none.table().imports(""));
+
+  // Names that sort between a module and its submodules ("a_b" and "ab" after "a", "a.b" after
+  // them), and a name of 100,000 parts (its prefixes were each kept, 10 GB of them).
+  std::string long_name = "z";
+  for (int i = 0; i < 100000; ++i) long_name += ".m";
+  Py sorted("import a_b, ab\nfrom a.b import c\nimport " + long_name + "\n");
+  CHECK(sorted.table().imports("a"));
+  CHECK(sorted.table().imports("a.b"));
+  CHECK(sorted.table().imports("a.b.c"));
+  CHECK(sorted.table().imports("ab"));
+  CHECK_FALSE(sorted.table().imports("a.c"));
+  CHECK_FALSE(sorted.table().imports("a_"));
+  CHECK(sorted.table().imports("z.m.m"));
+  CHECK(sorted.table().imports(long_name));
+  CHECK_FALSE(sorted.table().imports(long_name + ".m"));
 }
 
 TEST_CASE("an import in a try body with an ImportError handler is guarded", "[python][imports]") {

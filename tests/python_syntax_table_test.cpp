@@ -122,6 +122,90 @@ TEST_CASE("named_descendant_for_span finds the smallest named node holding the s
   CHECK(tree->named_descendant_for_span({0, uint32_t(text.size())}) == tree->root());
 }
 
+TEST_CASE("named_descendant_for_span agrees with a child-by-child descent on every fixture", "[python][syntax]") {
+  // It searches each node's children by binary search (a module or list can have a great many:
+  // a search per name was quadratic in them); the first child holding the span, in order, is the one.
+  auto linear = [](const Tree& tree, ByteSpan span) {
+    Node at = tree.root(), named = tree.root();
+    for (bool descended = true; descended;) {
+      descended = false;
+      for (uint32_t k = 0; k < at.child_count(); ++k) {
+        Node c = at.child(k);
+        if (c.span().begin <= span.begin && span.end <= c.span().end && c.span().end > c.span().begin) {
+          at = c;
+          if (c.is_named()) named = c;
+          descended = true;
+          break;
+        }
+      }
+    }
+    return named;
+  };
+  std::vector<std::string> texts = {"def f(:\n    x = [1, 2\nclass C(\n    y = torch.nonzero(x)\nprint 'old'\n"};
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(TPULINT_SOURCE_DIR "/fixtures"))
+    if (entry.path().extension() == ".py") texts.push_back(read_file(entry.path()));
+  size_t compared = 0;
+  Parser parser;
+  for (const std::string& text : texts) {
+    auto tree = parser.parse(text);
+    auto size = uint32_t(text.size());
+    for (uint32_t begin = 0; begin <= size; begin += 1 + begin % 7)
+      for (uint32_t length : {0u, 1u, 3u, 10u})
+        if (begin + length <= size) {
+          ByteSpan span{begin, begin + length};
+          INFO(begin << " " << length);
+          REQUIRE(tree->named_descendant_for_span(span) == linear(*tree, span));
+          ++compared;
+        }
+  }
+  CHECK(compared > 10000);
+}
+
+TEST_CASE("chain_root and enclosing_function agree with a plain walk, on every fixture and on long chains",
+          "[python][syntax]") {
+  // Both keep what they find past a few links or ancestors (a check asks them of every link of a
+  // chain, or of every node of a deep nest); the answers must be a plain walk's, asked in any order.
+  size_t long_chains = 0;  // walks of more links than are walked without keeping the answers
+  auto chain_root = [&](Node n) {
+    for (int links = 0;; ++links) {
+      if (n.kind() == Kind::Attribute) n = n.field(Field::Object);
+      else if (n.kind() == Kind::Call) n = n.field(Field::Function);
+      else if (n.kind() == Kind::Subscript) n = n.field(Field::Value);
+      else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1) n = n.named_child(0);
+      else {
+        long_chains += links > 16;
+        return n;
+      }
+    }
+  };
+  auto enclosing_function = [](Node n) {
+    for (Node a = n.parent(); a; a = a.parent())
+      if (a.kind() == Kind::FunctionDefinition) return a;
+    return Node();
+  };
+  std::string chain = "x = (a", nest = "y = 1\n";
+  for (int i = 0; i < 300; ++i) {
+    chain += i % 3 == 0 ? ".b" : i % 3 == 1 ? "(c)[0]" : ")";
+    if (i % 3 == 2) chain.insert(4, "(");
+    nest += std::string(size_t(i % 40) * 4, ' ') + (i % 40 == 39 ? "z = (((1)))\n" : "def f():\n");
+  }
+  std::vector<std::string> texts = {chain + "\n", nest + std::string(160, ' ') + "pass\n"};
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(TPULINT_SOURCE_DIR "/fixtures"))
+    if (entry.path().extension() == ".py") texts.push_back(read_file(entry.path()));
+  Parser parser;
+  for (const std::string& text : texts) {
+    auto tree = parser.parse(text);
+    // Innermost nodes first, then outermost: memos filled from both ends.
+    for (bool reverse : {true, false})
+      for (uint32_t k = 0; k < tree->node_count(); ++k) {
+        Node n(tree.get(), reverse ? tree->node_count() - 1 - k : k);
+        REQUIRE(tree->chain_root(n) == chain_root(n));
+        REQUIRE(tree->enclosing_function(n) == enclosing_function(n));
+      }
+  }
+  CHECK(long_chains > 100);
+}
+
 TEST_CASE("a walk by ids visits nodes in source order and subtree_end skips exactly a subtree", "[python][syntax]") {
   const std::string text = "def f(a):\n    return g(a, b)\nx = 1\n";
   auto tree = Parser().parse(text);

@@ -10,6 +10,14 @@ bool finding_less(const Finding& a, const Finding& b) {
 }
 
 namespace {
+std::string_view source_line_of(std::string_view line, std::string& cut) {
+  if (line.size() <= kSourceLineBytes) return line;
+  size_t end = kSourceLineBytes;
+  while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;  // not inside a code point
+  cut.assign(line.substr(0, end)).append("\u2026");
+  return cut;
+}
+
 // The fields a finding takes from its check.
 void set_from_check(Finding& f, const CheckInfo& check) {
   f.check_id = check.id;
@@ -33,7 +41,8 @@ Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string_vie
   f.message = interned_message;
   f.hint = interned_hint;
   f.subject = interned_subject;
-  f.source_line = InternedString(file_.line_text(f.start.line));
+  std::string cut;
+  f.source_line = InternedString(source_line_of(file_.line_text(f.start.line), cut));
   return f;
 }
 

@@ -29,7 +29,7 @@ struct Finding {
   InternedString message; // lower-case, no final period, entities quoted
   InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
-  InternedString source_line;  // the text of the start line, for code frames
+  InternedString source_line;  // the text of the start line, for code frames (see kSourceLineBytes)
   // The lines of code the finding stands for: a kernel's or device function's length (what of
   // the project has no TPU path); 0 for the use of an API, an op or a library.
   uint32_t code_lines = 0;
@@ -37,6 +37,11 @@ struct Finding {
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
 };
+
+// A finding's source line longer than this many bytes is cut there (at a code point's start) and
+// ends in "…": one long line can hold many findings (a 10 MB line of statements holds thousands),
+// and each carries its line into every report.
+inline constexpr size_t kSourceLineBytes = 512;
 
 // Findings are ordered by path, position, then check ID: the output order whatever --jobs is.
 bool finding_less(const Finding& a, const Finding& b);

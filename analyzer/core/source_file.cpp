@@ -12,7 +12,18 @@ SourceFile::SourceFile(std::string path, std::filesystem::path absolute_path, La
       absolute_path_(std::move(absolute_path)),
       language_(language),
       text_(std::move(text)),
-      line_starts_(line_starts(text_)) {}
+      line_starts_(line_starts(text_)) {
+  uint32_t longest = 0;
+  for (size_t i = 0; i < line_starts_.size(); ++i)
+    longest = std::max(longest, (i + 1 < line_starts_.size() ? line_starts_[i + 1] : uint32_t(text_.size())) - line_starts_[i]);
+  if (longest <= kColumnBlock) return;
+  code_points_before_block_.reserve(text_.size() / kColumnBlock + 1);
+  uint32_t before = 0;
+  for (size_t block = 0; block <= text_.size() / kColumnBlock; ++block) {
+    code_points_before_block_.push_back(before);
+    before += count_code_points(std::string_view(text_).substr(block * kColumnBlock, kColumnBlock));
+  }
+}
 
 std::vector<uint32_t> line_starts(std::string_view text) {
   std::vector<uint32_t> starts{0};
@@ -79,12 +90,21 @@ bool is_valid_utf8(std::string_view s) {
   }
 }
 
+uint32_t SourceFile::code_points_before(uint32_t offset) const {
+  uint32_t block = offset / kColumnBlock;
+  return code_points_before_block_[block] +
+         count_code_points(std::string_view(text_).substr(size_t(block) * kColumnBlock, offset % kColumnBlock));
+}
+
 Position SourceFile::position(uint32_t offset) const {
   offset = std::min<uint32_t>(offset, uint32_t(text_.size()));
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   uint32_t line_index = uint32_t(it - line_starts_.begin()) - 1;
   uint32_t start = line_starts_[line_index];
-  return {line_index + 1, count_code_points(std::string_view(text_).substr(start, offset - start)) + 1};
+  uint32_t column = offset - start <= kColumnBlock || code_points_before_block_.empty()
+                        ? count_code_points(std::string_view(text_).substr(start, offset - start))
+                        : code_points_before(offset) - code_points_before(start);
+  return {line_index + 1, column + 1};
 }
 
 std::string_view SourceFile::line_text(uint32_t line) const {

@@ -28,11 +28,20 @@ class SourceFile {
   std::string_view line_text(uint32_t line) const;
 
  private:
+  // Columns count code points from the line's start; on a line longer than a block they are
+  // counted from the nearest block start instead, so that the many findings a single long line
+  // can hold do not each read the line.
+  static constexpr uint32_t kColumnBlock = 4096;
+  uint32_t code_points_before(uint32_t offset) const;
+
   std::string path_;
   std::filesystem::path absolute_path_;
   Language language_;
   std::string text_;
   std::vector<uint32_t> line_starts_;  // byte offset of each line's first byte
+  // The code points before each kColumnBlock-byte block of the text; empty when no line is
+  // longer than a block.
+  std::vector<uint32_t> code_points_before_block_;
 };
 
 // Line terminators are "\n", "\r\n" and a lone "\r", as in Python and C++.

@@ -1,6 +1,7 @@
 #include "core/suppressions.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <fmt/format.h>
 
@@ -180,19 +181,25 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
   }
 
   // Pair each enable with the open disables it closes (same list, or any for a bare enable).
+  std::map<std::string, std::vector<size_t>> open_disables;  // not closed yet, by list text
   for (size_t i = 0; i < directives.size(); ++i) {
-    Directive& en = directives[i];
-    if (en.scope != Scope::Enable) continue;
+    Directive& d = directives[i];
+    if (d.scope == Scope::Disable) open_disables[list_text(d)].push_back(i);
+    if (d.scope != Scope::Enable) continue;
+    auto close = [&](const std::vector<size_t>& open) {
+      for (size_t j : open) directives[j].end_line = d.line;
+    };
     bool closed = false;
-    for (size_t j = 0; j < i; ++j) {
-      Directive& dis = directives[j];
-      if (dis.scope != Scope::Disable || dis.end_line) continue;
-      if (en.all() || list_text(en) == list_text(dis)) {
-        dis.end_line = en.line;
-        closed = true;
-      }
+    if (d.all()) {
+      for (const auto& [list, open] : open_disables) close(open);
+      closed = !open_disables.empty();
+      open_disables.clear();
+    } else if (auto it = open_disables.find(list_text(d)); it != open_disables.end()) {
+      close(it->second);
+      closed = true;
+      open_disables.erase(it);
     }
-    if (!closed) invalid(en.span, fmt::format("'tpulint: enable{}' has no matching disable above it", list_text(en)));
+    if (!closed) invalid(d.span, fmt::format("'tpulint: enable{}' has no matching disable above it", list_text(d)));
   }
   for (const Directive& d : directives)
     if (d.scope == Scope::Disable && !d.end_line)
@@ -200,28 +207,54 @@ void apply_suppressions(const SourceFile& file, std::vector<Finding>& findings, 
                                   "block, or use ignore-file",
                                   list_text(d), list_text(d)));
 
-  auto applies = [](const Directive& d, uint32_t line) {
-    switch (d.scope) {
-      case Scope::Line: return line == d.line;
-      case Scope::NextLine: return line == d.line + 1;
-      case Scope::Disable: return line > d.line && (!d.end_line || line < d.end_line);
-      case Scope::File: return true;
-      case Scope::Enable: return false;
-    }
-    return false;
+  // Which findings the directives suppress, and which entries suppress one. Each directive covers
+  // a range of lines; both questions are asked per check ID, of the sorted lines of its findings,
+  // so that neither costs findings times directives (a file can hold many thousands of each).
+  struct Lines {
+    uint32_t first, last;
   };
-
-  std::erase_if(findings, [&](const Finding& f) {
-    bool suppressed = false;
-    for (Directive& d : directives) {
-      if (!applies(d, f.start.line)) continue;
-      for (Entry& e : d.entries)
-        if (covers(e.prefix, f.check_id)) {
-          e.used = true;
-          suppressed = true;
-        }
+  auto lines_of = [](const Directive& d) -> std::optional<Lines> {
+    switch (d.scope) {
+      case Scope::Line: return Lines{d.line, d.line};
+      case Scope::NextLine: return Lines{d.line + 1, d.line + 1};
+      case Scope::Disable: return Lines{d.line + 1, d.end_line ? d.end_line - 1 : UINT32_MAX};
+      case Scope::File: return Lines{0, UINT32_MAX};
+      case Scope::Enable: return std::nullopt;
     }
-    return suppressed;
+    return std::nullopt;
+  };
+  std::map<std::string, std::vector<uint32_t>> finding_lines;  // by check ID, ascending
+  for (const Finding& f : findings) finding_lines[f.check_id].push_back(f.start.line);
+  for (auto& [id, lines] : finding_lines) {
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  }
+  std::map<std::string, std::vector<Lines>> suppressed;  // by check ID: the ranges that suppress it
+  for (Directive& d : directives) {
+    std::optional<Lines> range = lines_of(d);
+    if (!range || range->first > range->last) continue;
+    for (Entry& e : d.entries)
+      for (const auto& [id, lines] : finding_lines) {
+        if (!covers(e.prefix, id)) continue;
+        auto at = std::lower_bound(lines.begin(), lines.end(), range->first);
+        if (at == lines.end() || *at > range->last) continue;
+        e.used = true;
+        suppressed[id].push_back(*range);
+      }
+  }
+  // Each ID's ranges, sorted by first line, with each one's last line raised to the furthest last
+  // line so far: a line is suppressed if the last range starting at or before it reaches it.
+  for (auto& [id, ranges] : suppressed) {
+    std::sort(ranges.begin(), ranges.end(), [](Lines a, Lines b) { return a.first < b.first; });
+    for (size_t i = 1; i < ranges.size(); ++i) ranges[i].last = std::max(ranges[i].last, ranges[i - 1].last);
+  }
+  std::erase_if(findings, [&](const Finding& f) {
+    auto it = suppressed.find(f.check_id);
+    if (it == suppressed.end()) return false;
+    const std::vector<Lines>& ranges = it->second;
+    auto after = std::upper_bound(ranges.begin(), ranges.end(), f.start.line,
+                                  [](uint32_t line, Lines r) { return line < r.first; });
+    return after != ranges.begin() && std::prev(after)->last >= f.start.line;
   });
 
   if (policy.enabled(notes::kUnusedSuppression.id, file.path())) {

@@ -178,11 +178,9 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     }
   }
   std::sort(table.guarded_statements_.begin(), table.guarded_statements_.end());
-  for (const std::string& m : modules) {
-    for (size_t dot = m.find('.'); dot != std::string::npos; dot = m.find('.', dot + 1))
-      table.module_prefixes_.insert(std::string_view(m).substr(0, dot));
-    table.module_prefixes_.insert(m);
-  }
+  std::sort(modules.begin(), modules.end());
+  modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+  table.modules_ = std::move(modules);
   return table;
 }
 
@@ -200,6 +198,12 @@ bool ImportTable::is_guarded(Node stmt) const {
   return std::binary_search(guarded_statements_.begin(), guarded_statements_.end(), stmt.span().begin);
 }
 
-bool ImportTable::imports(std::string_view module) const { return module_prefixes_.contains(module); }
+bool ImportTable::imports(std::string_view module) const {
+  if (std::binary_search(modules_.begin(), modules_.end(), module)) return true;
+  // The names inside `module` are those from "module." on that start with it.
+  std::string inside = std::string(module) + ".";
+  auto it = std::lower_bound(modules_.begin(), modules_.end(), inside);
+  return it != modules_.end() && it->starts_with(inside);
+}
 
 }  // namespace tpulint::python

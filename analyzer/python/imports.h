@@ -82,9 +82,10 @@ class ImportTable {
     std::vector<std::string> star_modules;  // in source order
   };
   std::vector<ImportBinding> bindings_;
-  // Every module named by an import statement and each of its dotted prefixes ("torch.nn" gives
-  // "torch" and "torch.nn"): imports() is one lookup.
-  StringSet module_prefixes_;
+  // Every module named by an import statement, sorted and unique: imports() looks for the module
+  // and for the first name after "module.". (A set of every dotted prefix of every name would make
+  // it one lookup, but an import of a name with many dots would then take its length squared.)
+  std::vector<std::string> modules_;
   StringSet bound_names_;  // every local name an import binds, in any scope
   // The lengths (63: longer) and first bytes of bound_names_, as bit sets.
   static unsigned length_bit(std::string_view name) { return name.size() < 63 ? unsigned(name.size()) : 63u; }

@@ -7,6 +7,7 @@
 
 #include "core/analyzer_notes.h"
 #include "python/imports.h"
+#include "python/literal_data.h"
 
 namespace tpulint::python {
 
@@ -43,6 +44,7 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
       for (std::string_view name : names) {
         std::vector<uint32_t>& positions = reference_checks_by_name_[name];
         if (positions.empty() || positions.back() != position) positions.push_back(position);
+        longest_reference_name_ = std::max(longest_reference_name_, name.size());
       }
       reference_checks_.push_back(e);
     }
@@ -65,8 +67,14 @@ void PythonAnalyzer::check_reference(Node reference, const std::string& qualifie
   due_.assign(reference_checks_of_every_name_.begin(), reference_checks_of_every_name_.end());
   if (!reference_checks_by_name_.empty()) {
     // The name itself, then each prefix of it that ends before a dot: "torch.sparse.mm",
-    // "torch.sparse", "torch".
-    for (std::string_view name = qualified;;) {
+    // "torch.sparse", "torch"; but none longer than the longest name given, which could not be
+    // one of them (the name of a chain of a hundred thousand attributes has as many prefixes).
+    std::string_view name = qualified;
+    if (name.size() > longest_reference_name_) {
+      size_t dot = name.rfind('.', longest_reference_name_);
+      name = name.substr(0, dot == std::string_view::npos ? 0 : dot);
+    }
+    while (!name.empty()) {
       if (const std::vector<uint32_t>* positions = reference_checks_by_name_.find(name))
         due_.insert(due_.end(), positions->begin(), positions->end());
       size_t dot = name.rfind('.');
@@ -189,40 +197,66 @@ bool may_be_reference(Node n, const ImportTable& imports) {
   return n.kind() != Kind::Identifier || imports.may_resolve(n.text());
 }
 
-// Re-parses are bounded so that a file of garbage cannot make recovery quadratic.
+// Re-parses are bounded so that a file of garbage cannot make recovery quadratic: in number, and
+// in the bytes they read in all, since each reads the rest of an ERROR node, which can run to the
+// end of the file (a small file keeps its whole count of re-parses; a large one, about one more parse).
 constexpr size_t kMaxRecoveryParses = 64;
+constexpr size_t kRecoveryBytesBeyondFile = size_t(1) << 20;
+
+}  // namespace
+
+namespace {
+
+// The text the parser reads: the file's, with its literal data blanked (python/literal_data.h).
+class ParsedText {
+ public:
+  explicit ParsedText(std::string_view text) : text_(text) {
+    std::vector<ByteSpan> data = literal_data(text);
+    if (!data.empty()) blanked_ = blank(text, data);
+  }
+  std::string_view get() const { return blanked_.empty() ? text_ : std::string_view(blanked_); }
+
+ private:
+  std::string_view text_;
+  std::string blanked_;
+};
 
 }  // namespace
 
 void PythonAnalyzer::parse_only(const SourceFile& file) {
+  ParsedText parsed(file.text());
   ParseArena::Scope memory(arena_);
   Parser parser;
-  parser.parse(file.text())->leave_to_arena();
+  parser.parse(file.text(), parsed.get())->leave_to_arena();
 }
 
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   std::string_view text = file.text();
+  const ParsedText parsed_text(text);
+  const std::string_view parsed = parsed_text.get();
   // The parser and every tree live in the arena, and go before the scope ends. A parser costs a
   // few allocations: one per file keeps all of tree-sitter's memory inside the scope.
   ParseArena::Scope memory(arena_);
   Parser parser;
   std::vector<std::unique_ptr<Tree>> trees;
-  trees.push_back(parser.parse(text));
+  trees.push_back(parser.parse(text, parsed));
 
   // Syntax-error recovery: tree-sitter can fold everything after a bad statement into one
   // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it
   // (keeping the file's byte offsets), repeatedly, so one error does not hide the rest.
   std::set<std::pair<size_t, uint32_t>> replaced;  // (tree, start byte) of re-parsed ERROR nodes
+  size_t reparse_budget = text.size() + kRecoveryBytesBeyondFile;
   for (size_t t = 0; t < trees.size() && trees.size() < kMaxRecoveryParses; ++t) {
     Node root = trees[t]->root();
     if (!root.has_error()) continue;
     for (uint32_t i = 0; i < root.child_count() && trees.size() < kMaxRecoveryParses; ++i) {
       Node child = root.child(i);
       if (child.kind() != Kind::Error) continue;
-      auto start = next_statement_start(text, child.span().begin, child.span().end);
-      if (!start) continue;
+      auto start = next_statement_start(parsed, child.span().begin, child.span().end);
+      if (!start || child.span().end - *start > reparse_budget) continue;
+      reparse_budget -= child.span().end - *start;
       replaced.insert({t, child.span().begin});
-      trees.push_back(parser.parse_range(text, *start, child.span().end));
+      trees.push_back(parser.parse_range(text, parsed, *start, child.span().end));
     }
   }
 

@@ -52,6 +52,7 @@ class PythonAnalyzer {
   std::vector<PythonCheckEntry> reference_checks_;
   std::vector<uint32_t> reference_checks_of_every_name_;
   StringMap<std::vector<uint32_t>> reference_checks_by_name_;
+  size_t longest_reference_name_ = 0;  // of those names
 
   // The kinds of node the walk acts on, as a bit set: those some check is given, references
   // when a check is given references, and those that open a frame. In a tree without syntax

@@ -25,8 +25,7 @@ std::span<const uint32_t> PythonContext::scope_chain(Node n) const {
   std::vector<uint32_t>& chain = scope_chain_;
   chain.clear();
   uint32_t at = n.span().begin;
-  for (Node a = n.parent(); a; a = a.parent()) {
-    if (a.kind() != Kind::FunctionDefinition) continue;
+  for (Node a = n.tree()->enclosing_function(n); a; a = a.tree()->enclosing_function(a)) {
     // Only the body is the function's scope: its decorators, defaults and annotations are
     // evaluated around it.
     Node body = a.field(Field::Body);
@@ -189,20 +188,7 @@ bool has_module_prefix(std::string_view name, std::string_view module) {
   return name.starts_with(module) && (name.size() == module.size() || name[module.size()] == '.');
 }
 
-Node chain_root(Node expr) {
-  for (Node n = expr;;) {
-    if (n.kind() == Kind::Attribute)
-      n = n.field(Field::Object);
-    else if (n.kind() == Kind::Call)
-      n = n.field(Field::Function);
-    else if (n.kind() == Kind::Subscript)
-      n = n.field(Field::Value);
-    else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1)
-      n = n.named_child(0);
-    else
-      return n;
-  }
-}
+Node chain_root(Node expr) { return expr ? expr.tree()->chain_root(expr) : expr; }
 
 std::optional<std::string> string_value(Node node) {
   if (node.kind() != Kind::String) return std::nullopt;

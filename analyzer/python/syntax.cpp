@@ -162,20 +162,74 @@ void Tree::index() {
 
 Node Tree::named_descendant_for_span(ByteSpan span) const {
   uint32_t at = 0, named = 0;
-  for (bool descended = true; descended;) {
-    descended = false;
+  for (;;) {
+    // Siblings are in source order and do not overlap, so their ends ascend: the only child that
+    // can hold the span is the first one, not empty, that ends at or after it (a binary search:
+    // a node can have a great many children).
     const Record& r = nodes_[at];
-    for (uint32_t k = 0; k < r.child_count; ++k) {
-      const Record& c = nodes_[children_[r.children + k]];
-      if (c.begin <= span.begin && span.end <= c.end && c.end > c.begin) {
-        at = children_[r.children + k];
-        if (c.flags & kNamed) named = at;
-        descended = true;
-        break;
-      }
-    }
+    const uint32_t* first = children_.data() + r.children;
+    const uint32_t* last = first + r.child_count;
+    const uint32_t* c = std::partition_point(first, last, [&](uint32_t id) { return nodes_[id].end < span.end; });
+    while (c != last && nodes_[*c].end == nodes_[*c].begin) ++c;
+    if (c == last || nodes_[*c].begin > span.begin) return Node(this, named);
+    at = *c;
+    if (nodes_[at].flags & kNamed) named = at;
   }
-  return Node(this, named);
+}
+
+namespace {
+// Whether `n` is a link of a chain; if so, `next` is the next link towards the root, which a
+// link broken by a syntax error can lack (the chain's root is then a null node).
+bool chain_link(Node n, Node& next) {
+  if (n.kind() == Kind::Attribute) next = n.field(Field::Object);
+  else if (n.kind() == Kind::Call) next = n.field(Field::Function);
+  else if (n.kind() == Kind::Subscript) next = n.field(Field::Value);
+  else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1) next = n.named_child(0);
+  else return false;
+  return true;
+}
+}  // namespace
+
+Node Tree::chain_root(Node expr) const {
+  constexpr int kShortChain = 16;  // walked without the memo
+  Node n = expr, next;
+  for (int links = 0; links < kShortChain; ++links) {
+    if (!chain_link(n, next)) return n;
+    if (!next) return {};
+    n = next;
+  }
+  if (chain_roots_.empty()) chain_roots_.assign(nodes_.size(), kUnknown);
+  std::vector<uint32_t> path;
+  uint32_t root = kUnknown;
+  for (n = expr; (root = chain_roots_[n.id()]) == kUnknown;) {
+    path.push_back(n.id());
+    if (!chain_link(n, next)) {
+      root = n.id();
+      break;
+    }
+    if (!next) {
+      root = kNone;
+      break;
+    }
+    n = next;
+  }
+  for (uint32_t id : path) chain_roots_[id] = root;
+  return root == kNone ? Node() : Node(this, root);
+}
+
+Node Tree::enclosing_function(Node n) const {
+  constexpr int kShortClimb = 32;  // climbed without the memo
+  Node a = n.parent();
+  for (int steps = 0; a && steps < kShortClimb; ++steps, a = a.parent())
+    if (a.kind() == Kind::FunctionDefinition) return a;
+  if (!a) return {};
+  if (enclosing_functions_.empty()) enclosing_functions_.assign(nodes_.size(), kUnknown);
+  std::vector<uint32_t> path;  // ancestors of n that are no function: a holds for each of them
+  for (a = n.parent(); a && a.kind() != Kind::FunctionDefinition && enclosing_functions_[a.id()] == kUnknown; a = a.parent())
+    path.push_back(a.id());
+  uint32_t found = !a ? kNone : a.kind() == Kind::FunctionDefinition ? a.id() : enclosing_functions_[a.id()];
+  for (uint32_t id : path) enclosing_functions_[id] = found;
+  return found == kNone ? Node() : Node(this, found);
 }
 
 std::string_view Node::type() const {
@@ -228,17 +282,17 @@ TSPoint point_at(std::string_view text, uint32_t offset) {
 }
 }  // namespace
 
-std::unique_ptr<Tree> Parser::parse_range(std::string_view text, uint32_t begin, uint32_t end) {
-  TSRange range{point_at(text, begin), point_at(text, end), begin, end};
+std::unique_ptr<Tree> Parser::parse_range(std::string_view text, std::string_view parsed, uint32_t begin, uint32_t end) {
+  TSRange range{point_at(parsed, begin), point_at(parsed, end), begin, end};
   ts_parser_set_included_ranges(parser_, &range, 1);
-  TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));
+  TSTree* tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), uint32_t(parsed.size()));
   ts_parser_set_included_ranges(parser_, nullptr, 0);
   if (!tree) throw std::runtime_error("the Python parser gave up on this file");
   return std::make_unique<Tree>(tree, text);
 }
 
-std::unique_ptr<Tree> Parser::parse(std::string_view text) {
-  TSTree* tree = ts_parser_parse_string(parser_, nullptr, text.data(), uint32_t(text.size()));
+std::unique_ptr<Tree> Parser::parse(std::string_view text, std::string_view parsed) {
+  TSTree* tree = ts_parser_parse_string(parser_, nullptr, parsed.data(), uint32_t(parsed.size()));
   if (!tree) throw std::runtime_error("the Python parser gave up on this file");
   return std::make_unique<Tree>(tree, text);
 }

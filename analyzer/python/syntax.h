@@ -146,6 +146,14 @@ class Tree {
   uint32_t subtree_end(Node n) const { return nodes_[n.id()].subtree_end; }
   // The smallest named node spanning [begin, end), or the root.
   Node named_descendant_for_span(ByteSpan span) const;
+  // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
+  // Checks ask it of every link of a chain; past a few links the roots found are kept, so that a
+  // chain of any length is walked about once.
+  Node chain_root(Node expr) const;
+  // The innermost function_definition above `n`, or a null node. Checks ask it (through the scopes
+  // of names) of nodes at any depth; past a few ancestors the answers found are kept, so that
+  // a nest of any depth is climbed about once.
+  Node enclosing_function(Node n) const;
   TSTree* raw() const { return tree_; }
 
  private:
@@ -170,6 +178,11 @@ class Tree {
   TSTree* tree_;
   std::string_view text_;
   std::vector<Record> nodes_;
+  // Memos of chain_root() and enclosing_function(), by node: the node found, kNone for a null
+  // node, kUnknown if not asked yet.
+  static constexpr uint32_t kUnknown = UINT32_MAX - 1;
+  mutable std::vector<uint32_t> chain_roots_;
+  mutable std::vector<uint32_t> enclosing_functions_;
   std::vector<uint32_t> children_;        // each node's children, contiguous
   std::vector<uint32_t> named_children_;  // each node's named children, contiguous
 };
@@ -226,10 +239,15 @@ class Parser {
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
   // Never fails on bad syntax: errors become ERROR/MISSING nodes. Throws only if tree-sitter
-  // gives up (out of memory, cancelled).
-  std::unique_ptr<Tree> parse(std::string_view text);
-  // Parses only text[begin, end), keeping the whole text's byte offsets in the tree.
-  std::unique_ptr<Tree> parse_range(std::string_view text, uint32_t begin, uint32_t end);
+  // gives up (out of memory, cancelled). The parser reads `parsed`, `text` with some bytes
+  // turned into spaces (python/literal_data.h); the tree's text is `text`.
+  std::unique_ptr<Tree> parse(std::string_view text, std::string_view parsed);
+  std::unique_ptr<Tree> parse(std::string_view text) { return parse(text, text); }
+  // Parses only parsed[begin, end), keeping the whole text's byte offsets in the tree.
+  std::unique_ptr<Tree> parse_range(std::string_view text, std::string_view parsed, uint32_t begin, uint32_t end);
+  std::unique_ptr<Tree> parse_range(std::string_view text, uint32_t begin, uint32_t end) {
+    return parse_range(text, text, begin, end);
+  }
 
  private:
   TSParser* parser_;

@@ -1,6 +1,7 @@
 #include "report/text_report.h"
 #include "report/formats.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -61,6 +62,8 @@ void write_code_frame(const Finding& f, std::ostream& out, const Style& st) {
   std::string gutter(num.size(), ' ');
   out << fmt::format("  {} {}\n", gutter, st.dim("|"));
   out << fmt::format("  {} {} {}\n", st.dim(num), st.dim("|"), visible_text(line));
+  // A long line's text is cut (kSourceLineBytes): a finding past the cut gets no carets.
+  if (past_the_end > 1) return;
   out << fmt::format("  {} {} {}{}{}\n", gutter, st.dim("|"), blank_like(visible_text(line.substr(0, from))),
                      std::string(past_the_end, ' '), st.wrap("1;31", std::string(width, '^')));
 }
