@@ -232,7 +232,8 @@ TEST_CASE("config: per-path ignores, exclude, path weights and thresholds", "[e2
 
 TEST_CASE("fail-on by severity or effort, and exit-zero", "[e2e][thresholds]") {
   TempDir dir;
-  dir.write("m.py", "import torch\nidx = torch.nonzero(x)\n");  // one warning of medium effort
+  // One warning of medium effort, in a function of unknown role (module-level code runs once).
+  dir.write("m.py", "import torch\n\ndef select(x):\n    return torch.nonzero(x)\n");
   CHECK(run_tpulint(scan_json(dir, "--fail-on warning")).exit_code == 1);
   CHECK(run_tpulint(scan_json(dir, "--fail-on error")).exit_code == 0);
   CHECK(run_tpulint(scan_json(dir, "--fail-on medium")).exit_code == 1);

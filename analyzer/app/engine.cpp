@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "app/memory_setup.h"
+#include "checks/python/frameworks/code_roles.h"
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
@@ -77,7 +78,7 @@ class LanguageDispatcher final : public FileAnalyzer {
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
       if (enabled_.python.empty() && !enabled_.syntax_notes) return;
-      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python);
+      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python, &checks::code_role_facts());
       python_->analyze(file, result);
     } else if (file.language() == Language::Cmake) {
       if (enabled_.cmake.empty() && !enabled_.syntax_notes) return;

@@ -37,6 +37,8 @@ Finding finding_from(const json& j, const std::string& input) {
   f.source_line = j.at("source_line");
   f.related_paths = j.at("related_paths").get<std::vector<std::string>>();
   f.code_lines = j.at("code_lines");
+  f.context = parsed(context_from_string(j.at("context").get<std::string>()), input, "context");
+  f.discounted = j.at("discounted").get<bool>();
   return f;
 }
 

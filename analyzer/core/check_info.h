@@ -29,9 +29,21 @@ struct CheckInfo {
   Severity severity = Severity::Warning;
   EffortClass effort = EffortClass::Low;
   HoursRange hours;          // per finding, before any per-finding scaling
+  // What it finds matters only where the accelerator runs the code every step (a dynamic shape,
+  // an op with no lowering, a host sync): in host-side, one-time and evaluation code its
+  // findings are discounted (discounts_finding).
+  bool device_code_only = false;
   CheckDoc doc;
 
   Category category() const;  // from the ID's leading digit
 };
+
+// Whether a finding of `check` in code of context `c` blocks nothing: guarded code (a branch
+// with another path, an optional GPU library with a fallback), and, for a check about device
+// code only, host-side, one-time and evaluation code. Such a finding is info and weighs nothing.
+inline bool discounts_finding(Context c, const CheckInfo& check) {
+  if (c == Context::Guarded) return true;
+  return check.device_code_only && (c == Context::Host || c == Context::OneTime || c == Context::Eval);
+}
 
 }  // namespace tpulint

@@ -43,6 +43,7 @@ Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string_vie
   f.subject = interned_subject;
   std::string cut;
   f.source_line = InternedString(source_line_of(file_.line_text(f.start.line), cut));
+  if (offsets_) offsets_->push_back(span.begin);
   return f;
 }
 

@@ -33,6 +33,10 @@ struct Finding {
   // The lines of code the finding stands for: a kernel's or device function's length (what of
   // the project has no TPU path); 0 for the use of an API, an op or a library.
   uint32_t code_lines = 0;
+  Context context = Context::Unknown;
+  // Its context means it blocks nothing (discounts_finding): its severity is info, and it weighs
+  // nothing in the score, the effort the verdict weighs, or the verdict. It stays listed.
+  bool discounted = false;
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
@@ -77,10 +81,14 @@ class FindingSink {
                std::string_view subject = {});
 
   const SourceFile& file() const { return file_; }
+  // The start byte of each finding added, in order, when a frontend asks for them (to place
+  // them in its own model of the file afterwards).
+  void keep_offsets(std::vector<uint32_t>* offsets) { offsets_ = offsets; }
 
  private:
   const SourceFile& file_;
   std::vector<Finding>& out_;
+  std::vector<uint32_t>* offsets_ = nullptr;
 };
 
 // A finding about a whole file that has no text to point into (skipped, unreadable).

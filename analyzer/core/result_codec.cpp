@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r3";
+constexpr std::string_view kMagic = "r4";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -187,6 +187,8 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_string(out, f.subject);
     put_string(out, f.source_line);
     put_number(out, f.code_lines);
+    put_number(out, int(f.context));
+    put_number(out, int(f.discounted));
     put_number(out, f.related_paths.size());
     for (const std::string& p : f.related_paths) put_string(out, p);
   }
@@ -237,6 +239,8 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.subject = in.interned(subject);
     f.source_line = in.interned(source_line);
     f.code_lines = in.number<uint32_t>();
+    f.context = Context(std::min(in.number<int>(), int(Context::Test)));
+    f.discounted = in.number<int>() != 0;
     size_t related = in.count();
     for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
   }

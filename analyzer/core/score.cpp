@@ -114,7 +114,7 @@ bool makes_novel_code(const Finding& f) { return f.category == Category::CustomK
 
 Tally tally_of(const Finding& f, double path_weight, bool in_native_file) {
   Tally t;
-  if (f.category == Category::AnalyzerNote) return t;
+  if (f.category == Category::AnalyzerNote || f.discounted) return t;
   t.hours = f.hours.low * path_weight;
   if (!decides_verdict(path_weight)) return t;
   t.core_hours = f.hours.low;
@@ -230,7 +230,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
     const double path_weight = path_weight_of(f.path);
-    const bool native = decides_verdict(path_weight) && code.is_native(f.path);
+    const bool native = !f.discounted && decides_verdict(path_weight) && code.is_native(f.path);
     const Tally t = tally_of(f, path_weight, native);
     if (native) code.count(f, +1);
     out.tally += t;
@@ -243,7 +243,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     ++category->second.findings;
     category->second.hours.low += f.hours.low;
     category->second.hours.high += f.hours.high;
-    if (!decides_verdict(path_weight)) continue;
+    if (!decides_verdict(path_weight) || f.discounted) continue;
     out.core_hours.low += f.hours.low;
     out.core_hours.high += f.hours.high;
     if (t.core_novel > 0 && !first_novel) first_novel = &f;

@@ -86,6 +86,26 @@ std::optional<E> parse_enum(std::string_view s, const E (&values)[N]) {
 
 std::optional<Category> category_from_string(std::string_view s) { return parse_enum(s, kAllCategories); }
 
+std::string_view to_string(Context c) {
+  switch (c) {
+    case Context::Unknown: return "unknown";
+    case Context::HotPath: return "hot-path";
+    case Context::Loop: return "loop";
+    case Context::Host: return "host";
+    case Context::OneTime: return "one-time";
+    case Context::Eval: return "eval";
+    case Context::Guarded: return "guarded";
+    case Context::Test: return "test";
+  }
+  return "unknown";
+}
+
+std::optional<Context> context_from_string(std::string_view s) {
+  static constexpr Context kAll[] = {Context::Unknown, Context::HotPath, Context::Loop,    Context::Host,
+                                     Context::OneTime, Context::Eval,   Context::Guarded, Context::Test};
+  return parse_enum(s, kAll);
+}
+
 std::optional<Severity> severity_from_string(std::string_view s) {
   static constexpr Severity kAll[] = {Severity::Info, Severity::Warning, Severity::Error};
   return parse_enum(s, kAll);

@@ -53,6 +53,15 @@ std::string_view to_string(Severity s);
 enum class EffortClass : uint8_t { None, Low, Medium, High };
 std::string_view to_string(EffortClass e);
 
+// Where the code a finding sits in runs, as the Python semantic model sees it (docs/scoring.md):
+// the traced hot path (a model's forward, jitted and compiled functions, what they call), the
+// body of a training loop, the host's data path (datasets, collate functions, transforms),
+// one-time code (constructors, checkpoint loading, argument parsing), evaluation and
+// post-processing, a branch taken only on GPUs or when an optional GPU library is there (a
+// guard with another path), tests; unknown when none of these is known.
+enum class Context : uint8_t { Unknown, HotPath, Loop, Host, OneTime, Eval, Guarded, Test };
+std::string_view to_string(Context c);  // "unknown", "hot-path", "loop", "host", "one-time", "eval", "guarded", "test"
+
 struct HoursRange {
   double low = 0;
   double high = 0;
@@ -77,6 +86,7 @@ std::optional<Category> category_from_string(std::string_view s);
 std::optional<Severity> severity_from_string(std::string_view s);
 std::optional<EffortClass> effort_from_string(std::string_view s);
 std::optional<Language> language_from_string(std::string_view s);
+std::optional<Context> context_from_string(std::string_view s);
 
 // The category a check ID belongs to ("TPU201" -> DynamicShape); nullopt for a malformed ID.
 std::optional<Category> category_from_id(std::string_view check_id);

@@ -20,8 +20,9 @@ constexpr uint64_t kFrameKinds =
 
 }  // namespace
 
-PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks) {
+PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles) : roles_(roles) {
   for (const PythonCheckEntry& e : checks) {
+    infos_.push_back(e.info);
     for (Kind k : e.check->kinds()) {
       std::span<const std::string_view> names = e.check->callee_names(), modules = e.check->callee_modules();
       if (k != Kind::Call || (names.empty() && modules.empty())) {
@@ -124,37 +125,6 @@ void PythonAnalyzer::check_named_call(Node call, PythonContext& ctx) {
 }
 
 namespace {
-
-std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
-  std::vector<std::string> names;
-  Node parent = function.parent();
-  if (!parent || parent.kind() != Kind::DecoratedDefinition) return names;
-  for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
-    Node d = parent.named_child(i);
-    if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-    Node expr = d.named_child(0);
-    // `@jax.jit(...)`/`@tf.function(jit_compile=True)` name the callee; `@partial(jax.jit, ...)`
-    // names partial's first argument.
-    if (expr.kind() == Kind::Call) {
-      Node callee = expr.field(Field::Function);
-      auto q = ctx.qualified_name(callee);
-      if (q && *q == "functools.partial") {
-        auto args = call_arguments(expr);
-        if (!args.positional.empty()) q = ctx.qualified_name(args.positional[0]);
-      }
-      expr = callee;
-      if (q) {
-        names.push_back(*q);
-        continue;
-      }
-    }
-    if (auto q = ctx.qualified_name(expr))
-      names.push_back(*q);
-    else
-      names.emplace_back(expr.text());
-  }
-  return names;
-}
 
 // The first syntax error (an ERROR or MISSING node) and how many there are.
 struct SyntaxErrors {
@@ -265,10 +235,14 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   ImportTable imports = ImportTable::build(tree_list, package_of(file.path()));
   FindingSink sink(file, result.findings);
   SyntaxErrors errors;
+  const size_t first_finding = result.findings.size();
+  std::vector<uint32_t> offsets;  // of the findings from first_finding on
+  if (roles_) sink.keep_offsets(&offsets);
+  std::vector<std::unique_ptr<PythonContext>> contexts;  // kept for the semantic model
 
   for (size_t t = 0; t < trees.size(); ++t) {
     const Tree& tree = *trees[t];
-    PythonContext ctx(file, tree, imports, sink);
+    PythonContext& ctx = *contexts.emplace_back(std::make_unique<PythonContext>(file, tree, imports, sink));
     std::vector<Frame>& frames = ctx.mutable_frames();
     bool check_errors = tree.root().has_error();
 
@@ -316,6 +290,24 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       id = descend ? id + 1 : tree.subtree_end(node);
     }
   }
+
+  // Where each finding's code runs, from a model of the file built only when there are findings.
+  if (roles_ && result.findings.size() > first_finding) {
+    SemanticModel model(*roles_, file.path());
+    for (size_t t = 0; t < trees.size(); ++t) model.add_tree(*trees[t], *contexts[t]);
+    model.finish();
+    for (size_t k = first_finding; k < result.findings.size(); ++k) {
+      Finding& f = result.findings[k];
+      f.context = model.context_at(offsets[k - first_finding]);
+      auto info = std::find_if(infos_.begin(), infos_.end(), [&](const CheckInfo* i) { return i->id == f.check_id; });
+      if (info != infos_.end() && discounts_finding(f.context, **info)) {
+        f.discounted = true;
+        f.severity = Severity::Info;
+      }
+    }
+  }
+  sink.keep_offsets(nullptr);
+  contexts.clear();
 
   // The scope drops the trees' memory next.
   for (const auto& t : trees) t->leave_to_arena();

@@ -12,6 +12,7 @@
 #include "core/string_map.h"
 #include "python/parse_arena.h"
 #include "python/python_check.h"
+#include "python/semantic.h"
 #include "python/syntax.h"
 
 namespace tpulint::python {
@@ -19,13 +20,17 @@ namespace tpulint::python {
 // One per worker thread (it owns the memory its parses use).
 class PythonAnalyzer {
  public:
-  explicit PythonAnalyzer(std::span<const PythonCheckEntry> checks);
+  // `roles`: the framework facts of the semantic model, which gives each finding its context;
+  // without them every finding's context is unknown.
+  explicit PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles = nullptr);
   void analyze(const SourceFile& file, FileResult& result);
   // The parse alone, with the same memory and node table as analyze(), and no check: the
   // benchmark's floor (`scan --parse-only`).
   void parse_only(const SourceFile& file);
 
  private:
+  const CodeRoleFacts* roles_ = nullptr;
+  std::vector<const CheckInfo*> infos_;  // of the checks given, to discount findings by context
   // Calls `call` on the checks of calls that name its callee or the callee's module (see
   // PythonCheck::callee_names).
   void check_named_call(Node call, PythonContext& ctx);

@@ -201,4 +201,35 @@ std::optional<std::string> string_value(Node node) {
   return out;
 }
 
+std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
+  std::vector<std::string> names;
+  Node parent = function.parent();
+  if (!parent || parent.kind() != Kind::DecoratedDefinition) return names;
+  for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
+    Node d = parent.named_child(i);
+    if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
+    Node expr = d.named_child(0);
+    // `@jax.jit(...)`/`@tf.function(jit_compile=True)` name the callee; `@partial(jax.jit, ...)`
+    // names partial's first argument.
+    if (expr.kind() == Kind::Call) {
+      Node callee = expr.field(Field::Function);
+      auto q = ctx.qualified_name(callee);
+      if (q && *q == "functools.partial") {
+        auto args = call_arguments(expr);
+        if (!args.positional.empty()) q = ctx.qualified_name(args.positional[0]);
+      }
+      expr = callee;
+      if (q) {
+        names.push_back(*q);
+        continue;
+      }
+    }
+    if (auto q = ctx.qualified_name(expr))
+      names.push_back(*q);
+    else
+      names.emplace_back(expr.text());
+  }
+  return names;
+}
+
 }  // namespace tpulint::python

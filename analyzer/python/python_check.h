@@ -181,6 +181,10 @@ constexpr std::array<std::string_view, N> last_name_parts(const std::array<Row, 
 // True when the dotted `name` is `module` or inside it: "torch.nn" is in "torch", "torchvision" is not.
 bool has_module_prefix(std::string_view name, std::string_view module);
 
+// The qualified names of a function's decorators, in order: `@jax.jit`, `@jax.jit(...)` and
+// `@partial(jax.jit, ...)` give "jax.jit"; a decorator that resolves to no import gives its text.
+std::vector<std::string> decorator_names(Node function, const PythonContext& ctx);
+
 // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
 Node chain_root(Node expr);
 

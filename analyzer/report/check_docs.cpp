@@ -37,7 +37,12 @@ std::string check_doc_markdown(const CheckInfo& c) {
   if (c.framework != Framework::Any)
     out += fmt::format("| framework | {} (left out by `--target` for another framework) |\n", to_string(c.framework));
   out += fmt::format("| severity | {} |\n", to_string(c.severity));
-  out += fmt::format("| effort | {}, {} |\n\n", to_string(c.effort), hours_text(c.hours));
+  out += fmt::format("| effort | {}, {} |\n", to_string(c.effort), hours_text(c.hours));
+  if (contains(c.languages, Language::Python))
+    out += fmt::format("| discounted in | {} |\n",
+                       c.device_code_only ? "guarded, host-side, one-time and evaluation code (docs/scoring.md, Contexts)"
+                                          : "guarded code (docs/scoring.md, Contexts)");
+  out += "\n";
   out += fmt::format("## What it finds\n\n{}\n\n", d.what);
   out += fmt::format("## Why it matters on a TPU\n\n{}\n\n", d.why);
   if (!d.example.empty()) out += fmt::format("## Example\n\n{}\n", code_block(d.example, code_lang(c.languages)));

@@ -32,6 +32,7 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.member("message", f.message).member("hint", f.hint).member("subject", f.subject);
   w.member("source_line", f.source_line).member("related_paths", f.related_paths);
   w.member("code_lines", f.code_lines);
+  w.member("context", to_string(f.context)).member("discounted", f.discounted);
   w.key("effort").begin_object().member("class", to_string(f.effort));
   hours_members(w, f.hours);
   w.end_object();

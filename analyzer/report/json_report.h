@@ -8,7 +8,7 @@
 
 namespace tpulint::report {
 
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;  // 2: findings carry context and discounted
 
 void write_json(const ScanReport& report, std::ostream& out);
 

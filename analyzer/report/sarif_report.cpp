@@ -111,7 +111,9 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
           {"effort", to_string(f->effort)},
           {"hours_low", f->hours.low},
           {"hours_high", f->hours.high},
-          {"subject", f->subject}}},
+          {"subject", f->subject},
+          {"context", to_string(f->context)},
+          {"discounted", f->discounted}}},
     };
     if (auto it = rule_index.find(f->check_id); it != rule_index.end()) r["ruleIndex"] = it->second;
     results.push_back(std::move(r));

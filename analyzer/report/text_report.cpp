@@ -69,8 +69,12 @@ void write_code_frame(const Finding& f, std::ostream& out, const Style& st) {
 }
 
 void write_finding(const Finding& f, std::ostream& out, const Style& st) {
-  out << fmt::format("  {}:{}  {}  {}  {}\n", f.start.line, f.start.column, st.severity(f.severity),
-                     st.bold(f.check_id), visible_text(f.message));
+  // The context when it is known and not already the path's (tests), dimmed: where the code runs.
+  const bool show_context = f.context != Context::Unknown && f.context != Context::Test;
+  out << fmt::format("  {}:{}  {}  {}  {}{}\n", f.start.line, f.start.column, st.severity(f.severity),
+                     st.bold(f.check_id), visible_text(f.message),
+                     show_context ? st.dim(fmt::format("  [{}{}]", to_string(f.context), f.discounted ? ", discounted" : ""))
+                                  : std::string());
   if (!f.source_line.empty()) {
     write_code_frame(f, out, st);
     if (!f.hint.empty())

@@ -109,6 +109,7 @@ extern const CheckDef TPU201_torch_data_dependent_shape{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `torch.nonzero`, `torch.argwhere`, `torch.unique`, `torch.unique_consecutive`, "
                     "`torch.masked_select` and `torch.bincount`, in function form "

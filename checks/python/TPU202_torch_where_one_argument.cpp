@@ -48,6 +48,7 @@ extern const CheckDef TPU202_torch_where_one_argument{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `torch.where` with a single argument (`torch.where(cond)`, "
                     "`torch.where(condition=m)`), under any alias of torch. The three-argument "

@@ -100,6 +100,7 @@ extern const CheckDef TPU203_torch_repeat_interleave_tensor{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 3},
+        .device_code_only = true,
         .doc = {
             .what = "`torch.repeat_interleave(x, repeats)` and `x.repeat_interleave(repeats)` whose "
                     "`repeats` is a tensor, and the one-argument `torch.repeat_interleave(repeats)`, when "

@@ -81,6 +81,7 @@ extern const CheckDef TPU204_torch_boolean_mask_indexing{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},
+        .device_code_only = true,
         .doc = {
             .what = "Subscripts whose index is a boolean mask, in files that import torch: `x[mask]`, "
                     "`x[x > 0]`, `x[m & (y < 3)]`, `x[~valid]`, `x[:, torch.isnan(x).any(0)]`, and "

@@ -190,6 +190,7 @@ extern const CheckDef TPU205_torch_tensor_value_as_shape{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "A number read from tensor values used as a size: `torch.zeros(n.item())`, "
                     "`torch.arange(lengths.max())`, `x.view(t.item(), -1)`, `x[:n]` or `range(n)` where `n` "

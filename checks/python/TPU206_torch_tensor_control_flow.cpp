@@ -196,6 +196,7 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},
+        .device_code_only = true,
         .doc = {
             .what = "`if`, `elif`, `while`, conditional expressions and `assert` statements whose "
                     "condition reads tensor values, "

@@ -96,6 +96,7 @@ extern const CheckDef TPU210_jax_dynamic_shape_op{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `jnp.nonzero`, `flatnonzero`, `argwhere`, the one-argument `jnp.where(cond)`, "
                     "`extract`, `compress`, `mask_indices`, `unique` and `unique_values/counts/inverse/all`, "

@@ -59,6 +59,7 @@ extern const CheckDef TPU211_jax_boolean_indexing_traced{
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},
+        .device_code_only = true,
         .doc = {
             .what = "Subscripts with a boolean mask computed from traced values (`x[x > 0]`, `x[mask]`, "
                     "`x[:, m & (y < 3)]`, `x.at[mask].set(0)`) inside a function traced by `jax.jit`, "

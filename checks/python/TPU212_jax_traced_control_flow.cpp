@@ -60,6 +60,7 @@ extern const CheckDef TPU212_jax_traced_control_flow{
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 2},
+        .device_code_only = true,
         .doc = {
             .what = "`if`, `elif`, `while` and conditional expressions whose condition computes with a "
                     "traced value (`if x > 0:`, `while err > tol:`, `y if flag else z` with `flag` traced) "

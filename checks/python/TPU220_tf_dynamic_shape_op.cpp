@@ -80,6 +80,7 @@ extern const CheckDef TPU220_tf_dynamic_shape_op{
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `tf.unique`, `tf.unique_with_counts`, `tf.dynamic_partition`, "
                     "`tf.compat.v1.setdiff1d`, `tf.image.non_max_suppression(_with_scores)` and "

@@ -52,6 +52,7 @@ extern const CheckDef TPU221_tf_where_one_argument{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `tf.where` (and `tf.compat.v1.where`, `where_v2`) with only a condition, in "
                     "TensorFlow model code: a `tf.function`, the `call` (or `train_step`) of a Keras layer or "

@@ -45,6 +45,7 @@ extern const CheckDef TPU222_tf_boolean_mask{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {0.5, 3},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `tf.boolean_mask` (and `tf.compat.v1.boolean_mask`) in TensorFlow model code: "
                     "a `tf.function`, the `call` (or `train_step`) of a Keras layer or model subclass, an "

@@ -179,6 +179,7 @@ extern const CheckDef TPU301_torch_op_cpu_fallback{
         .severity = Severity::Warning,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = kWhat,
             .why = "PyTorch/XLA sends every op it has no lowering for to one boxed fallback: the graph built so far "

@@ -119,6 +119,7 @@ extern const CheckDef TPU304_torch_sparse_tensor{
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},
+        .device_code_only = true,
         .doc = {
             .what = "`torch.sparse.*` functions (`torch.sparse.mm`, `torch.sparse.sum`, ...), the sparse "
                     "constructors and layouts (`torch.sparse_coo_tensor`, `torch.sparse_csr_tensor`, "

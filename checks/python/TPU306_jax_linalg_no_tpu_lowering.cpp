@@ -94,6 +94,7 @@ extern const CheckDef TPU306_jax_linalg_no_tpu_lowering{
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {2, 8},
+        .device_code_only = true,
         .doc = {
             .what = "`jnp.linalg.eig`, `jnp.linalg.eigvals`, `jax.lax.linalg.eig`, `jax.scipy.linalg.schur`, "
                     "`sqrtm`, `hessenberg`, `solve_sylvester` (built on `eig`), `jax.lax.linalg.schur`, "

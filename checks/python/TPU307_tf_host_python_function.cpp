@@ -46,6 +46,7 @@ extern const CheckDef TPU307_tf_host_python_function{
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `tf.py_function`, `tf.numpy_function` and `tf.compat.v1.py_func` inside model code: "
                     "a `tf.function`, the `call` method of a Keras layer or model, or a TF1 Estimator `model_fn`.",

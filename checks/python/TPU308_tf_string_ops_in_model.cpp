@@ -64,6 +64,7 @@ extern const CheckDef TPU308_tf_string_ops_in_model{
         .severity = Severity::Error,
         .effort = EffortClass::Medium,
         .hours = {1, 4},
+        .device_code_only = true,
         .doc = {
             .what = "`tf.strings.*`, `tf.as_string`, `tf.substr`, `tf.regex_replace`, the TF1 `tf.string_*` "
                     "functions and the `tf.string` dtype, inside model code: a `tf.function`, the `call` method of "

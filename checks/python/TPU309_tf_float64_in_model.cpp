@@ -50,6 +50,7 @@ extern const CheckDef TPU309_tf_float64_in_model{
         .severity = Severity::Error,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "`tf.float64`, `tf.double`, `tf.complex128` and `tf.to_double` inside model code: a "
                     "`tf.function`, the `call` method of a Keras layer or model, or a TF1 Estimator `model_fn`.",

@@ -55,6 +55,7 @@ extern const CheckDef TPU601_item_in_step{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `.item()` (no arguments) in files that import torch or jax, inside a training or "
                     "inference step: a training loop, a step function, a function compiled by `jax.jit`, "

@@ -98,6 +98,7 @@ extern const CheckDef TPU602_host_copy_in_step{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `.cpu()`, `.tolist()` and `.to(\"cpu\")` (also `.to(torch.device(\"cpu\"))`) in "
                     "files that import torch, and `.numpy()` in files that import torch or TensorFlow, inside a "

@@ -57,6 +57,7 @@ extern const CheckDef TPU603_scalar_conversion_in_step{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of the builtins `float`, `int` and `bool` on a value that looks like a tensor, in "
                     "files that import torch, jax or TensorFlow, inside a training or inference step (see "

@@ -143,6 +143,7 @@ extern const CheckDef TPU604_tensor_logging_in_step{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "Calls of `print`, `logging.*` and `logger.info`-style methods (a receiver named like "
                     "`*log*`), `wandb.log`, `mlflow.log_metric(s)`, TensorBoard `writer.add_scalar(s)`/"

@@ -106,6 +106,7 @@ extern const CheckDef TPU605_jax_host_transfer_in_step{
         .severity = Severity::Warning,
         .effort = EffortClass::Low,
         .hours = {0.25, 1},
+        .device_code_only = true,
         .doc = {
             .what = "In files that import jax: calls of `jax.device_get`, `jax.block_until_ready`, "
                     "`x.block_until_ready()`, and `np.asarray(x)`/`np.array(x)` of a device value, inside a "

@@ -1,0 +1,321 @@
+#include "python/semantic.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tpulint::python {
+
+bool matches_name_pattern(std::string_view pattern, std::string_view name) {
+  const bool star_front = pattern.starts_with('*'), star_back = pattern.size() > 1 && pattern.ends_with('*');
+  std::string_view core = pattern.substr(star_front ? 1 : 0);
+  if (star_back) core.remove_suffix(1);
+  if (star_front && star_back) return name.find(core) != std::string_view::npos;
+  if (star_front) return name.ends_with(core);
+  if (star_back) return name.starts_with(core);
+  return name == core;
+}
+
+bool matches_qualified(std::string_view entry, std::string_view qualified) {
+  return entry.ends_with('.') ? qualified.starts_with(entry) : qualified == entry;
+}
+
+namespace {
+
+bool any_name(const std::vector<std::string>& patterns, std::string_view name) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return matches_name_pattern(p, name); });
+}
+
+bool any_qualified(const std::vector<std::string>& entries, std::string_view qualified) {
+  return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return matches_qualified(e, qualified); });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The last name of an identifier or attribute: `f` -> "f", `self.f`/`a.b.f` -> "f"; "" for
+// other expressions. A call's callee, or a function passed by name (`jax.jit(step)`,
+// `collate_fn=self.collate`).
+std::string_view last_name_of(Node expr) {
+  if (!expr) return {};
+  if (expr.kind() == Kind::Identifier) return expr.text();
+  if (expr.kind() == Kind::Attribute) {
+    Node member = expr.field(Field::Attribute);
+    return member ? member.text() : std::string_view{};
+  }
+  return {};
+}
+
+// A module is host code when one of its directories, or its own name, is a data-path name.
+bool is_host_module(std::string_view path, const std::vector<std::string>& parts) {
+  size_t begin = 0;
+  while (begin < path.size()) {
+    size_t slash = path.find('/', begin);
+    std::string_view part = path.substr(begin, slash == std::string_view::npos ? std::string_view::npos : slash - begin);
+    if (slash == std::string_view::npos && part.ends_with(".py")) part.remove_suffix(3);
+    if (any_name(parts, part)) return true;
+    if (slash == std::string_view::npos) break;
+    begin = slash + 1;
+  }
+  return false;
+}
+
+// Device code runs per step; among code that does not, the host data path is the likeliest to
+// matter to a reader, then evaluation, then one-time code and tests.
+int excused_rank(Context c) {
+  switch (c) {
+    case Context::Host: return 4;
+    case Context::Eval: return 3;
+    case Context::OneTime: return 2;
+    case Context::Test: return 1;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
+    : facts_(facts), host_module_(is_host_module(path, facts.host_path_parts)) {}
+
+bool SemanticModel::is_guard(Node condition) const {
+  if (!condition) return false;
+  const Tree& tree = *condition.tree();
+  for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
+    Node n(&tree, id);
+    if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
+    const std::string word = lower(n.text());
+    if (any_name(facts_.guard_names, word)) return true;
+    // A name an optional import binds (`if flash_attn_func is not None`).
+    if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) return true;
+  }
+  return false;
+}
+
+void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
+  struct Open {
+    uint32_t end;  // past its subtree
+    int function;  // functions_ index, or -1 for a loop
+    int loop = -1; // loops index for a loop
+  };
+  struct Loop {
+    ByteSpan body;
+    int function;
+    bool training = false;
+  };
+  std::vector<Open> open;
+  std::vector<Loop> loops;
+  std::vector<int> open_loops;
+  std::vector<std::vector<std::string>> decorators;
+  const size_t first_function = functions_.size();
+  for (const ImportBinding& b : ctx.imports().bindings())
+    if (b.guarded) optional_names_.insert(b.local);
+  auto current_function = [&] {
+    for (auto it = open.rbegin(); it != open.rend(); ++it)
+      if (it->function >= 0) return it->function;
+    return -1;
+  };
+  for (uint32_t id = 0; id < tree.node_count(); ++id) {
+    Node node(&tree, id);
+    while (!open.empty() && id >= open.back().end) {
+      if (open.back().loop >= 0) open_loops.pop_back();
+      open.pop_back();
+    }
+    switch (node.kind()) {
+      case Kind::FunctionDefinition: {
+        Function f;
+        if (Node name = node.field(Field::Name)) f.name = std::string(name.text());
+        f.span = node.span();
+        f.parent = current_function();
+        // A method: the function's parent is a class body (through a decorated definition).
+        Node up = node.parent();
+        if (up && up.kind() == Kind::DecoratedDefinition) up = up.parent();
+        if (up && up.kind() == Kind::Block && up.parent() && up.parent().kind() == Kind::ClassDefinition) {
+          Node cls = up.parent();
+          for (int c = int(classes_.size()) - 1; c >= 0; --c)
+            if (classes_[c].name == (cls.field(Field::Name) ? cls.field(Field::Name).text() : std::string_view{})) {
+              f.class_index = c;
+              break;
+            }
+        }
+        functions_.push_back(std::move(f));
+        decorators.push_back(decorator_names(node, ctx));
+        open.push_back({tree.subtree_end(node), int(functions_.size() - 1)});
+        break;
+      }
+      case Kind::ClassDefinition: {
+        Class c;
+        if (Node name = node.field(Field::Name)) c.name = std::string(name.text());
+        for (uint32_t i = 0; i < node.named_child_count(); ++i) {
+          Node bases = node.named_child(i);
+          if (bases.type() != "argument_list") continue;
+          for (uint32_t k = 0; k < bases.named_child_count(); ++k) {
+            Node b = bases.named_child(k);
+            if (b.kind() == Kind::KeywordArgument) continue;
+            const auto& q = ctx.qualified_name(b);
+            c.bases.push_back(q ? *q : std::string(b.text()));
+          }
+        }
+        classes_.push_back(std::move(c));
+        break;
+      }
+      case Kind::ForStatement:
+      case Kind::WhileStatement: {
+        Node body = node.field(Field::Body);
+        loops.push_back({body ? body.span() : node.span(), current_function()});
+        open_loops.push_back(int(loops.size() - 1));
+        open.push_back({tree.subtree_end(node), -1, int(loops.size() - 1)});
+        break;
+      }
+      case Kind::Call: {
+        const int caller = current_function();
+        std::string_view last = last_name_of(node.field(Field::Function));
+        if (!last.empty()) calls_.push_back({caller, std::string(last), node.span().begin});
+        if (any_name(facts_.step_calls, last))
+          for (int l : open_loops)
+            if (loops[l].function == caller) loops[l].training = true;
+        CallArguments args = call_arguments(node);
+        const auto& callee = ctx.qualified_name(node.field(Field::Function));
+        if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
+          if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
+        for (const auto& [keyword, value] : args.keywords)
+          if (any_name(facts_.host_keywords, keyword))
+            if (std::string_view fn = last_name_of(value); !fn.empty()) host_names_.emplace_back(fn);
+        break;
+      }
+      case Kind::IfStatement: {
+        bool guard = is_guard(node.field(Field::Condition));
+        for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
+          if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
+            guard = is_guard(elif.field(Field::Condition));
+        if (guard) guards_.push_back(node.span());
+        break;
+      }
+      case Kind::ConditionalExpression:
+        // `body if condition else alternative`
+        if (node.named_child_count() == 3 && is_guard(node.named_child(1))) guards_.push_back(node.span());
+        break;
+      case Kind::TryStatement:
+        for (uint32_t i = 0; i < node.named_child_count(); ++i) {
+          Node handler = node.named_child(i);
+          if (handler.kind() != Kind::ExceptClause) continue;
+          std::string_view head = handler.text().substr(0, handler.text().find(':'));
+          if (head.find("ImportError") != std::string_view::npos || head.find("ModuleNotFoundError") != std::string_view::npos) {
+            if (Node body = node.field(Field::Body)) guards_.push_back(body.span());
+            break;
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (const Loop& l : loops)
+    if (l.training) training_loops_.push_back(l.body);
+  for (size_t i = first_function; i < functions_.size(); ++i) functions_[i].own = own_role(functions_[i], decorators[i - first_function]);
+}
+
+Context SemanticModel::own_role(const Function& f, const std::vector<std::string>& decorators) const {
+  const Class* cls = f.class_index >= 0 ? &classes_[f.class_index] : nullptr;
+  if (any_name(facts_.test_functions, f.name) || (cls && any_name(facts_.test_functions, cls->name))) return Context::Test;
+  for (const std::string& d : decorators)
+    if (any_qualified(facts_.tracing_transforms, d)) return Context::HotPath;
+  if (any_name(facts_.hot_functions, f.name)) return Context::HotPath;
+  if (cls) {
+    const bool dataset = any_name(facts_.host_classes, cls->name) ||
+                         std::any_of(cls->bases.begin(), cls->bases.end(),
+                                     [&](const std::string& b) { return any_qualified(facts_.dataset_bases, b); });
+    if (dataset) return Context::Host;
+    const bool model = std::any_of(cls->bases.begin(), cls->bases.end(),
+                                   [&](const std::string& b) { return any_qualified(facts_.module_bases, b); });
+    if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
+    if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
+  }
+  if (any_name(facts_.host_functions, f.name)) return Context::Host;
+  if (any_name(facts_.one_time_functions, f.name)) return Context::OneTime;
+  if (any_name(facts_.eval_functions, f.name)) return Context::Eval;
+  return Context::Unknown;
+}
+
+Context SemanticModel::caller_role(const CallSite& c) const {
+  if (c.in_training_loop) return Context::HotPath;
+  if (c.caller < 0) return host_module_ ? Context::Host : Context::OneTime;
+  return functions_[c.caller].role;
+}
+
+void SemanticModel::finish() {
+  // Handed to a tracing transform or to a host keyword anywhere in the file.
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown) continue;
+    if (std::find(traced_names_.begin(), traced_names_.end(), f.name) != traced_names_.end())
+      f.own = Context::HotPath;
+    else if (std::find(host_names_.begin(), host_names_.end(), f.name) != host_names_.end())
+      f.own = Context::Host;
+  }
+  for (Function& f : functions_) f.role = f.own;
+  if (!training_loops_.empty())
+    for (CallSite& c : calls_) c.in_training_loop = in_any(training_loops_, c.at);
+  std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
+  for (const CallSite& c : calls_) calls_of[c.callee].push_back(&c);
+  // A function of no role of its own takes its callers' (and, nested, its parent's): the hot
+  // path when any of them is on it, unknown when any is unknown, else the excused role they
+  // share. Roles only move from Unknown, once per pass; a few passes settle chains of helpers.
+  for (int pass = 0; pass < 8; ++pass) {
+    bool changed = false;
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      Function& f = functions_[i];
+      if (f.own != Context::Unknown) continue;
+      bool hot = false, unknown = false, any = false;
+      Context excused = Context::Unknown;
+      auto take = [&](Context r) {
+        any = true;
+        if (r == Context::HotPath || r == Context::Loop) hot = true;
+        else if (excused_rank(r) == 0) unknown = true;
+        else if (excused_rank(r) > excused_rank(excused)) excused = r;
+      };
+      if (auto it = calls_of.find(f.name); it != calls_of.end())
+        for (const CallSite* c : it->second)
+          if (c->caller != int(i)) take(caller_role(*c));
+      if (f.parent >= 0) take(functions_[f.parent].role);
+      Context role = !any ? Context::Unknown : hot ? Context::HotPath : unknown ? Context::Unknown : excused;
+      if (role == Context::Unknown && host_module_) role = Context::Host;
+      if (role != f.role) {
+        f.role = role;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) {
+  return std::any_of(spans.begin(), spans.end(), [&](ByteSpan s) { return s.begin <= offset && offset < s.end; });
+}
+
+int SemanticModel::innermost_function(uint32_t offset) const {
+  int best = -1;
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    const ByteSpan s = functions_[i].span;
+    if (s.begin <= offset && offset < s.end && (best < 0 || s.begin >= functions_[best].span.begin)) best = int(i);
+  }
+  return best;
+}
+
+Context SemanticModel::context_at(uint32_t offset) const {
+  if (in_any(guards_, offset)) return Context::Guarded;
+  if (in_any(training_loops_, offset)) return Context::Loop;
+  const int f = innermost_function(offset);
+  if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
+  return functions_[f].role;
+}
+
+Context SemanticModel::role_of(std::string_view name) const {
+  for (auto it = functions_.rbegin(); it != functions_.rend(); ++it)
+    if (it->name == name) return it->role;
+  return Context::Unknown;
+}
+
+}  // namespace tpulint::python

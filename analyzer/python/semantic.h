@@ -1,0 +1,97 @@
+// The Python semantic model of one file: where each piece of its code runs (core Context), from
+// the role of each function and the guards around each statement. Checks report what they see;
+// the analyzer gives each finding the context of the code it stands on, and a finding that
+// matters only in device code, or that sits behind a guard, is discounted (discounts_finding).
+//
+// Framework facts (tracing transforms, module and dataset bases, role names, guard names) come
+// from the caller (checks/data/python_code_roles.tsv): the frontend knows no framework.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "core/types.h"
+#include "python/python_check.h"
+#include "python/syntax.h"
+
+namespace tpulint::python {
+
+// Name patterns: "name" exact, "prefix*", "*suffix", "*infix*". Qualified names (transforms,
+// bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
+struct CodeRoleFacts {
+  std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
+  std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
+  std::vector<std::string> dataset_bases;       // dataset classes: their methods run on the host
+  std::vector<std::string> hot_methods;         // of model classes (any class for "forward")
+  std::vector<std::string> hot_functions;       // step and loss functions by name
+  std::vector<std::string> host_functions;      // collate functions by name
+  std::vector<std::string> host_classes;        // dataset, transform and sampler classes by name
+  std::vector<std::string> host_keywords;       // a function passed as one of these runs on the host
+  std::vector<std::string> host_path_parts;     // a module under such a directory (or so named) is host code
+  std::vector<std::string> one_time_functions;  // constructors, checkpoint loading, argument parsing
+  std::vector<std::string> eval_functions;      // evaluation and post-processing
+  std::vector<std::string> eval_classes;        // evaluators
+  std::vector<std::string> test_functions;      // test functions and classes
+  std::vector<std::string> step_calls;          // last names of calls that make a loop a training loop
+  std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
+};
+
+bool matches_name_pattern(std::string_view pattern, std::string_view name);
+bool matches_qualified(std::string_view entry, std::string_view qualified);
+
+class SemanticModel {
+ public:
+  SemanticModel(const CodeRoleFacts& facts, std::string_view path);
+  // Adds the functions, calls, loops and guards of one tree of the file (the parse, or a piece
+  // re-parsed after a syntax error), resolving names through `ctx`.
+  void add_tree(const Tree& tree, const PythonContext& ctx);
+  // Gives each function its role, from its own facts and then from its callers'. Call once, after
+  // every tree is added.
+  void finish();
+  // The context of the code at a byte offset of the file.
+  Context context_at(uint32_t offset) const;
+  // The role of the innermost function named `name` (for tests); Unknown if there is none.
+  Context role_of(std::string_view name) const;
+
+ private:
+  struct Function {
+    std::string name;
+    ByteSpan span;
+    int parent = -1;        // the enclosing function
+    int class_index = -1;   // the class it is a method of
+    Context own = Context::Unknown;
+    Context role = Context::Unknown;
+  };
+  struct Class {
+    std::string name;
+    std::vector<std::string> bases;  // qualified where they resolve, else as written
+  };
+  struct CallSite {
+    int caller = -1;  // the function it is in, -1 at module level
+    std::string callee;
+    uint32_t at = 0;  // its start byte
+    bool in_training_loop = false;  // set by finish()
+  };
+
+  Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
+  bool is_guard(Node condition) const;
+  Context caller_role(const CallSite& c) const;
+  int innermost_function(uint32_t offset) const;
+  static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
+
+  const CodeRoleFacts& facts_;
+  bool host_module_ = false;
+  std::vector<Function> functions_;
+  std::vector<Class> classes_;
+  std::vector<CallSite> calls_;
+  std::vector<std::string> traced_names_;  // functions handed to a tracing transform
+  std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
+  std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
+  std::vector<ByteSpan> guards_;
+  std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
+};
+
+}  // namespace tpulint::python

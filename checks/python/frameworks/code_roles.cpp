@@ -1,0 +1,45 @@
+#include "checks/python/frameworks/code_roles.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "data/python_code_roles.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+python::CodeRoleFacts load() {
+  python::CodeRoleFacts facts;
+  const std::pair<std::string_view, std::vector<std::string>*> lists[] = {
+      {"tracing_transform", &facts.tracing_transforms}, {"module_base", &facts.module_bases},
+      {"dataset_base", &facts.dataset_bases},           {"hot_method", &facts.hot_methods},
+      {"hot_function", &facts.hot_functions},           {"host_function", &facts.host_functions},
+      {"host_class", &facts.host_classes},              {"host_keyword", &facts.host_keywords},
+      {"host_path_part", &facts.host_path_parts},       {"one_time_function", &facts.one_time_functions},
+      {"eval_function", &facts.eval_functions},         {"eval_class", &facts.eval_classes},
+      {"test_function", &facts.test_functions},         {"step_call", &facts.step_calls},
+      {"guard_name", &facts.guard_names},
+  };
+  for (const auto& row : data::kPythonCodeRoles) {
+    const size_t space = row.entry.find(' ');
+    const std::string_view fact = row.entry.substr(0, space), pattern = row.entry.substr(space + 1);
+    bool known = false;
+    for (const auto& [name, list] : lists)
+      if (name == fact) {
+        list->emplace_back(pattern);
+        known = true;
+      }
+    if (!known || space == std::string_view::npos) throw std::logic_error("python_code_roles.tsv: bad entry " + std::string(row.entry));
+  }
+  return facts;
+}
+
+}  // namespace
+
+const python::CodeRoleFacts& code_role_facts() {
+  static const python::CodeRoleFacts facts = load();
+  return facts;
+}
+
+}  // namespace tpulint::checks

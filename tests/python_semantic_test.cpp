@@ -1,0 +1,197 @@
+// The Python semantic model: each finding gets the context of the code it stands on, and a
+// finding of a device-code check in host-side, one-time or evaluation code, or any finding in
+// guarded code, is discounted. Every rule both ways: the context that discounts, and a near
+// miss that does not.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "checks/python/frameworks/code_roles.h"
+#include "checks/registry.h"
+#include "core/source_file.h"
+#include "python/python_analyzer.h"
+
+using namespace tpulint;
+
+namespace {
+
+struct Seen {
+  std::string id;
+  uint32_t line;
+  Context context;
+  bool discounted;
+  Severity severity;
+};
+
+std::vector<Seen> analyze(const std::string& path, const std::string& text) {
+  std::vector<std::string_view> ids;
+  for (const checks::CheckDef* c : checks::all_checks()) ids.push_back(c->info.id);
+  auto entries = checks::python_checks(ids);
+  python::PythonAnalyzer analyzer(entries, &checks::code_role_facts());
+  SourceFile file(path, "/abs/" + path, Language::Python, text);
+  FileResult result;
+  analyzer.analyze(file, result);
+  std::vector<Seen> out;
+  for (const Finding& f : result.findings) out.push_back({f.check_id, f.start.line, f.context, f.discounted, f.severity});
+  return out;
+}
+
+// The one finding of `id` on `line`.
+Seen at(const std::vector<Seen>& seen, std::string_view id, uint32_t line) {
+  const Seen* found = nullptr;
+  for (const Seen& s : seen)
+    if (s.id == id && s.line == line) {
+      REQUIRE(found == nullptr);
+      found = &s;
+    }
+  INFO(id << " on line " << line);
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+}  // namespace
+
+TEST_CASE("semantic: a model's forward is the hot path, its constructor one-time code", "[python][semantic]") {
+  auto seen = analyze("pkg/model.py",
+                      "import torch\n"                                 // 1
+                      "class Net(torch.nn.Module):\n"                  // 2
+                      "    def __init__(self, t):\n"                   // 3
+                      "        self.idx = torch.nonzero(t)\n"          // 4
+                      "        self.w = self.table(t)\n"               // 5
+                      "    def table(self, t):\n"                      // 6
+                      "        return torch.unique(t)\n"               // 7
+                      "    def shared(self, t):\n"                     // 8
+                      "        return torch.argwhere(t)\n"             // 9
+                      "    def forward(self, x):\n"                    // 10
+                      "        y = self.shared(x)\n"                   // 11
+                      "        return torch.nonzero(x)\n"              // 12
+                      "    def reset(self, t):\n"                      // 13
+                      "        return self.shared(t)\n");              // 14
+  Seen init = at(seen, "TPU201", 4);
+  CHECK(init.context == Context::OneTime);
+  CHECK(init.discounted);
+  CHECK(init.severity == Severity::Info);
+  // Called only from the constructor: one-time too.
+  CHECK(at(seen, "TPU201", 7).context == Context::OneTime);
+  // Called from forward and from a method of no known role: the hot path wins.
+  Seen shared = at(seen, "TPU201", 9);
+  CHECK(shared.context == Context::HotPath);
+  CHECK_FALSE(shared.discounted);
+  Seen forward = at(seen, "TPU201", 12);
+  CHECK(forward.context == Context::HotPath);
+  CHECK_FALSE(forward.discounted);
+  CHECK(forward.severity == Severity::Warning);
+}
+
+TEST_CASE("semantic: a CUDA API in one-time code is still a blocker; in guarded code it is not", "[python][semantic]") {
+  auto seen = analyze("pkg/setup_model.py",
+                      "import torch\n"                                  // 1
+                      "class Net(torch.nn.Module):\n"                   // 2
+                      "    def __init__(self):\n"                       // 3
+                      "        self.buf = torch.zeros(3).cuda()\n"      // 4
+                      "def place(model):\n"                             // 5
+                      "    if torch.cuda.is_available():\n"             // 6
+                      "        model = model.cuda()\n"                  // 7
+                      "    return model.cuda()\n"                       // 8
+                      "def pick(x):\n"                                  // 9
+                      "    return x.cuda() if x.is_cuda else x\n");     // 10
+  Seen init = at(seen, "TPU401", 4);
+  CHECK(init.context == Context::OneTime);
+  CHECK_FALSE(init.discounted);  // .cuda() fails on a TPU host wherever it runs
+  CHECK(init.severity == Severity::Error);
+  Seen guarded = at(seen, "TPU401", 7);
+  CHECK(guarded.context == Context::Guarded);
+  CHECK(guarded.discounted);
+  Seen unguarded = at(seen, "TPU401", 8);
+  CHECK(unguarded.context == Context::Unknown);
+  CHECK_FALSE(unguarded.discounted);
+  CHECK(at(seen, "TPU401", 10).context == Context::Guarded);  // a conditional expression
+}
+
+TEST_CASE("semantic: an optional import with an ImportError handler is guarded; a plain one is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/attn.py",
+                      "try:\n"                                         // 1
+                      "    from flash_attn import flash_attn_func\n"   // 2
+                      "except ImportError:\n"                          // 3
+                      "    flash_attn_func = None\n"                   // 4
+                      "import apex\n");                                // 5
+  Seen optional = at(seen, "TPU501", 2);
+  CHECK(optional.context == Context::Guarded);
+  CHECK(optional.discounted);
+  CHECK_FALSE(at(seen, "TPU501", 5).discounted);
+}
+
+TEST_CASE("semantic: a branch on a device, backend or optional library is guarded; a branch on anything else is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/net.py",
+                      "import torch\n"                                 // 1
+                      "try:\n"                                         // 2
+                      "    import fused_ops\n"                         // 3
+                      "except ImportError:\n"                          // 4
+                      "    fused_ops = None\n"                         // 5
+                      "class Net(torch.nn.Module):\n"                  // 6
+                      "    def forward(self, x):\n"                    // 7
+                      "        if fused_ops is not None:\n"            // 8
+                      "            return torch.nonzero(x)\n"          // 9
+                      "        if self.training:\n"                    // 10
+                      "            return torch.nonzero(x)\n"          // 11
+                      "        if x.device.type == 'cuda':\n"          // 12
+                      "            torch.cuda.synchronize()\n"         // 13
+                      "        return x\n");                           // 14
+  CHECK(at(seen, "TPU201", 9).context == Context::Guarded);
+  Seen training = at(seen, "TPU201", 11);
+  CHECK(training.context == Context::HotPath);
+  CHECK_FALSE(training.discounted);
+  CHECK(at(seen, "TPU403", 13).context == Context::Guarded);
+}
+
+TEST_CASE("semantic: host data path by module, by keyword and by dataset class; evaluation by name", "[python][semantic]") {
+  const std::string helper = "import torch\ndef prep(x):\n    return torch.nonzero(x)\n";
+  Seen host = at(analyze("pkg/datasets/coco.py", helper), "TPU201", 3);
+  CHECK(host.context == Context::Host);
+  CHECK(host.discounted);
+  Seen model = at(analyze("pkg/models/coco.py", helper), "TPU201", 3);
+  CHECK(model.context == Context::Unknown);
+  CHECK_FALSE(model.discounted);
+
+  auto seen = analyze("pkg/train_utils.py",
+                      "import torch\n"                                             // 1
+                      "def batchify(items):\n"                                     // 2
+                      "    return torch.nonzero(items)\n"                          // 3
+                      "def make_loader(ds):\n"                                     // 4
+                      "    return torch.utils.data.DataLoader(ds, collate_fn=batchify)\n"  // 5
+                      "def evaluate(model, x):\n"                                  // 6
+                      "    return torch.unique(model(x))\n"                        // 7
+                      "def score(model, x):\n"                                     // 8
+                      "    return torch.unique(model(x))\n");                      // 9
+  CHECK(at(seen, "TPU201", 3).context == Context::Host);
+  CHECK(at(seen, "TPU201", 7).context == Context::Eval);
+  CHECK(at(seen, "TPU201", 7).discounted);
+  CHECK(at(seen, "TPU201", 9).context == Context::Unknown);
+}
+
+TEST_CASE("semantic: a loop that calls backward is a training loop whatever its function is named; jitted code is hot",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/run.py",
+                      "import torch\n"                                 // 1
+                      "import jax\n"                                   // 2
+                      "import jax.numpy as jnp\n"                      // 3
+                      "def main(model, loader, opt):\n"                // 4
+                      "    for x in loader:\n"                         // 5
+                      "        loss = model(x)\n"                      // 6
+                      "        loss.backward()\n"                      // 7
+                      "        keep = torch.nonzero(x)\n"              // 8
+                      "    return torch.nonzero(x)\n"                  // 9
+                      "def step(params, batch):\n"                     // 10
+                      "    return jnp.nonzero(batch)\n"                // 11
+                      "fast_step = jax.jit(step)\n"                    // 12
+                      "def report(batch):\n"                           // 13
+                      "    return jnp.nonzero(batch)\n");              // 14
+  Seen loop = at(seen, "TPU201", 8);
+  CHECK(loop.context == Context::Loop);
+  CHECK_FALSE(loop.discounted);
+  CHECK(at(seen, "TPU201", 9).context == Context::Unknown);  // after the loop
+  CHECK(at(seen, "TPU210", 11).context == Context::HotPath);
+  CHECK(at(seen, "TPU210", 14).context == Context::Unknown);
+}
