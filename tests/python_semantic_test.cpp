@@ -195,3 +195,27 @@ TEST_CASE("semantic: a loop that calls backward is a training loop whatever its 
   CHECK(at(seen, "TPU210", 11).context == Context::HotPath);
   CHECK(at(seen, "TPU210", 14).context == Context::Unknown);
 }
+
+TEST_CASE("semantic: a function called only behind a guard is guarded code; one also called without a guard is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/attention.py",
+                      "import torch\n"                                        // 1
+                      "def te_attention(q):\n"                                // 2
+                      "    import transformer_engine\n"                       // 3
+                      "    return q.cuda()\n"                                 // 4
+                      "def fused(q):\n"                                       // 5
+                      "    return q.cuda()\n"                                 // 6
+                      "class Attention(torch.nn.Module):\n"                   // 7
+                      "    def forward(self, q):\n"                           // 8
+                      "        if self.kernel == 'cudnn_flash_te':\n"         // 9
+                      "            return te_attention(q)\n"                  // 10
+                      "        if self.use_fused_kernel:\n"                   // 11
+                      "            q = fused(q)\n"                            // 12
+                      "        return fused(q)\n");                           // 13
+  CHECK(at(seen, "TPU501", 3).context == Context::Guarded);
+  CHECK(at(seen, "TPU501", 3).discounted);
+  CHECK(at(seen, "TPU401", 4).context == Context::Guarded);
+  Seen both = at(seen, "TPU401", 6);
+  CHECK(both.context == Context::HotPath);
+  CHECK_FALSE(both.discounted);
+}

@@ -65,13 +65,15 @@ bool is_host_module(std::string_view path, const std::vector<std::string>& parts
 }
 
 // Device code runs per step; among code that does not, the host data path is the likeliest to
-// matter to a reader, then evaluation, then one-time code and tests.
+// matter to a reader, then evaluation, then one-time code and tests; guarded last, since code
+// also reached without a guard runs on a TPU.
 int excused_rank(Context c) {
   switch (c) {
-    case Context::Host: return 4;
-    case Context::Eval: return 3;
-    case Context::OneTime: return 2;
-    case Context::Test: return 1;
+    case Context::Host: return 5;
+    case Context::Eval: return 4;
+    case Context::OneTime: return 3;
+    case Context::Test: return 2;
+    case Context::Guarded: return 1;
     default: return 0;
   }
 }
@@ -242,6 +244,7 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
 
 Context SemanticModel::caller_role(const CallSite& c) const {
   if (c.in_training_loop) return Context::HotPath;
+  if (c.guarded) return Context::Guarded;
   if (c.caller < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[c.caller].role;
 }
@@ -258,11 +261,13 @@ void SemanticModel::finish() {
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
     for (CallSite& c : calls_) c.in_training_loop = in_any(training_loops_, c.at);
+  if (!guards_.empty())
+    for (CallSite& c : calls_) c.guarded = in_any(guards_, c.at);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
   for (const CallSite& c : calls_) calls_of[c.callee].push_back(&c);
   // A function of no role of its own takes its callers' (and, nested, its parent's): the hot
   // path when any of them is on it, unknown when any is unknown, else the excused role they
-  // share. Roles only move from Unknown, once per pass; a few passes settle chains of helpers.
+  // share (a function called only behind guards is guarded code). Roles only move from Unknown, once per pass; a few passes settle chains of helpers.
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
     for (size_t i = 0; i < functions_.size(); ++i) {

@@ -74,6 +74,7 @@ class SemanticModel {
     std::string callee;
     uint32_t at = 0;  // its start byte
     bool in_training_loop = false;  // set by finish()
+    bool guarded = false;           // set by finish()
   };
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
