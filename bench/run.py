@@ -88,6 +88,17 @@ def cxx_file_times(table):
     return sorted(times)
 
 
+def machine():
+    """The line naming this machine and the date, for a table's header."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"Machine: {platform.node()}, {os.cpu_count()} cores, {cpu}; {time.strftime('%Y-%m-%d')}."
+
+
 def percentile(ascending, percent):
     """Nearest rank, as `scan --timings` summarizes: the ceil(n * percent / 100)-th smallest."""
     rank = max(1, -(-len(ascending) * percent // 100))
@@ -257,12 +268,6 @@ class Bench:
             self.write_markdown(self.args.markdown)
 
     def write_markdown(self, path):
-        cpu = "unknown"
-        try:
-            with open("/proc/cpuinfo") as f:
-                cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-        except (OSError, StopIteration):
-            pass
         lines = [
             "| dataset | Python files | Python lines | Python MB | C/C++/CUDA files | C/C++/CUDA MB |",
             "|---|---|---|---|---|---|",
@@ -272,8 +277,7 @@ class Bench:
         lines += ["", "| dataset | what | jobs | median s | peak MB | ratio |", "|---|---|---|---|---|---|"]
         for dataset, what, jobs, secs, peak, ratio in self.rows:
             lines.append(f"| {dataset} | {what} | {jobs} | {secs:.3f} | {peak:.0f} | {ratio} |")
-        header = (f"Machine: {platform.node()}, {os.cpu_count()} cores, {cpu}; {time.strftime('%Y-%m-%d')}.\n"
-                  f"Command: `bench/run.py {' '.join(sys.argv[1:])}`\n\n")
+        header = f"{machine()}\nCommand: `bench/run.py {' '.join(sys.argv[1:])}`\n\n"
         with open(path, "w") as f:
             f.write(header + "\n".join(lines) + "\n")
         print(f"\nwrote {path}")
