@@ -527,3 +527,20 @@ TEST_CASE("merging the shards of a scan gives the unsharded report, byte for byt
   dir.write("not-a-report.json", "[1, 2]");
   CHECK(run_tpulint("merge '" + dir.str("not-a-report.json") + "'").exit_code == 2);
 }
+
+// A project whose own package has the name of a CUDA-only library (scanning bitsandbytes, apex or
+// Liger-Kernel): its imports of itself are its code, not a dependency. The cached results follow
+// the project: a package added elsewhere in the tree changes what another file's import means.
+TEST_CASE("the project's own packages are never a CUDA-only library, and the cache follows them", "[e2e][index]") {
+  TempDir dir, cache;
+  dir.write("bitsandbytes/__init__.py", "from bitsandbytes.functional import quantize\n");
+  dir.write("bitsandbytes/functional.py", "def quantize(x):\n    return x\n");
+  dir.write("train.py", "import bitsandbytes\nimport apex\n\ndef step(x):\n    return bitsandbytes.quantize(x)\n");
+  const std::string cached = "--cache-dir '" + cache.str() + "'";
+  auto first = report_of(run_tpulint(scan_json(dir, cached)));
+  CHECK(locations(first) == std::vector<std::string>{"TPU501 train.py:2"});  // apex, not its own bitsandbytes
+  // Now apex is the project's too: train.py's unchanged bytes must be analyzed again.
+  dir.write("apex/__init__.py", "");
+  auto second = report_of(run_tpulint(scan_json(dir, cached)));
+  CHECK(locations(second).empty());
+}

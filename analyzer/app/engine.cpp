@@ -9,6 +9,7 @@
 
 #include "app/memory_setup.h"
 #include "checks/python/frameworks/code_roles.h"
+#include "core/project_index.h"
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
@@ -61,6 +62,7 @@ struct EnabledChecks {
   std::vector<cxx::NativeCheckEntry> native;
   std::vector<cmake::CmakeCheckEntry> cmake;
   bool syntax_notes = false;  // TPU901 (syntax errors) is selected: Python and CMake files are parsed for it
+  std::shared_ptr<const ProjectIndex> project;  // never null
   bool parse_only = false;
 };
 
@@ -78,7 +80,8 @@ class LanguageDispatcher final : public FileAnalyzer {
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
       if (enabled_.python.empty() && !enabled_.syntax_notes) return;
-      if (!python_) python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python, &checks::code_role_facts());
+      if (!python_)
+        python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python, &checks::code_role_facts(), enabled_.project.get());
       python_->analyze(file, result);
     } else if (file.language() == Language::Cmake) {
       if (enabled_.cmake.empty() && !enabled_.syntax_notes) return;
@@ -218,9 +221,22 @@ Engine::ScanDatabase Engine::compile_database(const std::filesystem::path& root)
   return out;
 }
 
+namespace {
+
+ProjectIndex project_index(const Discovery& discovery) {
+  std::vector<std::string> paths;
+  paths.reserve(discovery.files.size());
+  for (const DiscoveredFile& f : discovery.files) paths.push_back(f.path);
+  return ProjectIndex::from_paths(paths);
+}
+
+}  // namespace
+
 AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root,
-                                         std::shared_ptr<const cxx::CompileDatabase> database) const {
+                                         std::shared_ptr<const cxx::CompileDatabase> database,
+                                         std::shared_ptr<const ProjectIndex> project) const {
   auto enabled = std::make_shared<EnabledChecks>();
+  enabled->project = project ? std::move(project) : std::make_shared<const ProjectIndex>();
   enabled->python = checks::python_checks(selected_);
   enabled->native = checks::native_checks(selected_);
   enabled->cmake = checks::cmake_checks(selected_);
@@ -251,6 +267,8 @@ bool in_shard(std::string_view path, unsigned index, unsigned count) {
 
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
+  // Of the whole project, before a shard is cut out of it: every shard sees the same index.
+  auto project = std::make_shared<const ProjectIndex>(project_index(discovery));
   if (request.shard_count > 1) {
     auto other = [&](const auto& f) { return !in_shard(f.path, request.shard_index, request.shard_count); };
     std::erase_if(discovery.files, other);
@@ -261,13 +279,14 @@ ScanReport Engine::scan(const ScanRequest& request) const {
     discovery.skipped.push_back(*database.unusable);
     std::sort(discovery.skipped.begin(), discovery.skipped.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   }
-  AnalyzerFactory factory = analyzer_factory(discovery.root, database.database);
+  AnalyzerFactory factory = analyzer_factory(discovery.root, database.database, project);
   std::optional<ResultCache> cache;
   if (options_.cache_dir)
     cache.emplace(*options_.cache_dir, discovery.root, cache_settings_key(database.key, request.max_file_size));
   AnalysisOptions analysis{request.jobs,         request.max_file_size,       suppression_policy(),
                            cache ? &*cache : nullptr, request.isolate,      request.file_timeout,
-                           request.worker_memory_limit, {},                          {}};
+                           request.worker_memory_limit, project->key(),              {},
+                           {}};
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
   // a missing frontend fails the scan here rather than quietly in every C/C++ file.
   analysis.prepare = [this](LanguageSet languages) {
@@ -287,8 +306,15 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
+  // The file's project: its root is the absolute path less the relative one.
+  std::filesystem::path root = absolute_path;
+  const std::filesystem::path relative(relative_path);
+  for (auto it = relative.begin(); it != relative.end(); ++it) root = root.parent_path();
+  const std::string root_text = root.string();
+  auto project = std::make_shared<const ProjectIndex>(project_index(discover(std::span(&root_text, 1), {})));
   auto results = analyze_files(std::span(&file, 1),
-                               analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database),
+                               analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,
+                                                project),
                                {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, {}, {}});
   return std::move(results.front());
 }

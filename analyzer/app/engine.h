@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/discovery.h"
+#include "core/project_index.h"
 #include "core/scan.h"
 #include "core/score.h"
 #include "cxx/compile_database.h"
@@ -84,7 +85,8 @@ class Engine {
   };
   ScanDatabase compile_database(const std::filesystem::path& root) const;
   AnalyzerFactory analyzer_factory(const std::filesystem::path& root,
-                                   std::shared_ptr<const cxx::CompileDatabase> database) const;
+                                   std::shared_ptr<const cxx::CompileDatabase> database,
+                                   std::shared_ptr<const ProjectIndex> project = nullptr) const;
   SuppressionPolicy suppression_policy() const;
   // Everything besides a file's bytes that its cached result depends on.
   std::string cache_settings_key(const std::string& database_key, uint64_t max_file_size) const;

@@ -98,11 +98,12 @@ struct AnalysisContext {
   const ResultCache* cache;
   uint64_t headers_key;
   uint64_t tree_key;
+  uint64_t python_key;
   uint64_t max_file_size;
 
   // What a cached result of a file of this language depends on besides its own bytes.
   uint64_t dependency_key(Language l) const {
-    if (l == Language::Python) return 0;
+    if (l == Language::Python) return python_key;
     return l == Language::Cmake ? tree_key : headers_key;
   }
 };
@@ -282,7 +283,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
   AnalysisContext context{make_analyzer, options.suppressions, options.cache,
                           options.cache ? project_headers_key(files) : 0, options.cache ? tree_key(files) : 0,
-                          options.max_file_size};
+                          options.python_key, options.max_file_size};
   auto yes = [](std::string_view, std::string_view = {}) { return true; };
   if (!context.policy.enabled) context.policy.enabled = yes;
   if (!context.policy.known) context.policy.known = yes;

@@ -93,6 +93,9 @@ struct AnalysisOptions {
   bool isolate = false;
   std::chrono::milliseconds file_timeout{0};  // with `isolate`: the time limit per file (0: none)
   uint64_t worker_memory_limit = 0;  // with `isolate`: a worker's resident memory limit, bytes (0: none)
+  // What a Python file's cached result depends on besides its own bytes: the project index it was
+  // analyzed with (ProjectIndex::key; 0: none).
+  uint64_t python_key = 0;
   // Called in this process with the languages of the files to analyze (those the cache did not
   // answer), before any worker starts, so that what it loads is loaded once and inherited by
   // forked workers. May throw: the scan fails. Not called when there is nothing to analyze.

@@ -20,7 +20,9 @@ constexpr uint64_t kFrameKinds =
 
 }  // namespace
 
-PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles) : roles_(roles) {
+PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles,
+                               const ProjectIndex* project)
+    : roles_(roles), project_(project) {
   for (const PythonCheckEntry& e : checks) {
     infos_.push_back(e.info);
     for (Kind k : e.check->kinds()) {
@@ -243,6 +245,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   for (size_t t = 0; t < trees.size(); ++t) {
     const Tree& tree = *trees[t];
     PythonContext& ctx = *contexts.emplace_back(std::make_unique<PythonContext>(file, tree, imports, sink));
+    if (project_) ctx.set_project(project_);
     std::vector<Frame>& frames = ctx.mutable_frames();
     bool check_errors = tree.root().has_error();
 

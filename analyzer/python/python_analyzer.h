@@ -22,7 +22,9 @@ class PythonAnalyzer {
  public:
   // `roles`: the framework facts of the semantic model, which gives each finding its context;
   // without them every finding's context is unknown.
-  explicit PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles = nullptr);
+  // `project`: the scanned project's index (its own modules), which checks see through the context.
+  explicit PythonAnalyzer(std::span<const PythonCheckEntry> checks, const CodeRoleFacts* roles = nullptr,
+                          const ProjectIndex* project = nullptr);
   void analyze(const SourceFile& file, FileResult& result);
   // The parse alone, with the same memory and node table as analyze(), and no check: the
   // benchmark's floor (`scan --parse-only`).
@@ -30,6 +32,7 @@ class PythonAnalyzer {
 
  private:
   const CodeRoleFacts* roles_ = nullptr;
+  const ProjectIndex* project_ = nullptr;
   std::vector<const CheckInfo*> infos_;  // of the checks given, to discount findings by context
   // Calls `call` on the checks of calls that name its callee or the callee's module (see
   // PythonCheck::callee_names).

@@ -4,6 +4,8 @@
 
 namespace tpulint::python {
 
+const ProjectIndex PythonContext::kNoProject;
+
 namespace {
 uint64_t next_serial() {
   static std::atomic<uint64_t> last{0};

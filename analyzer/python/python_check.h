@@ -14,6 +14,7 @@
 
 #include "core/check_info.h"
 #include "core/finding.h"
+#include "core/project_index.h"
 #include "core/source_file.h"
 #include "python/imports.h"
 #include "python/syntax.h"
@@ -35,6 +36,9 @@ class PythonContext {
 
   const SourceFile& file() const { return file_; }
   const ImportTable& imports() const { return imports_; }
+  // The scanned project's index: its own modules (an empty index when none was given).
+  const ProjectIndex& project() const { return *project_; }
+  void set_project(const ProjectIndex* project) { project_ = project; }
   const Tree& tree() const { return tree_; }
   // Distinct for every context made in the process: the key of a check's memo of facts about the
   // tree being walked (an address may be reused by the next file's tree).
@@ -93,6 +97,8 @@ class PythonContext {
   const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
   const uint64_t serial_;
+  static const ProjectIndex kNoProject;
+  const ProjectIndex* project_ = &kNoProject;
   const SourceFile& file_;
   const Tree& tree_;
   const ImportTable& imports_;

@@ -78,7 +78,7 @@ class NativeExtensionImport final : public python::PythonCheck {
       // A CUDA-only library's own extension (xformers._C) is its import's finding (TPU501).
       bool library = std::any_of(std::begin(data::kCudaOnlyLibraries), std::end(data::kCudaOnlyLibraries),
                                  [&](const auto& row) { return python::has_module_prefix(module, row.module); });
-      if (library && !pyhelp::is_first_party(top, ctx.file())) continue;
+      if (library && !pyhelp::is_first_party(top, ctx)) continue;
       if (pyhelp::is_python_module_in_project(module, ctx.file())) continue;  // a .py file, not a build product
       // One finding per extension and file, at its first import; optional only when every
       // import of it in the file is.

@@ -287,17 +287,17 @@ ProjectModule project_module(std::string_view module, const SourceFile& file) {
   return k;
 }
 
-bool is_first_party(std::string_view top, const SourceFile& file) {
+bool is_first_party(std::string_view top, const python::PythonContext& ctx) {
   namespace fs = std::filesystem;
   if (top.empty() || top.front() == '.' || top.find('.') != std::string_view::npos) return false;
+  if (ctx.project().is_own_module(top)) return true;
   // A module beside the importing file counts too: scripts import their siblings
   // (`import flash_attn_interface` in a directory that holds flash_attn_interface.py).
+  const SourceFile& file = ctx.file();
   if (is_python_module_in_project(top, file)) return true;
-  std::string name(top);
   std::error_code ec;
   fs::path root = scan_root(file);
-  if (fs::is_regular_file(root / "src" / name / "__init__.py", ec)) return true;
-  return root.filename() == name && fs::is_regular_file(root / "__init__.py", ec);
+  return root.filename() == std::string(top) && fs::is_regular_file(root / "__init__.py", ec);
 }
 
 std::string_view top_level(std::string_view dotted) { return dotted.substr(0, dotted.find('.')); }

@@ -95,11 +95,10 @@ ImportSummary summarize_imports(python::Node stmt, const python::PythonContext& 
 // failed import does not end by raising again.
 bool is_optional_import(python::Node import_statement, const python::PythonContext& ctx);
 
-// True if `top` (a top-level module name) is a module of the project being scanned: a package
-// directory `<top>/__init__.py` or a module `<top>.py` at the scan root, under `<root>/src/`, or
-// beside the importing file; or the scan root itself when it is package `top`. The root is the
-// file's absolute path minus its relative path.
-bool is_first_party(std::string_view top, const SourceFile& file);
+// Whether the top-level module `top` is the scanned project's own code: one of its package
+// roots or top-level modules (the project index, ProjectIndex), a module beside the importing
+// file (scripts import their siblings), or the scan root itself when it is package `top`.
+bool is_first_party(std::string_view top, const python::PythonContext& ctx);
 
 // What the dotted module is in the project: a source file `<root>/a/b.py`, a package
 // `<root>/a/b/__init__.py` (for "a.b"; for a one-part name, also beside the importing file), or

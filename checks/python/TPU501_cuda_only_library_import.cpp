@@ -86,7 +86,7 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
     std::string package = python::package_of(ctx.file().path());
     for (const data::CudaOnlyLibrariesRow* lib : libraries_of(stmt, package)) {
       // The project's own package (scanning apex itself): its modules are not a dependency.
-      if (pyhelp::is_first_party(pyhelp::top_level(lib->module), ctx.file())) continue;
+      if (pyhelp::is_first_party(pyhelp::top_level(lib->module), ctx)) continue;
       // One finding per library (package) and file, at its first import; it is optional only when every
       // import of it in the file is.
       pyhelp::ImportSummary sum = pyhelp::summarize_imports(stmt, ctx, [&](Node other) {
@@ -109,12 +109,12 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
     auto no_path = [&](Node other) {
       auto libs = libraries_of(other, package);
       return std::any_of(libs.begin(), libs.end(), [&](auto* o) {
-        return o->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(o->module), ctx.file());
+        return o->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(o->module), ctx);
       });
     };
     if (!pyhelp::summarize_imports(stmt, ctx, no_path).first) return false;
     for (const data::CudaOnlyLibrariesRow* other : libraries_of(stmt, package))
-      if (other->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(other->module), ctx.file()))
+      if (other->tpu_path == "none" && !pyhelp::is_first_party(pyhelp::top_level(other->module), ctx))
         return other == lib;
     return false;
   }

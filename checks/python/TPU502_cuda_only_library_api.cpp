@@ -86,7 +86,7 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
     if (!q) return;
     const data::CudaOnlyLibraryApisRow* row = find_api(*q);
     if (!row) return;
-    if (pyhelp::is_first_party(pyhelp::top_level(row->library), ctx.file())) return;
+    if (pyhelp::is_first_party(pyhelp::top_level(row->library), ctx)) return;
     if (optional_binding(ref, ctx)) return;
     ctx.report(ref, fmt::format("{}'{}' runs CUDA-only code from '{}'", role, *q, row->library),
                std::string(row->use), *q);
