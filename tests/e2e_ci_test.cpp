@@ -544,3 +544,76 @@ TEST_CASE("the project's own packages are never a CUDA-only library, and the cac
   auto second = report_of(run_tpulint(scan_json(dir, cached)));
   CHECK(locations(second).empty());
 }
+
+// No silent passes: code tpulint did not analyze is never called ready without saying so.
+TEST_CASE("a scan that analyzed nothing says so and exits 2; a shard may have nothing", "[e2e][unanalyzed]") {
+  TempDir dir;
+  auto empty = run_tpulint(scan_json(dir));
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("no file was analyzed") != std::string::npos);
+  CHECK(report_of(empty).at("verdict_reason") == "no file was analyzed: there is no verdict to give");
+  dir.write("README.md", "# notes\n");  // not code
+  CHECK(run_tpulint(scan_json(dir)).exit_code == 2);
+  dir.write("m.py", "import torch\n");
+  auto one = run_tpulint(scan_json(dir));
+  CHECK(one.exit_code == 0);
+  CHECK(one.err.find("no file was analyzed") == std::string::npos);
+  // A shard handed no file is not an error: another shard has them.
+  TempDir lone;
+  lone.write("a.py", "x = 1\n");
+  int empty_shards = 0;
+  for (const char* shard : {"1/2", "2/2"}) {
+    auto r = run_tpulint(scan_json(lone, std::string("--shard ") + shard));
+    CHECK(r.exit_code == 0);
+    if (report_of(r).at("files").at("analyzed") == 0) ++empty_shards;
+  }
+  CHECK(empty_shards == 1);
+}
+
+TEST_CASE("files not analyzed are listed, named in the verdict and on stderr, and can fail CI", "[e2e][unanalyzed]") {
+  TempDir dir;
+  dir.write("pkg/good.py", "import torch\n\ndef select(x):\n    return torch.nonzero(x)\n");
+  dir.write("pkg/latin.py", std::string("import torch\nx = torch.zeros(3).cuda()  # caf\xe9\n"));  // not UTF-8
+  dir.write("tests/bad.py", std::string("s = '\xff'\n"));
+  auto r = run_tpulint(scan_json(dir));
+  CHECK(r.exit_code == 0);
+  json report = report_of(r);
+  std::vector<std::string> listed;
+  for (const json& u : report.at("files").at("unanalyzed")) listed.push_back(u.at("path"));
+  CHECK(listed == std::vector<std::string>{"pkg/latin.py", "tests/bad.py"});
+  // Only the core file bears on the verdict.
+  const std::string reason = report.at("verdict_reason");
+  CHECK(reason.find("but 1 core file was not analyzed (first: pkg/latin.py: not valid UTF-8)") != std::string::npos);
+  CHECK(r.err.find("2 code files were not analyzed") != std::string::npos);
+  CHECK(r.err.find("pkg/latin.py: not valid UTF-8") != std::string::npos);
+  // The flag and the configuration key make them fail; --exit-zero still wins.
+  CHECK(run_tpulint(scan_json(dir, "--fail-on-unanalyzed")).exit_code == 1);
+  CHECK(run_tpulint(scan_json(dir, "--fail-on-unanalyzed --exit-zero")).exit_code == 0);
+  dir.write(".tpulint.toml", "fail-on-unanalyzed = true\n");
+  CHECK(run_tpulint(scan_json(dir)).exit_code == 1);
+  dir.write(".tpulint.toml", "fail-on-unanalyzed = 3\n");
+  auto bad = run_tpulint(scan_json(dir));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("'fail-on-unanalyzed' must be true or false") != std::string::npos);
+  // Every file analyzed: nothing said, and the flag passes.
+  TempDir clean;
+  clean.write("m.py", "x = 1\n");
+  auto ok = run_tpulint(scan_json(clean, "--fail-on-unanalyzed"));
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.err.find("not analyzed") == std::string::npos);
+}
+
+TEST_CASE("a file whose analysis timed out is not analyzed, and the verdict says so", "[e2e][unanalyzed]") {
+  TempDir dir;
+  dir.write("pkg/ok.py", "x = 1\n");
+  std::string big = "import torch\n";
+  for (int i = 0; i < 200000; ++i) big += "y" + std::to_string(i) + " = torch.nonzero(x)\n";
+  dir.write("pkg/slow.py", big);
+  auto r = run_tpulint(scan_json(dir, "--file-timeout 0.001 --no-cache"));
+  json report = report_of(r);
+  std::vector<std::string> listed;
+  for (const json& u : report.at("files").at("unanalyzed")) listed.push_back(u.at("path"));
+  CHECK(std::find(listed.begin(), listed.end(), "pkg/slow.py") != listed.end());
+  CHECK(report.at("verdict_reason").get<std::string>().find("not analyzed") != std::string::npos);
+  CHECK(run_tpulint(scan_json(dir, "--file-timeout 0.001 --no-cache --fail-on-unanalyzed")).exit_code == 1);
+}

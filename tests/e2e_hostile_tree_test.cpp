@@ -254,8 +254,10 @@ TEST_CASE("a configuration found in the tree is read through no symlink and name
   CHECK(linked.exit_code == 2);
   CHECK(linked.err.find("a symbolic link, which tpulint does not follow") != std::string::npos);
   // The user's own, named with --config, is followed.
+  // Its exclude of every .py file applies: nothing is left to analyze (exit 2, said so).
   auto named = run_tpulint("scan '" + dir.str("repo") + "' --config '" + dir.str("repo/pyproject.toml") + "' --format json");
-  CHECK(named.exit_code == 0);
+  CHECK(named.exit_code == 2);
+  CHECK(named.err.find("no file was analyzed") != std::string::npos);
 
   fs::remove(dir.str("repo/pyproject.toml"));
   outside.write("build/compile_commands.json", "[]");

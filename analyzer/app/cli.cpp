@@ -155,6 +155,26 @@ int threshold_exit_code(const ScanSettings& s, const ScanReport& report, std::os
   return s.exit_zero ? kExitOk : code;
 }
 
+// Says on stderr which code files the report cannot speak for. A scan that analyzed nothing is an
+// error (exit 2), except a shard's, which may be handed no file; with --fail-on-unanalyzed (or the
+// configuration's fail-on-unanalyzed) a file not analyzed is over a threshold (exit 1).
+int unanalyzed_exit_code(const ScanSettings& s, const ScanReport& report, bool shard, std::ostream& err) {
+  if (report.analyzed == 0) {
+    err << fmt::format("tpulint: no file was analyzed ({} skipped){}\n", report.skipped.size(),
+                       shard ? " in this shard" : ": there is no verdict to give");
+    if (!shard) return kExitError;
+  }
+  if (report.unanalyzed.empty()) return kExitOk;
+  const size_t n = report.unanalyzed.size();
+  err << fmt::format("tpulint: {} code file{} {} not analyzed; the report does not speak for {}:\n", n, n == 1 ? "" : "s",
+                     n == 1 ? "was" : "were", n == 1 ? "it" : "them");
+  constexpr size_t kListed = 5;
+  for (size_t i = 0; i < n && i < kListed; ++i)
+    err << fmt::format("  {}: {}\n", report::visible_text(report.unanalyzed[i].path), report::visible_text(report.unanalyzed[i].reason));
+  if (n > kListed) err << fmt::format("  and {} more (the report lists them)\n", n - kListed);
+  return s.fail_on_unanalyzed && !s.exit_zero ? kExitThreshold : kExitOk;
+}
+
 // The last scan's report lives until the process ends, and main() ends the process without
 // freeing it: freeing a large report finding by finding was 7% of a cached million-line run.
 // A second scan in the same process replaces (frees) the first one's.
@@ -209,7 +229,8 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   finish_stdout(out, "the report");
   for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
   if (!args.timings.empty()) write_timings(report, args.timings, err);
-  return threshold_exit_code(s, report, err);
+  const int unanalyzed = unanalyzed_exit_code(s, report, s.request.shard_count > 1, err);
+  return std::max(unanalyzed, threshold_exit_code(s, report, err));
 }
 
 struct MergeArgs {
@@ -240,7 +261,8 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
   report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
   finish_stdout(out, "the report");
   for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
-  return threshold_exit_code(s, report, err);
+  const int unanalyzed = unanalyzed_exit_code(s, report, false, err);
+  return std::max(unanalyzed, threshold_exit_code(s, report, err));
 }
 
 int run_baseline(const ScanArgs& args, std::ostream& out) {

@@ -97,6 +97,8 @@ void add_report_options(CLI::App& cmd, ScanArgs& a) {
                  "exit 1 if a reported finding reaches this severity (error, warning, info) or effort (high, medium, "
                  "low)")
       ->check(CLI::IsMember({"error", "warning", "info", "high", "medium", "low"}));
+  cmd.add_flag("--fail-on-unanalyzed", a.fail_on_unanalyzed,
+               "exit 1 if a Python, C/C++, CUDA or CMake file was skipped or its analysis stopped");
   cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
   cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
   cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
@@ -216,6 +218,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
 
   s.fail_under = a.fail_under ? a.fail_under : c.fail_under;
   s.fail_on = a.fail_on ? a.fail_on : c.fail_on;
+  s.fail_on_unanalyzed = a.fail_on_unanalyzed || c.fail_on_unanalyzed.value_or(false);
   s.exit_zero = a.exit_zero;
   if (!a.baseline.empty()) {
     if (!fs::is_regular_file(a.baseline)) throw UsageError(fmt::format("--baseline: no such file '{}'", a.baseline));

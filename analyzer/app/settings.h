@@ -31,6 +31,7 @@ struct ScanArgs {
   std::optional<std::string> compile_commands;
   std::optional<double> fail_under;
   std::optional<std::string> fail_on;
+  bool fail_on_unanalyzed = false;
   bool exit_zero = false;
   std::optional<uint64_t> max_file_size;
   bool no_gitignore = false;
@@ -70,6 +71,7 @@ struct ScanSettings {
   std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // format, file
   std::optional<double> fail_under;
   std::optional<std::string> fail_on;
+  bool fail_on_unanalyzed = false;  // exit 1 when a code file was not analyzed
   bool exit_zero = false;
   std::optional<std::filesystem::path> baseline;
   std::optional<std::string> diff_base;

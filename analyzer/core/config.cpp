@@ -102,6 +102,10 @@ Config config_of(const toml::table& doc, const fs::path& file) {
       if (!v || !is_fail_on_value(*v))
         fail(file, "'fail-on' must be one of error, warning, info (severity) or high, medium, low (effort)");
       c.fail_on = *v;
+    } else if (key == "fail-on-unanalyzed") {
+      // A boolean only: toml++ would read an integer as one.
+      if (!value.is_boolean()) fail(file, "'fail-on-unanalyzed' must be true or false");
+      c.fail_on_unanalyzed = value.as_boolean()->get();
     } else if (key == "max-file-size") {
       auto v = value.value<int64_t>();
       if (!v || *v <= 0) fail(file, "'max-file-size' must be a positive number of bytes");
@@ -115,9 +119,8 @@ Config config_of(const toml::table& doc, const fs::path& file) {
       if (!v || !framework_for_target(*v)) fail(file, "'target' must be one of torch-xla, jax, tf");
       c.target = *v;
     } else if (key == "respect-gitignore") {
-      auto v = value.value<bool>();
-      if (!v) fail(file, "'respect-gitignore' must be true or false");
-      c.respect_gitignore = *v;
+      if (!value.is_boolean()) fail(file, "'respect-gitignore' must be true or false");
+      c.respect_gitignore = value.as_boolean()->get();
     } else {
       std::string known;
       for (const std::string& k : config_keys()) known += (known.empty() ? "" : ", ") + k;
@@ -135,7 +138,7 @@ std::string NumberRange::describe() const {
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-under", "ignore",
+      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-on-unanalyzed", "fail-under", "ignore",
       "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
       "target"};
   return keys;

@@ -31,6 +31,7 @@ struct Config {
   std::optional<double> auxiliary_weight;
   std::optional<double> fail_under;
   std::optional<std::string> fail_on;
+  std::optional<bool> fail_on_unanalyzed;
   std::optional<uint64_t> max_file_size;
   std::optional<std::filesystem::path> compile_commands;  // absolute
   std::optional<bool> respect_gitignore;

@@ -460,7 +460,32 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   report.score = compute_score(report.findings, weights, code);
   report.plan = plan_work(report.findings, weights, code);
   report.path_weights = weights;
+  list_unanalyzed(report);
+  // A verdict that rests on code it did not see says so.
+  size_t core = 0;
+  const SkippedFile* first_core = nullptr;
+  for (const SkippedFile& s : report.unanalyzed)
+    if (decides_verdict(s.path, weights) && ++core == 1) first_core = &s;
+  if (report.analyzed == 0) report.score.verdict_reason = "no file was analyzed: there is no verdict to give";
+  if (core)
+    report.score.verdict_reason += fmt::format("; but {} core file{} {} not analyzed (first: {}: {}), so the verdict "
+                                               "speaks only for the rest",
+                                               core, core == 1 ? "" : "s", core == 1 ? "was" : "were", first_core->path,
+                                               first_core->reason);
   return report;
+}
+
+void list_unanalyzed(ScanReport& report) {
+  report.unanalyzed.clear();
+  for (const FileSummary& f : report.files) {
+    if (f.analyzed) continue;
+    const Language l = f.language != Language::None ? f.language : language_for_path(f.path);
+    if (l != Language::None) report.unanalyzed.push_back({f.path, f.skip_reason});
+  }
+  for (const Finding& f : report.findings)
+    if (f.check_id == notes::kAnalysisFailed.id) report.unanalyzed.push_back({f.path.str(), f.message.str()});
+  std::stable_sort(report.unanalyzed.begin(), report.unanalyzed.end(),
+                   [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
 }
 
 void summarize_files(ScanReport& report) {

@@ -66,6 +66,9 @@ struct ScanReport {
   std::filesystem::path root;        // the scan root (absolute); reports print paths relative to it
   std::vector<FileSummary> files;    // every discovered file, analyzed or skipped, by path
   std::vector<SkippedFile> skipped;  // files not analyzed, with the reason, by path
+  // Code files (Python, C/C++, CUDA, CMake) that were skipped or whose analysis stopped (a TPU903
+  // note), with why, by path: what the report cannot speak for.
+  std::vector<SkippedFile> unanalyzed;
   std::vector<Finding> findings;     // all findings, ordered by finding_less
   size_t analyzed = 0;
   ScoreSummary score;
@@ -146,6 +149,9 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
                         const std::function<bool(std::string_view check_id)>& keep, const PathWeights& weights);
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
                         const std::function<bool(std::string_view check_id)>& keep, const PathWeights& weights);
+
+// Fills report.unanalyzed from its files and findings (build_report does; merge after reading).
+void list_unanalyzed(ScanReport& report);
 
 // Recounts each file's findings and hours from `report.findings`, after findings were left out.
 void summarize_files(ScanReport& report);

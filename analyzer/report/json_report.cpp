@@ -166,6 +166,10 @@ void write_json(const ScanReport& report, std::ostream& out) {
   for (const SkippedFile& sk : report.skipped)
     w.begin_object().member("path", sk.path).member("reason", sk.reason).end_object();
   w.end_array();
+  w.key("unanalyzed").begin_array();
+  for (const SkippedFile& sk : report.unanalyzed)
+    w.begin_object().member("path", sk.path).member("reason", sk.reason).end_object();
+  w.end_array();
   w.key("missing_headers").begin_array();
   for (const FileSummary& f : report.files)
     if (!f.missing_headers.empty())

@@ -83,6 +83,10 @@ void write_markdown(const ScanReport& report, const ReportOptions& options, std:
   out << fmt::format("| findings | {} ({} error{}, {} warning{}) |\n", report.findings.size(), errors,
                      errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
   out << fmt::format("| files | {} analyzed, {} skipped |\n", report.analyzed, report.skipped.size());
+  if (!report.unanalyzed.empty())
+    out << fmt::format("| not analyzed | {} code file{} (first: {}: {}) |\n", report.unanalyzed.size(),
+                       report.unanalyzed.size() == 1 ? "" : "s", markdown_text(report.unanalyzed.front().path),
+                       markdown_text(report.unanalyzed.front().reason));
   for (const ScanReport::Hidden& h : report.hidden)
     out << fmt::format("| hidden | {} finding{} {} (still in the score) |\n", h.count, h.count == 1 ? "" : "s",
                        markdown_text(h.why));

@@ -150,6 +150,9 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
   for (const Finding& f : report.findings) ++by_category[f.category];
   out << st.bold("Summary") << "\n";
   out << fmt::format("  files      {} analyzed, {} skipped\n", report.analyzed, report.skipped.size());
+  if (!report.unanalyzed.empty())
+    out << fmt::format("  unanalyzed {} code file{} not analyzed (first: {}: {})\n", report.unanalyzed.size(), report.unanalyzed.size() == 1 ? "" : "s",
+                       visible_text(report.unanalyzed.front().path), visible_text(report.unanalyzed.front().reason));
   std::string counts;
   for (const auto& [cat, n] : by_category) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", to_string(cat), n);
   out << fmt::format("  findings   {}{}\n", report.findings.size(), counts.empty() ? "" : " (" + counts + ")");
