@@ -219,3 +219,71 @@ TEST_CASE("semantic: a function called only behind a guard is guarded code; one 
   CHECK(both.context == Context::HotPath);
   CHECK_FALSE(both.discounted);
 }
+
+TEST_CASE("semantic: flags an ImportError handler binds are guards; other has_ names are not", "[python][semantic]") {
+  auto seen = analyze("pkg/fused.py",
+                      "import torch\n"                                 // 1
+                      "try:\n"                                         // 2
+                      "    import apex\n"                              // 3
+                      "    APEX_OK = True\n"                           // 4
+                      "except ImportError:\n"                          // 5
+                      "    APEX_OK = False\n"                          // 6
+                      "def place(x, opts):\n"                          // 7
+                      "    if APEX_OK:\n"                              // 8
+                      "        x = x.cuda()\n"                         // 9
+                      "    if opts.has_flag('fast'):\n"                // 10
+                      "        x = x.cuda()\n"                         // 11
+                      "    return x\n");                               // 12
+  CHECK(at(seen, "TPU401", 9).context == Context::Guarded);
+  Seen flag = at(seen, "TPU401", 11);
+  CHECK(flag.context == Context::Unknown);
+  CHECK_FALSE(flag.discounted);
+}
+
+TEST_CASE("semantic: a post-processing module's forward is evaluation; an autograd Function's backward is hot",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/heads.py",
+                      "import torch\n"                                          // 1
+                      "class PostProcess(torch.nn.Module):\n"                   // 2
+                      "    def forward(self, scores):\n"                        // 3
+                      "        return torch.nonzero(scores > 0.5)\n"            // 4
+                      "class Head(torch.nn.Module):\n"                          // 5
+                      "    def forward(self, scores):\n"                        // 6
+                      "        return torch.nonzero(scores > 0.5)\n"            // 7
+                      "class Gather(torch.autograd.Function):\n"                // 8
+                      "    @staticmethod\n"                                     // 9
+                      "    def backward(ctx, g):\n"                             // 10
+                      "        return torch.nonzero(g)\n");                     // 11
+  Seen post = at(seen, "TPU201", 4);
+  CHECK(post.context == Context::Eval);
+  CHECK(post.discounted);
+  CHECK(at(seen, "TPU201", 7).context == Context::HotPath);
+  CHECK(at(seen, "TPU201", 11).context == Context::HotPath);
+}
+
+TEST_CASE("semantic: a scheduler's step makes no training loop; an optimizer's does", "[python][semantic]") {
+  auto seen = analyze("pkg/loop.py",
+                      "import torch\n"                                 // 1
+                      "def describe(x):\n"                             // 2
+                      "    return torch.unique(x)\n"                   // 3
+                      "def measure(x):\n"                              // 4
+                      "    return torch.unique(x)\n"                   // 5
+                      "def epochs(model, lr_scheduler, x):\n"          // 6
+                      "    for epoch in range(3):\n"                   // 7
+                      "        lr_scheduler.step()\n"                  // 8
+                      "        describe(x)\n"                          // 9
+                      "def steps(model, optimizer, x):\n"              // 10
+                      "    for batch in x:\n"                          // 11
+                      "        optimizer.step()\n"                     // 12
+                      "        measure(batch)\n");                     // 13
+  CHECK(at(seen, "TPU201", 3).context == Context::Unknown);
+  CHECK(at(seen, "TPU201", 5).context == Context::HotPath);
+}
+
+TEST_CASE("semantic: a test module is test code by its path; a module named like one is not", "[python][semantic]") {
+  const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
+  CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);
+  CHECK(at(analyze("pkg/ops_test.py", code), "TPU201", 3).context == Context::Test);
+  CHECK(at(analyze("pkg/tests/helpers.py", code), "TPU201", 3).context == Context::Test);
+  CHECK(at(analyze("pkg/testimony.py", code), "TPU201", 3).context == Context::Unknown);
+}

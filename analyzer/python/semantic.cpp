@@ -50,14 +50,16 @@ std::string_view last_name_of(Node expr) {
   return {};
 }
 
-// A module is host code when one of its directories, or its own name, is a data-path name.
+// Whether one of a module's directories, or its file name (with and without ".py"), matches one of
+// `parts`: a data-path module, a test module.
 bool is_host_module(std::string_view path, const std::vector<std::string>& parts) {
   size_t begin = 0;
   while (begin < path.size()) {
     size_t slash = path.find('/', begin);
     std::string_view part = path.substr(begin, slash == std::string_view::npos ? std::string_view::npos : slash - begin);
-    if (slash == std::string_view::npos && part.ends_with(".py")) part.remove_suffix(3);
     if (any_name(parts, part)) return true;
+    if (slash == std::string_view::npos && part.ends_with(".py") && any_name(parts, part.substr(0, part.size() - 3)))
+      return true;
     if (slash == std::string_view::npos) break;
     begin = slash + 1;
   }
@@ -81,7 +83,9 @@ int excused_rank(Context c) {
 }  // namespace
 
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
-    : facts_(facts), host_module_(is_host_module(path, facts.host_path_parts)) {}
+    : facts_(facts),
+      host_module_(is_host_module(path, facts.host_path_parts)),
+      test_module_(is_host_module(path, facts.test_path_parts)) {}
 
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
@@ -95,6 +99,12 @@ bool SemanticModel::is_guard(Node condition) const {
     if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) return true;
   }
   return false;
+}
+
+bool SemanticModel::steps_a_schedule(Node call) const {
+  Node callee = call.field(Field::Function);
+  if (!callee || callee.kind() != Kind::Attribute) return false;
+  return any_name(facts_.step_receiver_exclusions, lower(last_name_of(callee.field(Field::Object))));
 }
 
 void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
@@ -130,7 +140,8 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::FunctionDefinition: {
         Function f;
         if (Node name = node.field(Field::Name)) f.name = std::string(name.text());
-        f.span = node.span();
+        // A decorated function's decorators are part of it: a finding on `@triton.jit` is the kernel's.
+        f.span = node.parent() && node.parent().kind() == Kind::DecoratedDefinition ? node.parent().span() : node.span();
         f.parent = current_function();
         // A method: the function's parent is a class body (through a decorated definition).
         Node up = node.parent();
@@ -176,7 +187,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         const int caller = current_function();
         std::string_view last = last_name_of(node.field(Field::Function));
         if (!last.empty()) calls_.push_back({caller, std::string(last), node.span().begin});
-        if (any_name(facts_.step_calls, last))
+        if (any_name(facts_.step_calls, last) && !steps_a_schedule(node))
           for (int l : open_loops)
             if (loops[l].function == caller) loops[l].training = true;
         CallArguments args = call_arguments(node);
@@ -207,6 +218,14 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           std::string_view head = handler.text().substr(0, handler.text().find(':'));
           if (head.find("ImportError") != std::string_view::npos || head.find("ModuleNotFoundError") != std::string_view::npos) {
             if (Node body = node.field(Field::Body)) guards_.push_back(body.span());
+            // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
+            // optional library is there: a branch on them is a guard.
+            for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
+              Node a(&tree, k);
+              if (a.kind() != Kind::Assignment) continue;
+              if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier)
+                optional_names_.insert(std::string(left.text()));
+            }
             break;
           }
         }
@@ -231,10 +250,10 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
                          std::any_of(cls->bases.begin(), cls->bases.end(),
                                      [&](const std::string& b) { return any_qualified(facts_.dataset_bases, b); });
     if (dataset) return Context::Host;
+    if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
     const bool model = std::any_of(cls->bases.begin(), cls->bases.end(),
                                    [&](const std::string& b) { return any_qualified(facts_.module_bases, b); });
     if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
-    if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
   }
   if (any_name(facts_.host_functions, f.name)) return Context::Host;
   if (any_name(facts_.one_time_functions, f.name)) return Context::OneTime;
@@ -311,6 +330,7 @@ int SemanticModel::innermost_function(uint32_t offset) const {
 
 Context SemanticModel::context_at(uint32_t offset) const {
   if (in_any(guards_, offset)) return Context::Guarded;
+  if (test_module_) return Context::Test;
   if (in_any(training_loops_, offset)) return Context::Loop;
   const int f = innermost_function(offset);
   if (f < 0) return host_module_ ? Context::Host : Context::OneTime;

@@ -35,7 +35,9 @@ struct CodeRoleFacts {
   std::vector<std::string> eval_functions;      // evaluation and post-processing
   std::vector<std::string> eval_classes;        // evaluators
   std::vector<std::string> test_functions;      // test functions and classes
+  std::vector<std::string> test_path_parts;     // a module under such a directory, or so named, is a test
   std::vector<std::string> step_calls;          // last names of calls that make a loop a training loop
+  std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
 };
 
@@ -79,12 +81,14 @@ class SemanticModel {
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool is_guard(Node condition) const;
+  bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
   Context caller_role(const CallSite& c) const;
   int innermost_function(uint32_t offset) const;
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
 
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
+  bool test_module_ = false;
   std::vector<Function> functions_;
   std::vector<Class> classes_;
   std::vector<CallSite> calls_;

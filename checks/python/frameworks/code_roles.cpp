@@ -18,7 +18,8 @@ python::CodeRoleFacts load() {
       {"host_class", &facts.host_classes},              {"host_keyword", &facts.host_keywords},
       {"host_path_part", &facts.host_path_parts},       {"one_time_function", &facts.one_time_functions},
       {"eval_function", &facts.eval_functions},         {"eval_class", &facts.eval_classes},
-      {"test_function", &facts.test_functions},         {"step_call", &facts.step_calls},
+      {"test_function", &facts.test_functions},         {"test_path_part", &facts.test_path_parts},
+      {"step_call", &facts.step_calls},                 {"step_receiver_exclusion", &facts.step_receiver_exclusions},
       {"guard_name", &facts.guard_names},
   };
   for (const auto& row : data::kPythonCodeRoles) {
