@@ -315,7 +315,7 @@ FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, cons
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,
                                                 project),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, {}, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, project->key(), {}, {}});
   return std::move(results.front());
 }
 

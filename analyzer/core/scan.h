@@ -138,7 +138,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, {}, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, 0, {}, {}});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only
