@@ -68,7 +68,8 @@ std::string_view unqualified(std::string_view name) {
 }
 
 bool plain_code(const cxx::FunctionFact& f) {
-  return !f.metrics.any() && f.shape.inline_assembly == 0 && f.shape.library_templates == 0;
+  return !f.metrics.any() && f.shape.inline_assembly == 0 && f.shape.library_templates == 0 &&
+         f.shape.container_calls == 0;
 }
 
 KernelShape shape_of(const cxx::FunctionFact& f) {
@@ -123,8 +124,18 @@ std::set<std::string_view> reached(const CallGraph& g, std::string_view from) {
   return seen;
 }
 
+// Operations of a data structure defined elsewhere (a GPU hash table's `table.insert(k, v)`,
+// `map.find(k)`): probing and atomics the kernel's own tokens do not show.
+bool data_structure_call(std::string_view callee) {
+  for (std::string_view op : {"insert", "find", "lookup", "emplace", "push", "push_back", "pop", "erase"})
+    if (callee == op) return true;
+  return false;
+}
+
 bool elementwise(const cxx::FunctionFact& kernel, const cxx::NativeFile& facts, const CallGraph& g) {
   if (!trivial_shape(shape_of(kernel))) return false;
+  for (const cxx::CallFact& c : facts.calls)
+    if (c.function == kernel.name && data_structure_call(unqualified(c.callee))) return false;
   for (std::string_view helper : reached(g, kernel.name))
     for (size_t i : g.device_functions.at(helper))
       if (!simple_helper(facts.functions[i])) return false;
@@ -302,8 +313,11 @@ Classification classify_named(std::string_view name, std::string_view path) {
 Classification classify_shaped(std::string_view name, std::string_view path, const KernelShape& shape) {
   auto usable = [&](const StandardOp* op) { return op && !(op->kind == "trivial" && shape.matmul) ? op : nullptr; };
   if (const StandardOp* op = usable(op_named(name))) return from_row(*op);
+  // A Python file is usually one op: a `_backward` kernel in softmax.py is part of the softmax.
+  const StandardOp* file_op = usable(op_of_file(path));
+  if (file_op && file_op->kind == "standard") return from_row(*file_op);
   if (trivial_shape(shape)) return {Kind::Trivial, nullptr, trivial_hours(shape.lines)};
-  if (const StandardOp* op = usable(op_of_file(path))) return from_row(*op);
+  if (file_op) return from_row(*file_op);
   return {};
 }
 
@@ -330,7 +344,8 @@ std::string ops_doc(std::string_view kind) {
 std::string trivial_rule_doc() {
   return fmt::format(
       "at most {} lines and {} statements, no shared memory, warp intrinsics, atomics, tensor-core code, cooperative "
-      "groups, dynamic parallelism, inline assembly or CUB/CUTLASS/CuTe code, no loop but one grid-stride loop "
+      "groups, dynamic parallelism, inline assembly, CUB/CUTLASS/CuTe code or data-structure operations "
+      "(`table.insert(k, v)`, `.find(`, `.lookup(`), no loop but one grid-stride loop "
       "(`i += blockDim.x * gridDim.x`, `CUDA_1D_KERNEL_LOOP`, `for (int i : tv::KernelLoopX<int>(n))`) and loops "
       "with a constant trip count (`i < 4`, `i < kVec`) or under `#pragma unroll`, at least one store, and only "
       "loop-free helpers of its file; 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h beyond",

@@ -82,7 +82,8 @@ std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::s
 // table knows its name or its file, else Novel.
 Classification classify_named(std::string_view name, std::string_view path);
 // A kernel known by its name and its shape (Triton, CuTe, Numba, TileLang): the name's row, then
-// the shape (trivial_shape), then the file's row; a trivial row never takes a kernel that does
+// the file's standard row (a Python module is usually one op's kernels), then the shape
+// (trivial_shape), then the file's trivial row; a trivial row never takes a kernel that does
 // matmuls (a `swiglu` kernel with two tl.dot is an MLP, not an activation).
 Classification classify_shaped(std::string_view name, std::string_view path, const KernelShape& shape);
 

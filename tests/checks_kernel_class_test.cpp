@@ -237,7 +237,10 @@ TEST_CASE("one trivial rule for every kernel language", "[checks][kernels]") {
   kernels::KernelShape huge{.lines = 200, .statements = 90, .stores = 10};
   CHECK_FALSE(kernels::trivial_shape(huge));
 
-  // Python kernels: the name's row, then the shape, then the file's row.
+  // Python kernels: the name's row, then the file's standard row, then the shape, then the file's trivial row.
+  CHECK(kernels::classify_shaped("_backward", "ops/softmax.py", copy).op->op == "softmax");
+  CHECK(kernels::classify_shaped("_backward", "ops/swiglu.py", copy).op == nullptr);
+  CHECK(kernels::classify_shaped("_backward", "ops/swiglu.py", accumulating).op->op == "activation");
   CHECK(kernels::classify_shaped("_copy_rows", "ops/misc.py", copy).kind == kernels::Kind::Trivial);
   CHECK(kernels::classify_shaped("_copy_rows", "ops/misc.py", accumulating).kind == kernels::Kind::Novel);
   CHECK(kernels::classify_shaped("_fwd", "ops/rms_norm.py", accumulating).op->op == "rms_norm");
@@ -247,6 +250,16 @@ TEST_CASE("one trivial rule for every kernel language", "[checks][kernels]") {
   CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/mlp.py", mlp).kind == kernels::Kind::Novel);
   CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/fused_mlp.py", mlp).op->op == "fused_mlp");
   CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/mlp.py", copy).op->op == "activation");
+}
+
+TEST_CASE("a kernel inserting into a data structure defined elsewhere is not elementwise", "[checks][kernels]") {
+  cxx::NativeFile facts;
+  facts.functions.push_back(kernel("insert_coords", 12, {.statements = 4, .assignments = 2}));
+  facts.functions.push_back(kernel("scale_coords", 12, {.statements = 4, .assignments = 2}));
+  facts.calls = {call("insert_coords", "insert"), call("scale_coords", "std::min")};
+  auto c = kernels::classify_native(facts, "src/ops.cu");
+  CHECK(c[0].kind == kernels::Kind::Novel);
+  CHECK(c[1].kind == kernels::Kind::Trivial);
 }
 
 TEST_CASE("a trivial row's name does not take a CUDA kernel with tensor cores", "[checks][kernels]") {

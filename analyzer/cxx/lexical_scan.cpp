@@ -246,6 +246,10 @@ BodyShape body_shape(const LexicalFile& f, size_t begin, size_t end) {
     }
     if (t[i].kind != LexToken::Identifier) continue;
     if (s == "asm" || s == "__asm__" || s == "__asm") ++shape.inline_assembly;
+    if ((f.is(i - 1, ".") || f.is(i - 1, "->")) && f.is(i + 1, "(") &&
+        (s == "insert" || s == "find" || s == "lookup" || s == "emplace" || s == "push" || s == "push_back" ||
+         s == "pop" || s == "erase"))
+      ++shape.container_calls;
     if ((s == "cub" || s == "cutlass" || s == "cute" || s == "nvcuda") && f.is(i + 1, "::")) ++shape.library_templates;
     if (s == "while") {
       // `do { } while (c);` is one loop, counted at its `do`.

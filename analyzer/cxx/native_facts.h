@@ -42,6 +42,8 @@ struct BodyShape {
   uint32_t statements = 0;         // ';' outside for-loop headers
   uint32_t assignments = 0;        // '=', '+=', ... outside for-loop headers: what the code writes
   uint32_t inline_assembly = 0;    // asm / __asm__ statements
+  uint32_t container_calls = 0;    // `table.insert(`, `map->find(`, `.lookup(`, `.push_back(`: a data structure's
+                                   // operations (a GPU hash table's probing and atomics live in its own header)
   uint32_t library_templates = 0;  // names under cub::, cutlass::, cute::, nvcuda::: a library's block-level algorithm
 };
 

@@ -103,13 +103,13 @@ extern const CheckDef TPU111_triton_kernel{
                            "PyTorch through `torch_xla.experimental.custom_kernel.make_kernel_from_pallas`; "
                            "torch_xla ships some ready ones (`flash_attention`, `ragged_paged_attention`, `gmm`).",
             .effort = kEffort,
-            .heuristic = "A Triton kernel is classified by its name, its shape and its file, in that order: a name "
-                         "matching a pattern of checks/data/standard_kernels.tsv by whole words "
-                         "(`_layer_norm_fwd_fused`) makes it that op; else a kernel with no `tl.dot`, atomics, "
+            .heuristic = "A Triton kernel is classified by its name, its file and its shape: a name or else a file "
+                         "name matching a standard op's pattern of checks/data/standard_kernels.tsv by whole words "
+                         "(`_layer_norm_fwd_fused`, `ops/triton/rms_norm.py`) makes it that op; else a kernel with no `tl.dot`, atomics, "
                          "scans, sorts, barriers or inline assembly, no loop that carries a value from one "
                          "iteration to the next (`acc += ...`; pointer and offset advances do not count), at least "
-                         "one store, and at most 80 lines and 40 statements is elementwise (trivial); else its file's "
-                         "name (`ops/triton/rms_norm.py`) decides, else it is novel. A trivial row (an activation) "
+                         "one store, and at most 80 lines and 40 statements is elementwise (trivial); else a file named "
+                         "for a trivial op (`swiglu.py`) makes it that op, else it is novel. A trivial row (an activation) "
                          "never takes a kernel that calls `tl.dot`. A `@triton.jit` helper that loads and stores "
                          "nothing (it takes values) costs 0 h: trivial when elementwise, else the class of the "
                          "file's kernels that call it, novel when none does. The shape is a guess: a single-block "

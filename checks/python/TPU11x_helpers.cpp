@@ -138,7 +138,10 @@ PythonBody python_body(Node fn) {
     bool stores = last.find("store") != std::string_view::npos || last == "copy";  // tl.store, desc.store, cute.copy
     if (stores || last.find("load") != std::string_view::npos || last == "program_id") b.memory = true;
     if (stores) ++k.stores;
-    if (last == "inline_asm_elementwise" || last == "cumsum" || last == "cumprod" || last == "associative_scan" ||
+    // Inline PTX is block-level code, but for the math approximations (`sin.approx.f32`,
+    // `tanh.approx.f32`, `ex2.approx`): those are jnp.sin, jnp.tanh, jnp.exp2.
+    bool approx_math = last == "inline_asm_elementwise" && n.text().find(".approx") != std::string_view::npos;
+    if ((last == "inline_asm_elementwise" && !approx_math) || last == "cumsum" || last == "cumprod" || last == "associative_scan" ||
         last == "sort" || last == "histogram" || last == "debug_barrier" || last == "syncthreads" ||
         last == "barrier" || last == "syncwarp" || text.find("shared") != std::string_view::npos ||
         text.find("shfl") != std::string_view::npos)
