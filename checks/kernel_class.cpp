@@ -11,12 +11,13 @@ namespace tpulint::checks::kernels {
 
 namespace {
 
-// An elementwise kernel is a few statements: a global index, a bounds check, a computed store
-// (a kernel that stores nothing itself hands its work to something else, such as a functor).
-// These bounds leave room for a switch over activation kinds or a handful of temporaries, and
-// leave out the kernels that compute something per thread in many steps.
-constexpr uint32_t kTrivialMaxLines = 30;
-constexpr uint32_t kTrivialMaxStatements = 12;
+// An elementwise kernel is a global index, a bounds check and computed stores (a kernel that
+// stores nothing itself hands its work to something else, such as a functor). The bounds leave
+// room for hand-unrolled vector code, dropout's RNG, a bias add with a [b,s,h,d] -> [b,h,s,d]
+// transpose (DeepSpeed's 37- to 48-line kernels), and leave out the kernels that compute
+// something per thread in many steps; loops are what tells those, and they are excluded apart.
+constexpr uint32_t kTrivialMaxLines = 80;
+constexpr uint32_t kTrivialMaxStatements = 40;
 
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
@@ -61,24 +62,32 @@ std::pair<const StandardOp*, size_t> best_row(const std::vector<std::vector<std:
   return {best, best_length};
 }
 
-HoursRange trivial_hours(uint32_t lines) {
-  if (lines <= 10) return {0.5, 1.5};
-  if (lines <= 25) return {1, 2};
-  return {1, 3};
-}
-
 std::string_view unqualified(std::string_view name) {
   size_t colons = name.rfind("::");
   return colons == std::string_view::npos ? name : name.substr(colons + 2);
 }
 
 bool plain_code(const cxx::FunctionFact& f) {
-  return !f.metrics.any() && f.shape.inline_assembly == 0 && f.shape.library_templates == 0;
+  return !f.metrics.any() && f.shape.inline_assembly == 0 && f.shape.library_templates == 0 &&
+         f.shape.container_calls == 0;
 }
 
-// A device helper an elementwise kernel may call: arithmetic, no loop.
+KernelShape shape_of(const cxx::FunctionFact& f) {
+  const cxx::BodyShape& s = f.shape;
+  KernelShape k;
+  k.lines = f.lines;
+  k.statements = s.statements;
+  k.stores = s.assignments;
+  uint32_t bounded = s.grid_stride_loops + s.fixed_loops;
+  k.open_loops = (s.loops > bounded ? s.loops - bounded : 0) + (s.grid_stride_loops > 1 ? 1 : 0);
+  k.matmul = f.metrics.tensor_core > 0;
+  k.block_level = !plain_code(f);
+  return k;
+}
+
+// A device helper an elementwise kernel may call: arithmetic, no loop but constant-count ones.
 bool simple_helper(const cxx::FunctionFact& f) {
-  return plain_code(f) && f.shape.loops == 0 && f.lines <= kTrivialMaxLines;
+  return plain_code(f) && f.shape.loops == f.shape.fixed_loops && f.lines <= kTrivialMaxLines;
 }
 
 // The file's device functions by name (overloads share one), and whom each function calls.
@@ -115,11 +124,18 @@ std::set<std::string_view> reached(const CallGraph& g, std::string_view from) {
   return seen;
 }
 
+// Operations of a data structure defined elsewhere (a GPU hash table's `table.insert(k, v)`,
+// `map.find(k)`): probing and atomics the kernel's own tokens do not show.
+bool data_structure_call(std::string_view callee) {
+  for (std::string_view op : {"insert", "find", "lookup", "emplace", "push", "push_back", "pop", "erase"})
+    if (callee == op) return true;
+  return false;
+}
+
 bool elementwise(const cxx::FunctionFact& kernel, const cxx::NativeFile& facts, const CallGraph& g) {
-  const cxx::BodyShape& s = kernel.shape;
-  if (!plain_code(kernel) || s.loops != s.grid_stride_loops || s.grid_stride_loops > 1 || s.assignments == 0 ||
-      s.statements > kTrivialMaxStatements || kernel.lines > kTrivialMaxLines)
-    return false;
+  if (!trivial_shape(shape_of(kernel))) return false;
+  for (const cxx::CallFact& c : facts.calls)
+    if (c.function == kernel.name && data_structure_call(unqualified(c.callee))) return false;
   for (std::string_view helper : reached(g, kernel.name))
     for (size_t i : g.device_functions.at(helper))
       if (!simple_helper(facts.functions[i])) return false;
@@ -127,6 +143,17 @@ bool elementwise(const cxx::FunctionFact& kernel, const cxx::NativeFile& facts, 
 }
 
 }  // namespace
+
+bool trivial_shape(const KernelShape& s) {
+  return !s.matmul && !s.block_level && s.open_loops == 0 && s.stores > 0 && s.lines <= kTrivialMaxLines &&
+         s.statements <= kTrivialMaxStatements;
+}
+
+HoursRange trivial_hours(uint32_t lines) {
+  if (lines <= 10) return {0.5, 1.5};
+  if (lines <= 25) return {1, 2};
+  return {1, 3};
+}
 
 std::vector<std::string> identifier_words(std::string_view name) {
   std::vector<std::string> words;
@@ -220,12 +247,14 @@ std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::s
   for (size_t i = 0; i < n; ++i) {
     const cxx::FunctionFact& f = facts.functions[i];
     if (!f.is_kernel) continue;
-    if (const StandardOp* op = op_named(f.name)) {
-      kernel_op[i] = op;
+    const StandardOp* named = op_named(f.name);
+    if (named && named->kind == "trivial" && f.metrics.tensor_core) named = nullptr;  // a GEMM, not an activation
+    if (named) {
+      kernel_op[i] = named;
     } else if (elementwise(f, facts, graph)) {
       out[i] = {Kind::Trivial, nullptr, trivial_hours(f.lines)};
       continue;
-    } else {
+    } else if (!(file_op && file_op->kind == "trivial" && f.metrics.tensor_core)) {
       kernel_op[i] = file_op;
     }
     if (kernel_op[i]) ++kernels_of[kernel_op[i]];
@@ -247,7 +276,9 @@ std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::s
     const cxx::FunctionFact& f = facts.functions[i];
     if (!f.is_device || f.is_kernel || callers.count(f.name)) continue;
     helper_op[i] = op_named(f.name);
-    if (!helper_op[i]) helper_op[i] = file_op;
+    // A trivial op's helper in a standard op's file (flash attention's `apply_dropout`) is part of that op.
+    if (!helper_op[i] || (helper_op[i]->kind == "trivial" && file_op && file_op->kind == "standard"))
+      helper_op[i] = file_op;
     if (helper_op[i] && !kernels_of.count(helper_op[i])) ++helpers_of[helper_op[i]];
   }
   for (size_t i = 0; i < n; ++i) {
@@ -279,6 +310,17 @@ Classification classify_named(std::string_view name, std::string_view path) {
   return op ? from_row(*op) : Classification{};
 }
 
+Classification classify_shaped(std::string_view name, std::string_view path, const KernelShape& shape) {
+  auto usable = [&](const StandardOp* op) { return op && !(op->kind == "trivial" && shape.matmul) ? op : nullptr; };
+  if (const StandardOp* op = usable(op_named(name))) return from_row(*op);
+  // A Python file is usually one op: a `_backward` kernel in softmax.py is part of the softmax.
+  const StandardOp* file_op = usable(op_of_file(path));
+  if (file_op && file_op->kind == "standard") return from_row(*file_op);
+  if (trivial_shape(shape)) return {Kind::Trivial, nullptr, trivial_hours(shape.lines)};
+  if (file_op) return from_row(*file_op);
+  return {};
+}
+
 std::string verdict(const Classification& c) {
   if (c.kind == Kind::Novel) return "";
   if (!c.op) return "is elementwise: tensor ops express it and XLA fuses them";
@@ -302,9 +344,11 @@ std::string ops_doc(std::string_view kind) {
 std::string trivial_rule_doc() {
   return fmt::format(
       "at most {} lines and {} statements, no shared memory, warp intrinsics, atomics, tensor-core code, cooperative "
-      "groups, dynamic parallelism, inline assembly or CUB/CUTLASS/CuTe code, no loop but one grid-stride loop "
-      "(`i += blockDim.x * gridDim.x`, `CUDA_1D_KERNEL_LOOP`), at least one store, and only loop-free helpers of its "
-      "file; 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h beyond",
+      "groups, dynamic parallelism, inline assembly, CUB/CUTLASS/CuTe code or data-structure operations "
+      "(`table.insert(k, v)`, `.find(`, `.lookup(`), no loop but one grid-stride loop "
+      "(`i += blockDim.x * gridDim.x`, `CUDA_1D_KERNEL_LOOP`, `for (int i : tv::KernelLoopX<int>(n))`) and loops "
+      "with a constant trip count (`i < 4`, `i < kVec`) or under `#pragma unroll`, at least one store, and only "
+      "loop-free helpers of its file; 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h beyond",
       kTrivialMaxLines, kTrivialMaxStatements);
 }
 

@@ -33,6 +33,25 @@ struct Classification {
   bool by_callers = false;         // a device function classified as the kernels of its file that call it
 };
 
+// What the trivial rule asks of a kernel's body, whatever its language: CUDA's from the tokens
+// (cxx::BodyShape, DeviceCodeMetrics), Triton's, CuTe's and Numba's from the Python syntax tree.
+struct KernelShape {
+  uint32_t lines = 0;
+  uint32_t statements = 0;
+  uint32_t stores = 0;           // assignments, tl.store, element writes: what the kernel writes
+  uint32_t open_loops = 0;       // loops sized by the data that carry work across iterations (a tile loop
+                                 // accumulating, a search); not grid-stride, constant-count or unrolled loops
+  bool matmul = false;           // tl.dot, cute.gemm, MMA/WMMA, tensor-core PTX
+  bool block_level = false;      // shared memory, warp intrinsics, atomics, block barriers, cooperative groups,
+                                 // dynamic parallelism, inline assembly, CUB/CUTLASS/CuTe templates, scans and sorts
+};
+
+// The trivial rule, one for every kernel language: no matmul, nothing block-level, no open loop,
+// at least one store, and at most kTrivialMaxLines lines and kTrivialMaxStatements statements:
+// an elementwise map, a copy, fill, pad or transpose that tensor ops express and XLA fuses.
+bool trivial_shape(const KernelShape& s);
+HoursRange trivial_hours(uint32_t lines);
+
 // An identifier or path component in lower-case words: split at non-alphanumerics, at case
 // changes (`RoIAlignForward` -> ro, i, align, forward; `XEntropy` -> x, entropy) and between
 // letters and digits.
@@ -62,6 +81,11 @@ std::vector<Classification> classify_native(const cxx::NativeFile& facts, std::s
 // A kernel known by its name only (Triton, CuPy, Numba, PyCUDA): Standard or Trivial when the
 // table knows its name or its file, else Novel.
 Classification classify_named(std::string_view name, std::string_view path);
+// A kernel known by its name and its shape (Triton, CuTe, Numba, TileLang): the name's row, then
+// the file's standard row (a Python module is usually one op's kernels), then the shape
+// (trivial_shape), then the file's trivial row; a trivial row never takes a kernel that does
+// matmuls (a `swiglu` kernel with two tl.dot is an MLP, not an activation).
+Classification classify_shaped(std::string_view name, std::string_view path, const KernelShape& shape);
 
 // What a finding says about a classified kernel, after "<what> '<name>' (<size>)": "is
 // elementwise: tensor ops express it" or "is the standard op ROI align: use gather-based ROI

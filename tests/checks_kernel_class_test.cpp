@@ -173,7 +173,7 @@ TEST_CASE("a short kernel with no device features and no loop but a grid-stride 
   facts.functions.push_back(kernel("scale", 3, {.statements = 2, .assignments = 1}));
   facts.functions.push_back(kernel("axpy_strided", 5, {.loops = 1, .grid_stride_loops = 1, .statements = 3, .assignments = 2}));
   facts.functions.push_back(kernel("row_dot", 6, {.loops = 1, .statements = 4}));
-  facts.functions.push_back(kernel("long_map", 60, {.statements = 40}));
+  facts.functions.push_back(kernel("long_map", 120, {.statements = 60, .assignments = 30}));
   cxx::FunctionFact reduce = kernel("block_sum", 8, {.statements = 4});
   reduce.metrics.shared_memory = 1;
   facts.functions.push_back(reduce);
@@ -191,6 +191,128 @@ TEST_CASE("a short kernel with no device features and no loop but a grid-stride 
   CHECK(c[4].kind == kernels::Kind::Novel);
   CHECK(c[5].kind == kernels::Kind::Novel);
   CHECK(c[6].kind == kernels::Kind::Novel);
+}
+
+TEST_CASE("constant-count, unrolled and grid-iterator loops keep a kernel elementwise; data-sized ones do not",
+          "[checks][kernels]") {
+  cxx::NativeFile facts;
+  // torchsparse's hash_kernel: a fixed 4-step loop.
+  facts.functions.push_back(kernel("hash_rows", 14, {.loops = 1, .fixed_loops = 1, .statements = 6, .assignments = 4}));
+  // A grid-stride loop around an unrolled lane loop.
+  facts.functions.push_back(kernel("pad_lanes", 12,
+                                   {.loops = 2, .grid_stride_loops = 1, .fixed_loops = 1, .statements = 4, .assignments = 2}));
+  // DeepSpeed's bias_add_transform_0213: 40 lines, 20 statements, no loop.
+  facts.functions.push_back(kernel("bias_add_permute", 40, {.statements = 20, .assignments = 15}));
+  // Near misses: a data-sized loop beside a fixed one; two grid-stride loops; a long kernel with shared memory.
+  facts.functions.push_back(kernel("gather_rows", 12, {.loops = 2, .fixed_loops = 1, .statements = 5, .assignments = 3}));
+  facts.functions.push_back(kernel("two_passes", 10, {.loops = 2, .grid_stride_loops = 2, .statements = 4, .assignments = 2}));
+  cxx::FunctionFact staged = kernel("staged_transpose", 40, {.loops = 2, .fixed_loops = 2, .statements = 10, .assignments = 4});
+  staged.metrics.shared_memory = 1;
+  facts.functions.push_back(staged);
+  auto c = kernels::classify_native(facts, "src/ops.cu");
+  CHECK(c[0].kind == kernels::Kind::Trivial);
+  CHECK(c[1].kind == kernels::Kind::Trivial);
+  CHECK(c[2].kind == kernels::Kind::Trivial);
+  CHECK(c[2].hours.high <= 3);
+  CHECK(c[3].kind == kernels::Kind::Novel);
+  CHECK(c[4].kind == kernels::Kind::Novel);
+  CHECK(c[5].kind == kernels::Kind::Novel);
+}
+
+TEST_CASE("one trivial rule for every kernel language", "[checks][kernels]") {
+  kernels::KernelShape copy{.lines = 20, .statements = 6, .stores = 1};
+  CHECK(kernels::trivial_shape(copy));
+  kernels::KernelShape no_store = copy;
+  no_store.stores = 0;
+  CHECK_FALSE(kernels::trivial_shape(no_store));
+  kernels::KernelShape tiled = copy;
+  tiled.matmul = true;
+  CHECK_FALSE(kernels::trivial_shape(tiled));
+  kernels::KernelShape accumulating = copy;
+  accumulating.open_loops = 1;
+  CHECK_FALSE(kernels::trivial_shape(accumulating));
+  kernels::KernelShape atomics = copy;
+  atomics.block_level = true;
+  CHECK_FALSE(kernels::trivial_shape(atomics));
+  kernels::KernelShape huge{.lines = 200, .statements = 90, .stores = 10};
+  CHECK_FALSE(kernels::trivial_shape(huge));
+
+  // Python kernels: the name's row, then the file's standard row, then the shape, then the file's trivial row.
+  CHECK(kernels::classify_shaped("_backward", "ops/softmax.py", copy).op->op == "softmax");
+  CHECK(kernels::classify_shaped("_backward", "ops/swiglu.py", copy).op == nullptr);
+  CHECK(kernels::classify_shaped("_backward", "ops/swiglu.py", accumulating).op->op == "activation");
+  CHECK(kernels::classify_shaped("_copy_rows", "ops/misc.py", copy).kind == kernels::Kind::Trivial);
+  CHECK(kernels::classify_shaped("_copy_rows", "ops/misc.py", accumulating).kind == kernels::Kind::Novel);
+  CHECK(kernels::classify_shaped("_fwd", "ops/rms_norm.py", accumulating).op->op == "rms_norm");
+  CHECK(kernels::classify_shaped("_rms_norm_fwd", "ops/misc.py", copy).op->op == "rms_norm");  // the name first
+  // A trivial row's name does not take a kernel that does matmuls (Liger's mlp.py `_swiglu_kernel_forward`).
+  kernels::KernelShape mlp{.lines = 56, .statements = 30, .stores = 1, .matmul = true};
+  CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/mlp.py", mlp).kind == kernels::Kind::Novel);
+  CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/fused_mlp.py", mlp).op->op == "fused_mlp");
+  CHECK(kernels::classify_shaped("_swiglu_kernel_forward", "ops/mlp.py", copy).op->op == "activation");
+}
+
+TEST_CASE("a kernel inserting into a data structure defined elsewhere is not elementwise", "[checks][kernels]") {
+  cxx::NativeFile facts;
+  facts.functions.push_back(kernel("insert_coords", 12, {.statements = 4, .assignments = 2}));
+  facts.functions.push_back(kernel("scale_coords", 12, {.statements = 4, .assignments = 2}));
+  facts.calls = {call("insert_coords", "insert"), call("scale_coords", "std::min")};
+  auto c = kernels::classify_native(facts, "src/ops.cu");
+  CHECK(c[0].kind == kernels::Kind::Novel);
+  CHECK(c[1].kind == kernels::Kind::Trivial);
+}
+
+TEST_CASE("a trivial row's name does not take a CUDA kernel with tensor cores", "[checks][kernels]") {
+  cxx::NativeFile facts;
+  cxx::FunctionFact gemm = kernel("gelu_gemm_kernel", 60, {.loops = 1, .statements = 30, .assignments = 10});
+  gemm.metrics.tensor_core = 2;
+  facts.functions.push_back(gemm);
+  facts.functions.push_back(kernel("gelu_kernel", 5, {.loops = 1, .statements = 3}));
+  auto c = kernels::classify_native(facts, "src/ops.cu");
+  CHECK(c[0].kind == kernels::Kind::Novel);
+  CHECK(c[1].kind == kernels::Kind::Trivial);
+}
+
+TEST_CASE("the table knows the names the validation found missing", "[checks][kernels]") {
+  CHECK(op_of("cached_quantization") == "quantize_blockwise");
+  CHECK(file_op("csrc/quantization/quantize.cu") == "quantize_blockwise");
+  CHECK(file_op("csrc/fp_quantizer/fp_quantize.cu") == "quantize_blockwise");
+  CHECK(op_of("kOptimizer32bit1State") == "fused_optimizer");
+  CHECK(op_of("kPreconditionOptimizer32bit2State") == "fused_optimizer");
+  CHECK(op_of("kOptimizerStatic8bit2StateBlockwise") == "fused_optimizer");
+  CHECK(op_of("_optimizer_update_1state_32bit_triton_kernel") == "fused_optimizer");
+  CHECK(op_of("multi_tensor_apply_kernel") == "foreach_ops");
+  CHECK(op_of("_moe_bwd_dW2_kernel") == "grouped_gemm");
+  CHECK(op_of("_fused_moe_kernel") == "grouped_gemm");
+  CHECK(op_of("_moe_router_histogram_kernel") == "moe_permute");
+  CHECK(op_of("moe_gather_kernel") == "moe_permute");
+  CHECK(op_of("prepare_varlen_num_blocks_kernel") == "flash_attention");
+  CHECK(file_op("hopper/flash_prepare_scheduler.cu") == "flash_attention");
+  CHECK(op_of("softplus") == "activation");
+  CHECK(file_op("unsloth/kernels/geglu.py") == "activation");
+  CHECK(file_op("unsloth/kernels/swiglu.py") == "activation");
+  CHECK(file_op("include/tiny-cuda-nn/encodings/spherical_harmonics.h") == "positional_encoding");
+  CHECK(op_of("dropout_kernel") == "dropout");
+  CHECK(op_of("bias_add_transform_0213") == "layout_change");
+  CHECK(op_of("transform4d_0213") == "layout_change");
+  CHECK(op_of("pad_data_kernel") == "layout_change");
+  CHECK(op_of("roll_and_window_partition_forward_cuda_kernel") == "layout_change");
+  // Near misses: these stay out.
+  CHECK(op_of("fused_moe_aux_loss_forward_kernel") == "");   // an aux loss, not the experts' GEMM
+  CHECK(op_of("quantize_transpose_nvfp4_kernel") == "quantize_blockwise");  // no bare `transpose` row
+  CHECK(op_of("apply_sqrtsoftplus_on_float") == "");
+  CHECK(op_of("zero_pad_kernel") == "");
+}
+
+TEST_CASE("a trivial op's helper in a standard op's file goes with that op", "[checks][kernels]") {
+  cxx::NativeFile facts;
+  facts.functions.push_back(device_function("apply_dropout", 20, {.loops = 1, .statements = 8}));
+  auto c = kernels::classify_native(facts, "csrc/flash_attn/src/flash_fwd_kernel.h");
+  REQUIRE(c[0].op);
+  CHECK(c[0].op->op == "flash_attention");
+  auto d = kernels::classify_native(facts, "csrc/misc/helpers.h");
+  REQUIRE(d[0].op);
+  CHECK(d[0].op->op == "dropout");
 }
 
 TEST_CASE("the name comes first, then the shape, then the file", "[checks][kernels]") {

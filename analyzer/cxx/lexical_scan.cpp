@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 
 namespace tpulint::cxx {
 
@@ -166,6 +168,54 @@ bool mentions_grid(const LexicalFile& f, size_t begin, size_t end, const std::ve
   return false;
 }
 
+// `KernelLoopX`, `kernel_loop`, `CUDA_KERNEL_LOOP`: a name that says it loops over the grid.
+bool grid_loop_name(std::string_view s) {
+  std::string folded;
+  for (char c : s)
+    if (c != '_') folded += char(std::tolower(static_cast<unsigned char>(c)));
+  return folded.find("kernelloop") != std::string::npos || folded.find("gridstride") != std::string::npos;
+}
+
+// A name that holds a compile-time constant by convention: `N_DIMS`, `VEC`, `kVecSize`.
+bool constant_name(std::string_view s) {
+  if (s.size() >= 2 && s[0] == 'k' && std::isupper(static_cast<unsigned char>(s[1]))) return true;
+  bool upper = false;
+  for (char c : s) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    upper = upper || std::isupper(static_cast<unsigned char>(c));
+  }
+  return upper;
+}
+
+// The `for` at `at` is under `#pragma unroll`: the directive tokens just before it.
+bool unrolled(const LexicalFile& f, size_t begin, size_t at) {
+  for (size_t j = at; j-- > begin && f.tokens()[j].in_directive;)
+    if (f.tokens()[j].text == "unroll") return true;
+  return false;
+}
+
+// The for-loop condition [begin, end) compares with a constant: `i < 4`, `j < kVec * 2`,
+// `k <= N_DIMS`, `i < sizeof(T)`.
+bool constant_bound(const LexicalFile& f, size_t begin, size_t end) {
+  const auto& t = f.tokens();
+  size_t cmp = end;
+  for (size_t j = begin; j < end; ++j)
+    if (f.is(j, "<") || f.is(j, "<=") || f.is(j, "!=")) {
+      cmp = j;
+      break;
+    }
+  if (cmp + 1 >= end) return false;
+  for (size_t j = cmp + 1; j < end; ++j) {
+    std::string_view s = t[j].text;
+    if (t[j].kind == LexToken::Number) continue;
+    if (t[j].kind == LexToken::Identifier && (constant_name(s) || s == "sizeof")) continue;
+    if (t[j].kind == LexToken::Punct && (s == "*" || s == "+" || s == "-" || s == "/" || s == "(" || s == ")"))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 // The shape of the function whose tokens are [begin, end). A grid-stride loop steps by the grid
 // or block size, directly or through a variable set from it (`int stride = blockDim.x *
 // gridDim.x;`); the CUDA_1D_KERNEL_LOOP-style macros of PyTorch, Caffe2 and mmcv are such loops.
@@ -196,6 +246,10 @@ BodyShape body_shape(const LexicalFile& f, size_t begin, size_t end) {
     }
     if (t[i].kind != LexToken::Identifier) continue;
     if (s == "asm" || s == "__asm__" || s == "__asm") ++shape.inline_assembly;
+    if ((f.is(i - 1, ".") || f.is(i - 1, "->")) && f.is(i + 1, "(") &&
+        (s == "insert" || s == "find" || s == "lookup" || s == "emplace" || s == "push" || s == "push_back" ||
+         s == "pop" || s == "erase"))
+      ++shape.container_calls;
     if ((s == "cub" || s == "cutlass" || s == "cute" || s == "nvcuda") && f.is(i + 1, "::")) ++shape.library_templates;
     if (s == "while") {
       // `do { } while (c);` is one loop, counted at its `do`.
@@ -218,11 +272,20 @@ BodyShape body_shape(const LexicalFile& f, size_t begin, size_t end) {
           break;
         }
       }
+      bool grid_stride = false;
       for (size_t j = step; j + 1 < close; ++j)
         if (f.is(j, "+=") && mentions_grid(f, j + 1, close, strides)) {
-          ++shape.grid_stride_loops;
+          grid_stride = true;
           break;
         }
+      // A range-for over a grid-stride iterator: spconv's `for (int i : tv::KernelLoopX<int>(n))`.
+      if (semis == 0)
+        for (size_t j = i + 2; j < close; ++j)
+          if (t[j].kind == LexToken::Identifier && grid_loop_name(t[j].text)) grid_stride = true;
+      if (grid_stride)
+        ++shape.grid_stride_loops;
+      else if (unrolled(f, begin, i) || (semis == 2 && constant_bound(f, i + 2, step - 1)))
+        ++shape.fixed_loops;
     } else if (s.find("KERNEL_LOOP") != std::string_view::npos && f.is(i + 1, "(")) {
       ++shape.loops;
       ++shape.grid_stride_loops;

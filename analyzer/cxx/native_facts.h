@@ -35,10 +35,15 @@ struct DeviceCodeMetrics {
 // loop) from code with real structure.
 struct BodyShape {
   uint32_t loops = 0;              // for, while, do, and loop macros such as CUDA_1D_KERNEL_LOOP
-  uint32_t grid_stride_loops = 0;  // of those, loops stepping by the grid or block: `i += blockDim.x * gridDim.x`
+  uint32_t grid_stride_loops = 0;  // of those, loops stepping by the grid or block: `i += blockDim.x * gridDim.x`,
+                                   // loop macros and range-for grid iterators (`for (int i : tv::KernelLoopX<int>(n))`)
+  uint32_t fixed_loops = 0;        // of the others, `for` loops with a constant trip count (`i < 4`, `i < kVec`,
+                                   // `i < N_DIMS`) or under `#pragma unroll`: vector lanes, not data-sized work
   uint32_t statements = 0;         // ';' outside for-loop headers
   uint32_t assignments = 0;        // '=', '+=', ... outside for-loop headers: what the code writes
   uint32_t inline_assembly = 0;    // asm / __asm__ statements
+  uint32_t container_calls = 0;    // `table.insert(`, `map->find(`, `.lookup(`, `.push_back(`: a data structure's
+                                   // operations (a GPU hash table's probing and atomics live in its own header)
   uint32_t library_templates = 0;  // names under cub::, cutlass::, cute::, nvcuda::: a library's block-level algorithm
 };
 

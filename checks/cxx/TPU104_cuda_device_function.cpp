@@ -43,8 +43,9 @@ class CudaDeviceFunction final : public cxx::NativeCheck {
           "rewrite it with the kernels that call it: as jnp/torch ops, or inside the Pallas kernel", f.name);
       finding.hours = device_code::scaled(device_function_hours(f.lines), f);
       finding.code_lines = f.lines;
-      // Called by novel kernels: part of their rewrite.
-      if (c.by_callers) finding.effort = EffortClass::High;
+      // Novel, whether its callers are novel kernels of the file or it has none here: High, so
+      // that Medium keeps meaning "a standard op" (the check's default class is for the docs).
+      finding.effort = EffortClass::High;
     }
   }
 };
@@ -60,7 +61,7 @@ extern const CheckDef TPU104_cuda_device_function{
         .summary = "CUDA `__device__` function (GPU-only helper of kernels)",
         .languages = Language::Cuda | Language::Cxx,
         .severity = Severity::Warning,
-        .effort = EffortClass::Medium,
+        .effort = EffortClass::High,
         .hours = {1, 16},
         .doc = {
             .what = "A function defined `__device__` (templated or not): code that only runs on the GPU, called "
@@ -84,7 +85,7 @@ extern const CheckDef TPU104_cuda_device_function{
                       "(+25% per device feature, +50% for tensor cores). Called by no kernel of its file (a helper "
                       "in a header): medium, a standard op when its name or file says so (0 h, or the op's hours "
                       "when no kernel of the file carries them, as for functors run by a generic kernel elsewhere), "
-                      "else the hours above.",
+                      "else high (novel) with the hours above.",
             .heuristic = "Plain `__host__ __device__` math helpers are not reported: the host compiles them, so "
                          "they are portable C++ unless they use device-only features. Callers are found by name in "
                          "the file's calls, so overloads count as one function, and a helper called only through a "

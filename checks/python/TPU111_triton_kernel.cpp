@@ -13,6 +13,10 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
+constexpr std::string_view kPortHint =
+    "rewrite it as a Pallas kernel (jax.experimental.pallas with the TPU backend, called from PyTorch through "
+    "torch_xla.experimental.custom_kernel.make_kernel_from_pallas), or as tensor ops that XLA fuses";
+
 class TritonKernel final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -28,6 +32,21 @@ class TritonKernel final : public python::PythonCheck {
     uint32_t lines = function.line_count();
     std::string subject = pyhelp::function_display_name(function, ctx);
     kernels::Classification c = pyhelp::classify_kernel(function, pyhelp::KernelDsl::Triton, ctx);
+    if (c.by_callers) {
+      // A helper taking values: compiled into its callers and ported with them.
+      std::string role = "is a helper of the kernels that call it (values in, values out): it is ported with them";
+      if (c.kind == kernels::Kind::Trivial && !c.op)
+        role = "is an elementwise helper (values in, values out): tensor ops express it, with the kernels that call it";
+      else if (c.kind != kernels::Kind::Novel)
+        role = fmt::format("goes with the {} op of the kernels that call it: use {}", c.op->title, c.op->use);
+      Finding& f = ctx.report(name, fmt::format("Triton helper '{}' ({} lines) {}", subject, lines, role),
+                              c.kind == kernels::Kind::Novel ? std::string(kPortHint) : kernels::hint(c),
+                              std::string(kernels::subject(c, subject)));
+      f.effort = c.kind == kernels::Kind::Novel ? EffortClass::High : kernels::effort_of(c.kind);
+      f.hours = {};
+      f.code_lines = lines;
+      return;
+    }
     if (c.kind != kernels::Kind::Novel) {
       std::string what = fmt::format("Triton kernel '{}' ({} lines) {}", subject, lines, kernels::verdict(c));
       Finding& f = ctx.report(name, what);
@@ -35,11 +54,8 @@ class TritonKernel final : public python::PythonCheck {
       f.code_lines = lines;
       return;
     }
-    Finding& f = ctx.report(
-        name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
-        "rewrite it as a Pallas kernel (jax.experimental.pallas with the TPU backend, called from PyTorch through "
-        "torch_xla.experimental.custom_kernel.make_kernel_from_pallas), or as tensor ops that XLA fuses",
-        subject);
+    Finding& f = ctx.report(name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
+                            std::string(kPortHint), subject);
     f.hours = pyhelp::tile_kernel_hours(lines);
     f.code_lines = lines;
   }
@@ -52,7 +68,8 @@ const std::string kEffort =
     "(checks/data/standard_kernels.tsv): swapping it in and validating its numerics, per op and file, the hours shared "
     "by the op's kernels in the file: " +
     kernels::ops_doc("standard") + ". Low for the table's elementwise ops: " + kernels::ops_doc("trivial") +
-    ". High for any other kernel; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
+    ", and for a kernel of the elementwise shape (see the heuristic): 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h "
+    "beyond. A helper taking values costs 0 h of its own, in the class of its callers. High for any other kernel; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
     "16-48 h up to 150, 24-80 h beyond. Pallas and Triton share a block-level model, so a port is closer to a "
     "translation than a CUDA kernel's, but numerics and tiling for the TPU's memory still need work.";
 
@@ -86,10 +103,17 @@ extern const CheckDef TPU111_triton_kernel{
                            "PyTorch through `torch_xla.experimental.custom_kernel.make_kernel_from_pallas`; "
                            "torch_xla ships some ready ones (`flash_attention`, `ragged_paged_attention`, `gmm`).",
             .effort = kEffort,
-            .heuristic = "A Triton kernel is classified by its name and file only (its body is not measured): a name "
-                         "or file matching a pattern of checks/data/standard_kernels.tsv by whole words "
-                         "(`_layer_norm_fwd_fused`, `ops/triton/rms_norm.py`) makes it that op; a name that says "
-                         "nothing in a file that says nothing is novel, even when the kernel is elementwise.",
+            .heuristic = "A Triton kernel is classified by its name, its file and its shape: a name or else a file "
+                         "name matching a standard op's pattern of checks/data/standard_kernels.tsv by whole words "
+                         "(`_layer_norm_fwd_fused`, `ops/triton/rms_norm.py`) makes it that op; else a kernel with no `tl.dot`, atomics, "
+                         "scans, sorts, barriers or inline assembly, no loop that carries a value from one "
+                         "iteration to the next (`acc += ...`; pointer and offset advances do not count), at least "
+                         "one store, and at most 80 lines and 40 statements is elementwise (trivial); else a file named "
+                         "for a trivial op (`swiglu.py`) makes it that op, else it is novel. A trivial row (an activation) "
+                         "never takes a kernel that calls `tl.dot`. A `@triton.jit` helper that loads and stores "
+                         "nothing (it takes values) costs 0 h: trivial when elementwise, else the class of the "
+                         "file's kernels that call it, novel when none does. The shape is a guess: a single-block "
+                         "row softmax with an unhelpful name and file counts as elementwise.",
             .references = {"https://docs.pytorch.org/xla/master/features/pallas.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
         },

@@ -271,10 +271,14 @@ extern const CheckDef TPU113_python_cuda_kernel{
             .effort = kEffort,
             .heuristic = "The length of a CUDA C kernel is the length of its source string, when the string is "
                          "a literal argument or a literal assigned to the variable passed; otherwise the "
-                         "smallest range is used. Kernels are classified by name and file only: the kernel name "
-                         "given to `RawKernel` (or the first `__global__` of the source), the decorated function's "
-                         "name for Numba, CuTe and TileLang, matched by whole words against "
-                         "checks/data/standard_kernels.tsv.",
+                         "smallest range is used. Kernels are classified by name: the kernel name given to "
+                         "`RawKernel` (or the first `__global__` of the source), the decorated function's name for "
+                         "Numba, CuTe and TileLang, matched by whole words against "
+                         "checks/data/standard_kernels.tsv; then, for Numba, CuTe and TileLang kernels, by a file "
+                         "named for a standard op, then by their shape as TPU111 measures Triton's (no "
+                         "`cute.gemm`/MMA, atomics, shared arrays, barriers, scans, no loop carrying a value, a "
+                         "store, at most 80 lines and 40 statements: trivial), then by a file named for a trivial "
+                         "op.",
             .references = {"https://docs.cupy.dev/en/stable/user_guide/kernel.html",
                            "https://numba.readthedocs.io/en/stable/cuda/kernels.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},

@@ -1,6 +1,7 @@
 #include "checks/python/TPU11x_helpers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 
@@ -52,23 +53,217 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   return dsl;
 }
 
-kernels::Classification classify_kernel(Node function, KernelDsl dsl, const python::PythonContext& ctx) {
-  auto name_of = [](Node fn) {
-    Node name = fn.field(Field::Name);
-    return name ? name.text() : std::string_view();
-  };
-  const std::string& path = ctx.file().path();
-  kernels::Classification c = kernels::classify_named(name_of(function), path);
-  if (!c.op) return c;
-  size_t same_op = 0;
-  const python::Tree* tree = function.tree();
-  for (uint32_t id = 0; id < tree->node_count(); ++id) {
-    Node fn(tree, id);
-    if (fn.kind() != Kind::FunctionDefinition || !fn.parent() || fn.parent().kind() != Kind::DecoratedDefinition)
+namespace {
+
+std::string_view name_of(Node fn) {
+  Node name = fn.field(Field::Name);
+  return name ? name.text() : std::string_view();
+}
+
+std::string_view last_component(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+bool has_word(std::string_view text, std::string_view word) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    bool before = at > 0 && ident(text[at - 1]);
+    bool after = at + word.size() < text.size() && ident(text[at + word.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+// `acc += x`, `m = tl.maximum(m, x)`: a value carried from one iteration to the next. Pointer
+// and offset advances (`x_ptr += BLOCK`, `offs += BLOCK`) carry no work.
+bool carries_value(Node loop) {
+  const python::Tree* tree = loop.tree();
+  for (uint32_t id = loop.id() + 1; id < tree->subtree_end(loop); ++id) {
+    Node n(tree, id);
+    std::string_view type = n.type();
+    if (type != "augmented_assignment" && type != "assignment") continue;
+    Node left = n.field(Field::Left), right = n.field(Field::Right);
+    if (!left || !right) continue;
+    if (type == "augmented_assignment" && left.type() == "subscript") return true;  // `pos[i] += vel[i]`, each step
+    if (left.kind() != Kind::Identifier) continue;
+    std::string_view target = left.text();
+    if (target.find("ptr") != std::string_view::npos || target.starts_with("off")) continue;
+    if (type == "augmented_assignment" || has_word(right.text(), target)) return true;
+  }
+  return false;
+}
+
+struct PythonBody {
+  kernels::KernelShape shape;
+  bool memory = false;  // loads, stores, atomics, tl.program_id, element writes: a kernel, not a value helper
+};
+
+// The shape of a Triton, CuTe, Numba or TileLang function from its syntax tree.
+PythonBody python_body(Node fn) {
+  PythonBody b;
+  kernels::KernelShape& k = b.shape;
+  k.lines = fn.line_count();
+  const python::Tree* tree = fn.tree();
+  for (uint32_t id = fn.id() + 1; id < tree->subtree_end(fn); ++id) {
+    Node n(tree, id);
+    if (!n.is_named()) continue;
+    std::string_view type = n.type();
+    if (type.ends_with("_statement")) {
+      bool docstring = type == "expression_statement" && n.named_child_count() == 1 &&
+                       n.named_child(0).kind() == Kind::String;
+      if (!docstring) ++k.statements;
+      if ((type == "for_statement" && carries_value(n)) || type == "while_statement") ++k.open_loops;
       continue;
-    if (kernel_dsl(fn, ctx) == dsl && kernels::classify_named(name_of(fn), path).op == c.op) ++same_op;
+    }
+    if (type == "assignment" || type == "augmented_assignment") {
+      Node left = n.field(Field::Left);
+      if (left && left.type() == "subscript") {
+        ++k.stores;
+        b.memory = true;
+      }
+      continue;
+    }
+    if (n.kind() != Kind::Call) continue;
+    Node callee = n.field(Field::Function);
+    if (!callee) continue;
+    std::string_view text = callee.text(), last = last_component(text);
+    if (last == "dot" || last == "dot_scaled" || last == "gemm" || last == "mma" || last.starts_with("mma_") ||
+        last.ends_with("_mma") || text.find("wgmma") != std::string_view::npos)
+      k.matmul = true;
+    if (text.find("atomic") != std::string_view::npos) {
+      k.block_level = true;
+      b.memory = true;
+    }
+    bool stores = last.find("store") != std::string_view::npos || last == "copy";  // tl.store, desc.store, cute.copy
+    if (stores || last.find("load") != std::string_view::npos || last == "program_id") b.memory = true;
+    if (stores) ++k.stores;
+    // Inline PTX is block-level code, but for the math approximations (`sin.approx.f32`,
+    // `tanh.approx.f32`, `ex2.approx`): those are jnp.sin, jnp.tanh, jnp.exp2.
+    bool approx_math = last == "inline_asm_elementwise" && n.text().find(".approx") != std::string_view::npos;
+    if ((last == "inline_asm_elementwise" && !approx_math) || last == "cumsum" || last == "cumprod" || last == "associative_scan" ||
+        last == "sort" || last == "histogram" || last == "debug_barrier" || last == "syncthreads" ||
+        last == "barrier" || last == "syncwarp" || text.find("shared") != std::string_view::npos ||
+        text.find("shfl") != std::string_view::npos)
+      k.block_level = true;
+  }
+  return b;
+}
+
+bool calls(Node fn, std::string_view callee_name) {
+  const python::Tree* tree = fn.tree();
+  for (uint32_t id = fn.id() + 1; id < tree->subtree_end(fn); ++id) {
+    Node n(tree, id);
+    if (n.kind() != Kind::Call) continue;
+    Node callee = n.field(Field::Function);
+    if (callee && last_component(callee.text()) == callee_name) return true;
+  }
+  return false;
+}
+
+bool decorated(Node fn) {
+  return fn.kind() == Kind::FunctionDefinition && fn.parent() && fn.parent().kind() == Kind::DecoratedDefinition;
+}
+
+kernels::Classification classify(Node function, KernelDsl dsl, const python::PythonContext& ctx, int depth);
+
+// A Triton helper takes values and returns values (no loads, stores or program ids): it is
+// compiled into the kernels that call it, and ported with them, at no cost of its own. An
+// elementwise one (`softplus`, `sin_approx`) is trivial; any other takes the class of the
+// file's kernels that call it (novel when one of them is), or novel when none of them does.
+kernels::Classification classify_helper(Node function, const PythonBody& body, const python::PythonContext& ctx,
+                                        int depth) {
+  kernels::KernelShape own = body.shape;
+  own.stores = 1;  // it returns its value
+  if (kernels::trivial_shape(own)) return {kernels::Kind::Trivial, nullptr, {}, true};
+  kernels::Classification joined{kernels::Kind::Trivial, nullptr, {}, true};
+  bool any = false;
+  const python::Tree* tree = function.tree();
+  std::string_view name = name_of(function);
+  for (uint32_t id = 0; id < tree->node_count() && depth < 3; ++id) {
+    Node fn(tree, id);
+    if (fn == function || !decorated(fn) || kernel_dsl(fn, ctx) != KernelDsl::Triton || !calls(fn, name)) continue;
+    kernels::Classification c = classify(fn, KernelDsl::Triton, ctx, depth + 1);
+    any = true;
+    if (c.kind == kernels::Kind::Novel || (c.kind == kernels::Kind::Standard && joined.kind == kernels::Kind::Trivial))
+      joined = {c.kind, c.op, {}, true};
+    if (c.kind == kernels::Kind::Novel) break;
+  }
+  if (!any) joined = {kernels::Kind::Novel, nullptr, {}, true};
+  return joined;
+}
+
+// The names a function calls: `f` of `f(x)` and of `mod.f(x)`.
+std::vector<std::string_view> callee_names(Node fn) {
+  std::vector<std::string_view> out;
+  const python::Tree* tree = fn.tree();
+  for (uint32_t id = fn.id() + 1; id < tree->subtree_end(fn); ++id) {
+    Node n(tree, id);
+    if (n.kind() != Kind::Call) continue;
+    if (Node callee = n.field(Field::Function)) out.push_back(last_component(callee.text()));
+  }
+  return out;
+}
+
+std::vector<Node> decorated_functions(const python::Tree* tree) {
+  std::vector<Node> out;
+  for (uint32_t id = 0; id < tree->node_count(); ++id)
+    if (Node fn(tree, id); decorated(fn)) out.push_back(fn);
+  return out;
+}
+
+// The function's shape with what the file's decorated functions it calls do (a kernel calling a
+// scan helper scans): their matmuls, block-level operations and value-carrying loops.
+PythonBody python_body_with_callees(Node function, const std::vector<Node>& defined) {
+  PythonBody body = python_body(function);
+  std::vector<Node> todo{function};
+  std::vector<uint32_t> seen{function.id()};
+  while (!todo.empty() && seen.size() < 16) {
+    Node caller = todo.back();
+    todo.pop_back();
+    std::vector<std::string_view> names = callee_names(caller);
+    for (Node fn : defined) {
+      if (std::find(seen.begin(), seen.end(), fn.id()) != seen.end() ||
+          std::find(names.begin(), names.end(), name_of(fn)) == names.end())
+        continue;
+      seen.push_back(fn.id());
+      todo.push_back(fn);
+      kernels::KernelShape callee = python_body(fn).shape;
+      body.shape.matmul = body.shape.matmul || callee.matmul;
+      body.shape.block_level = body.shape.block_level || callee.block_level;
+      body.shape.open_loops += callee.open_loops;
+    }
+  }
+  return body;
+}
+
+kernels::Classification classify(Node function, KernelDsl dsl, const python::PythonContext& ctx, int depth) {
+  const std::string& path = ctx.file().path();
+  const std::vector<Node> defined = decorated_functions(function.tree());
+  PythonBody body = python_body_with_callees(function, defined);
+  kernels::Classification c = kernels::classify_shaped(name_of(function), path, body.shape);
+  if (c.kind == kernels::Kind::Novel && !body.memory && dsl == KernelDsl::Triton)
+    return classify_helper(function, body, ctx, depth);
+  if (!c.op || depth > 0) return c;
+  // The op's hours are shared by the file's kernels of the same language that are that op.
+  size_t same_op = 0;
+  const kernels::StandardOp* file_op = kernels::op_of_file(path);
+  for (Node fn : defined) {
+    if (kernel_dsl(fn, ctx) != dsl) continue;
+    // The name decides first; the shape only matters for a kernel that would take the file's op.
+    if (const kernels::StandardOp* named = kernels::op_named(name_of(fn)); named || file_op != c.op) {
+      if (named == c.op) ++same_op;
+      continue;
+    }
+    if (kernels::classify_shaped(name_of(fn), path, python_body_with_callees(fn, defined).shape).op == c.op) ++same_op;
   }
   return kernels::from_row(*c.op, same_op);
+}
+
+}  // namespace
+
+kernels::Classification classify_kernel(Node function, KernelDsl dsl, const python::PythonContext& ctx) {
+  return classify(function, dsl, ctx, 0);
 }
 
 std::string_view display_name(KernelDsl dsl) {

@@ -43,8 +43,12 @@ std::string_view display_name(KernelDsl dsl);
 HoursRange tile_kernel_hours(uint32_t lines);
 HoursRange thread_kernel_hours(uint32_t lines);
 
-// What a kernel function is (checks/kernel_class.h), by its name and file; a table op's hours
-// are shared among the file's kernels of the same language that are that op.
+// What a kernel function is (checks/kernel_class.h), by its name, its shape (from the syntax
+// tree: statements, loops that carry a value, tl.dot and MMA, atomics, scans, barriers) and its
+// file; a table op's hours are shared among the file's kernels of the same language that are
+// that op. A Triton function that loads and stores nothing (a helper taking values) has
+// by_callers set and no hours: trivial when elementwise, else the class of the file's kernels
+// that call it, novel when none does.
 kernels::Classification classify_kernel(python::Node function, KernelDsl dsl, const python::PythonContext& ctx);
 
 // A function's name for a finding: "Class.method" for a method (CuTe kernels are all called
