@@ -493,11 +493,11 @@ TEST_CASE("PathWeigher tells apart paths that start at the same address", "[core
 
 TEST_CASE("native code counts whole: all of it once one native core file is GPU code, a file whole when it holds a novel kernel",
           "[core][score]") {
-  // 1,000 lines of Python, a 300-line CUDA file with one standard-op kernel of 40 lines, a 200-line
-  // C++ binding and a 100-line header with no finding: the extension is 600 lines, 37.5% of 1,600.
+  // 1,400 lines of Python, a 300-line CUDA file with one standard-op kernel of 40 lines, a 200-line
+  // C++ binding and a 100-line header with no finding: the extension is 600 lines, 30% of 2,000.
   auto code = [] {
-    CoreCode c(1600);
-    c.add_file("pkg/model.py", false, 1000);
+    CoreCode c(2000);
+    c.add_file("pkg/model.py", false, 1400);
     c.add_file("pkg/csrc/ops.cu", true, 300);
     c.add_file("pkg/csrc/bind.cpp", true, 200);
     c.add_file("pkg/csrc/ops.h", true, 100);
@@ -507,7 +507,7 @@ TEST_CASE("native code counts whole: all of it once one native core file is GPU 
   ScoreSummary s = compute_score(standard, {}, code());
   CHECK(s.shares.gpu_lines == 600);
   CHECK(s.shares.novel_lines == 0);
-  CHECK(s.verdict == Verdict::Significant);  // 37.5%: under the kernel-library share
+  CHECK(s.verdict == Verdict::Significant);  // 30%: under the kernel-library share
   // Without a GPU finding, native code is not GPU code.
   std::vector<Finding> python_only = {make_finding("TPU201", EffortClass::Medium, "pkg/model.py", {1, 3})};
   CHECK(compute_score(python_only, {}, code()).shares.gpu_lines == 0);
@@ -521,14 +521,14 @@ TEST_CASE("native code counts whole: all of it once one native core file is GPU 
   ScoreSummary n = compute_score(novel, {}, code());
   CHECK(n.shares.gpu_lines == 600);
   CHECK(n.shares.novel_lines == 300);
-  CHECK(n.verdict == Verdict::Significant);  // 18.75%: under the share of code with no TPU path
+  CHECK(n.verdict == Verdict::Significant);  // 15%: under the share of code with no TPU path
   // Python kernels count by their own lines beside the native files.
-  novel.push_back(make_finding("TPU111", EffortClass::High, "pkg/model.py", {8, 24}, Severity::Warning, 10, 30));
+  novel.push_back(make_finding("TPU111", EffortClass::High, "pkg/model.py", {8, 24}, Severity::Warning, 10, 100));
   novel.back().category = Category::CustomKernel;
   ScoreSummary p = compute_score(novel, {}, code());
-  CHECK(p.shares.gpu_lines == 630);
-  CHECK(p.shares.novel_lines == 330);
-  CHECK(p.verdict == Verdict::StayOnGpu);  // 20.6% with no TPU path, 330 lines
+  CHECK(p.shares.gpu_lines == 700);
+  CHECK(p.shares.novel_lines == 400);
+  CHECK(p.verdict == Verdict::StayOnGpu);  // 20% with no TPU path, 400 lines
   // Findings in a native file of the core code add no lines of their own (the file counts).
-  CHECK(p.tally.core_gpu_lines == 30);
+  CHECK(p.tally.core_gpu_lines == 100);
 }

@@ -133,7 +133,7 @@ struct ScoringConstants {
   // core code (a kernel library), or code with no TPU path at least kStayOnGpuNovelShare, each
   // being at least kStayOnGpuLines lines (a toy's one kernel is not where a project's value
   // lies); or the rewrite of code with no TPU path takes at least kStayOnGpuHours.
-  static constexpr double kStayOnGpuShare = 0.4;
+  static constexpr double kStayOnGpuShare = 0.35;
   static constexpr double kStayOnGpuNovelShare = 0.2;
   static constexpr double kStayOnGpuLines = 150;
   static constexpr double kStayOnGpuHours = 400;
