@@ -306,11 +306,8 @@ ScanReport Engine::scan(const ScanRequest& request) const {
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
-  // The file's project: its root is the absolute path less the relative one.
-  std::filesystem::path root = absolute_path;
-  const std::filesystem::path relative(relative_path);
-  for (auto it = relative.begin(); it != relative.end(); ++it) root = root.parent_path();
-  const std::string root_text = root.string();
+  // The file's project, under its scan root.
+  const std::string root_text = scan_root_of(absolute_path, relative_path).string();
   auto project = std::make_shared<const ProjectIndex>(project_index(discover(std::span(&root_text, 1), {})));
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,

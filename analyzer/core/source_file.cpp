@@ -115,4 +115,11 @@ std::string_view SourceFile::line_text(uint32_t line) const {
   return std::string_view(text_).substr(begin, end - begin);
 }
 
+std::filesystem::path scan_root_of(const std::filesystem::path& absolute_path, std::string_view relative_path) {
+  std::filesystem::path root = absolute_path.parent_path();
+  for (char c : relative_path)
+    if (c == '/') root = root.parent_path();
+  return root;
+}
+
 }  // namespace tpulint

@@ -44,6 +44,9 @@ class SourceFile {
   std::vector<uint32_t> code_points_before_block_;
 };
 
+// The scan root a file was found under: its absolute path less its relative one ('/'-separated).
+std::filesystem::path scan_root_of(const std::filesystem::path& absolute_path, std::string_view relative_path);
+
 // Line terminators are "\n", "\r\n" and a lone "\r", as in Python and C++.
 std::vector<uint32_t> line_starts(std::string_view text);
 

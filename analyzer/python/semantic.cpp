@@ -52,7 +52,7 @@ std::string_view last_name_of(Node expr) {
 
 // Whether one of a module's directories, or its file name (with and without ".py"), matches one of
 // `parts`: a data-path module, a test module.
-bool is_host_module(std::string_view path, const std::vector<std::string>& parts) {
+bool module_path_matches(std::string_view path, const std::vector<std::string>& parts) {
   size_t begin = 0;
   while (begin < path.size()) {
     size_t slash = path.find('/', begin);
@@ -84,8 +84,8 @@ int excused_rank(Context c) {
 
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
-      host_module_(is_host_module(path, facts.host_path_parts)),
-      test_module_(is_host_module(path, facts.test_path_parts)) {}
+      host_module_(module_path_matches(path, facts.host_path_parts)),
+      test_module_(module_path_matches(path, facts.test_path_parts)) {}
 
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
@@ -335,12 +335,6 @@ Context SemanticModel::context_at(uint32_t offset) const {
   const int f = innermost_function(offset);
   if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[f].role;
-}
-
-Context SemanticModel::role_of(std::string_view name) const {
-  for (auto it = functions_.rbegin(); it != functions_.rend(); ++it)
-    if (it->name == name) return it->role;
-  return Context::Unknown;
 }
 
 }  // namespace tpulint::python

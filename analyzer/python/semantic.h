@@ -55,8 +55,6 @@ class SemanticModel {
   void finish();
   // The context of the code at a byte offset of the file.
   Context context_at(uint32_t offset) const;
-  // The role of the innermost function named `name` (for tests); Unknown if there is none.
-  Context role_of(std::string_view name) const;
 
  private:
   struct Function {

@@ -452,12 +452,7 @@ bool is_optional_import(Node stmt, const python::PythonContext& ctx) {
 
 namespace {
 
-std::filesystem::path scan_root(const SourceFile& file) {
-  std::filesystem::path root = file.absolute_path().parent_path();
-  for (char c : file.path())
-    if (c == '/') root = root.parent_path();
-  return root;
-}
+std::filesystem::path scan_root(const SourceFile& file) { return scan_root_of(file.absolute_path(), file.path()); }
 
 }  // namespace
 
