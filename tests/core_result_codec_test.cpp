@@ -36,7 +36,24 @@ FileResult awkward_result() {
     r.findings.push_back(f);
   }
   r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
+  r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, true, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, false, -1}};
+  r.links.functions = {{"f\\", 3, 40, true}};
   return r;
+}
+
+void check_same_links(const FileLinks& back, const FileLinks& sent) {
+  REQUIRE(back.uses.size() == sent.uses.size());
+  for (size_t i = 0; i < sent.uses.size(); ++i) {
+    const FileLinks::Use& a = sent.uses[i];
+    const FileLinks::Use& b = back.uses[i];
+    CHECK((b.kind == a.kind && b.target == a.target && b.line == a.line && b.guarded == a.guarded && b.function == a.function));
+  }
+  REQUIRE(back.functions.size() == sent.functions.size());
+  for (size_t i = 0; i < sent.functions.size(); ++i) {
+    const FileLinks::Function& a = sent.functions[i];
+    const FileLinks::Function& b = back.functions[i];
+    CHECK((b.name == a.name && b.first_line == a.first_line && b.last_line == a.last_line && b.used_here == a.used_here));
+  }
 }
 
 }  // namespace
@@ -52,6 +69,7 @@ TEST_CASE("result codec: every field round-trips on one line", "[cache][codec]")
   CHECK(back->language == r.language);
   CHECK(back->analyzed == r.analyzed);
   CHECK(back->missing_headers == r.missing_headers);
+  check_same_links(back->links, r.links);
   REQUIRE(back->findings.size() == r.findings.size());
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const Finding& a = r.findings[i];
@@ -85,9 +103,8 @@ TEST_CASE("result codec: truncated, extended or altered text is rejected", "[cac
   std::string text = encode_result(awkward_result());
   size_t accepted = 0;
   for (size_t cut = 0; cut < text.size(); ++cut) accepted += decode_result("m.py", text.substr(0, cut)).has_value();
-  // Only a cut inside the last string field can still read as a whole result: a shorter last
-  // missing header. Everything else is rejected.
-  CHECK(accepted == std::string("cuda_runtime.h").size());
+  // The last field is a one-digit number (the last function's use): no cut reads as a whole result.
+  CHECK(accepted == 0);
   CHECK_FALSE(decode_result("m.py", text + "\textra"));
   CHECK_FALSE(decode_result("m.py", ""));
   CHECK_FALSE(decode_result("m.py", "{\"language\": 1}"));
@@ -141,6 +158,7 @@ TEST_CASE("result codec: a result decoded into a list adds its findings behind t
     REQUIRE(back);
     CHECK(back->findings.empty());
     CHECK(back->missing_headers == r.missing_headers);
+  check_same_links(back->links, r.links);
   }
   REQUIRE(list.size() == 3 * r.findings.size());
   for (size_t i = 0; i < list.size(); ++i) {

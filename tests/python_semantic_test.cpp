@@ -122,6 +122,47 @@ TEST_CASE("semantic: an optional import with an ImportError handler is guarded; 
   CHECK_FALSE(at(seen, "TPU501", 5).discounted);
 }
 
+TEST_CASE("semantic: a bare or broad handler around an import makes it optional; around other code it is error handling",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/attn.py",
+                      "import torch\n"                                 // 1
+                      "try:\n"                                         // 2
+                      "    from flash_attn import flash_attn_func\n"   // 3
+                      "except:\n"                                      // 4
+                      "    flash_attn_func = None\n"                   // 5
+                      "def run(x):\n"                                  // 6
+                      "    return x.cuda()\n"                          // 7
+                      "def cli(x):\n"                                  // 8
+                      "    try:\n"                                     // 9
+                      "        run(x)\n"                               // 10
+                      "    except Exception as e:\n"                   // 11
+                      "        print(e)\n");                           // 12
+  CHECK(at(seen, "TPU501", 3).context == Context::Guarded);
+  Seen handled = at(seen, "TPU401", 7);
+  CHECK(handled.context != Context::Guarded);
+  CHECK_FALSE(handled.discounted);
+}
+
+TEST_CASE("semantic: a function both paths of a guard call is not guarded code; one only a guarded path calls is",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/launch.py",
+                      "import torch\n"                                 // 1
+                      "def worker(rank):\n"                            // 2
+                      "    return torch.device('cuda', rank)\n"        // 3
+                      "def fast(x):\n"                                 // 4
+                      "    return x.cuda()\n"                          // 5
+                      "def main(num_gpus, x):\n"                       // 6
+                      "    if num_gpus == 1:\n"                        // 7
+                      "        worker(0)\n"                            // 8
+                      "        fast(x)\n"                              // 9
+                      "    else:\n"                                    // 10
+                      "        spawn(fn=worker, nprocs=num_gpus)\n");  // 11
+  Seen both = at(seen, "TPU401", 3);
+  CHECK(both.context != Context::Guarded);
+  CHECK_FALSE(both.discounted);
+  CHECK(at(seen, "TPU401", 5).context == Context::Guarded);
+}
+
 TEST_CASE("semantic: a branch on a device, backend or optional library is guarded; a branch on anything else is not",
           "[python][semantic]") {
   auto seen = analyze("pkg/net.py",

@@ -10,6 +10,7 @@
 #include "app/memory_setup.h"
 #include "checks/python/frameworks/code_roles.h"
 #include "core/project_index.h"
+#include "core/project_links.h"
 #include "checks/registry.h"
 #include "core/analyzer_notes.h"
 #include "core/ignore_rules.h"
@@ -298,6 +299,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
+  link_project(results, request.path_weights);
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },

@@ -33,6 +33,9 @@ struct CheckInfo {
   // an op with no lowering, a host sync): in host-side, one-time and evaluation code its
   // findings are discounted (discounts_finding).
   bool device_code_only = false;
+  // What it finds is a blocker only where the accelerator runs the code every step, and ordinary
+  // code anywhere else (a SciPy call): outside the hot path and training loops it is not reported.
+  bool hot_path_only = false;
   CheckDoc doc;
 
   Category category() const;  // from the ID's leading digit

@@ -55,6 +55,36 @@ struct SkippedFile {
   std::string reason;
 };
 
+// What a file's code uses of the rest of the project, recorded by its analysis (and cached with
+// its result), then joined across files once every file is analyzed (project_links.h): which
+// modules import which, which functions of one module another calls, which native sources a
+// loader names, and whether each use sits behind a guard.
+struct FileLinks {
+  enum class Kind : uint8_t {
+    Module,  // an import: `target` is a dotted module, or a name in one ("pkg.ops", "pkg.ops.f")
+    Name,    // a reference to a name of another module: "pkg.ops.f" (dotted, through the imports)
+    File,    // a native source named by a path literal: relative to the scan root ("pkg/ops/k.cu")
+  };
+  struct Use {
+    Kind kind = Kind::Module;
+    std::string target;
+    uint32_t line = 0;
+    bool guarded = false;  // behind a device or backend guard, or an optional import, in its file
+    int32_t function = -1; // the index in `functions` of the top-level function it is in; -1: none
+  };
+  // The file's top-level functions, with whether the file itself uses each outside a guard (a
+  // function only other modules call takes its role from their calls).
+  struct Function {
+    std::string name;
+    uint32_t first_line = 0;
+    uint32_t last_line = 0;
+    bool used_here = false;
+  };
+  std::vector<Use> uses;
+  std::vector<Function> functions;
+  bool empty() const { return uses.empty() && functions.empty(); }
+};
+
 struct FileResult {
   std::string path;
   Language language = Language::None;
@@ -63,6 +93,7 @@ struct FileResult {
   std::vector<Finding> findings;
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
   uint32_t code_lines = 0;  // Python, C/C++, CUDA: lines holding code (count_code_lines)
+  FileLinks links;          // Python: what it uses of the rest of the project
   // What the worker spent on it in this run: reading, parsing, the checks and the suppressions.
   // 0 when it was not analyzed in this run (the cache answered, or it was skipped).
   std::chrono::nanoseconds analysis_time{0};

@@ -63,7 +63,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     if (f.category == Category::AnalyzerNote) continue;
     const bool repeated = duplicates.repeated(f);
     const double path_weight = path_weight_of(f.path);
-    const bool native = !repeated && !f.discounted && decides_verdict(path_weight) && code.is_native(f.path);
+    const bool native = !repeated && counts_in_native_file(f, path_weight, code);
     const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native);
     if (native) code.count(f, +1);
     total += added;

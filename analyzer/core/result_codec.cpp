@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r4";
+constexpr std::string_view kMagic = "r5";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -194,6 +194,21 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   }
   put_number(out, r.missing_headers.size());
   for (const std::string& h : r.missing_headers) put_string(out, h);
+  put_number(out, r.links.uses.size());
+  for (const FileLinks::Use& u : r.links.uses) {
+    put_number(out, int(u.kind));
+    put_string(out, u.target);
+    put_number(out, u.line);
+    put_number(out, int(u.guarded));
+    put_number(out, u.function);
+  }
+  put_number(out, r.links.functions.size());
+  for (const FileLinks::Function& f : r.links.functions) {
+    put_string(out, f.name);
+    put_number(out, f.first_line);
+    put_number(out, f.last_line);
+    put_number(out, int(f.used_here));
+  }
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
@@ -246,6 +261,23 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   }
   size_t missing = in.count();
   for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
+  size_t uses = in.count();
+  for (size_t k = 0; k < uses && in.ok(); ++k) {
+    FileLinks::Use& u = r.links.uses.emplace_back();
+    u.kind = FileLinks::Kind(std::min(in.number<int>(), int(FileLinks::Kind::File)));
+    u.target = in.string();
+    u.line = in.number<uint32_t>();
+    u.guarded = in.number<int>() != 0;
+    u.function = in.number<int32_t>();
+  }
+  size_t functions = in.count();
+  for (size_t k = 0; k < functions && in.ok(); ++k) {
+    FileLinks::Function& f = r.links.functions.emplace_back();
+    f.name = in.string();
+    f.first_line = in.number<uint32_t>();
+    f.last_line = in.number<uint32_t>();
+    f.used_here = in.number<int>() != 0;
+  }
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());
     return std::nullopt;

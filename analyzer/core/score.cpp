@@ -110,11 +110,23 @@ Tally& Tally::operator-=(const Tally& t) {
 bool makes_gpu_code(const Finding& f) {
   return f.category == Category::CustomKernel || f.category == Category::CudaApi || f.category == Category::CudaLibrary;
 }
-bool makes_novel_code(const Finding& f) { return f.category == Category::CustomKernel && f.effort == EffortClass::High; }
+bool makes_novel_code(const Finding& f) {
+  return f.category == Category::CustomKernel && f.effort == EffortClass::High && !f.discounted;
+}
+
+bool counts_in_native_file(const Finding& f, double path_weight, const CoreCode& code) {
+  return (!f.discounted || f.context == Context::Guarded) && decides_verdict(path_weight) && code.is_native(f.path);
+}
 
 Tally tally_of(const Finding& f, double path_weight, bool in_native_file) {
   Tally t;
-  if (f.category == Category::AnalyzerNote || f.discounted) return t;
+  if (f.category == Category::AnalyzerNote) return t;
+  if (f.discounted) {
+    if (f.context == Context::Guarded && decides_verdict(path_weight) && !in_native_file &&
+        f.category == Category::CustomKernel)
+      t.core_gpu_lines = f.code_lines;
+    return t;
+  }
   t.hours = f.hours.low * path_weight;
   if (!decides_verdict(path_weight)) return t;
   t.core_hours = f.hours.low;
@@ -230,7 +242,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
     const double path_weight = path_weight_of(f.path);
-    const bool native = !f.discounted && decides_verdict(path_weight) && code.is_native(f.path);
+    const bool native = counts_in_native_file(f, path_weight, code);
     const Tally t = tally_of(f, path_weight, native);
     if (native) code.count(f, +1);
     out.tally += t;

@@ -51,11 +51,12 @@ struct Tally {
 };
 
 // What one finding adds, its path weighing `path_weight` (path_weight()); `in_native_file`: its
-// file is a C/C++/CUDA file of the core code, whose lines CoreCode counts. Analyzer notes add nothing.
+// file is a C/C++/CUDA file of the core code, whose lines CoreCode counts. Analyzer notes add nothing;
+// a discounted finding adds nothing but, in guarded code, a kernel's lines to the GPU-only code.
 Tally tally_of(const Finding& f, double path_weight, bool in_native_file = false);
 
 // Whether a finding makes its native file GPU code (a kernel, a CUDA API or CUDA library use), and
-// code with no TPU path (a novel kernel or device function).
+// code with no TPU path (a novel kernel or device function, with no fallback: not discounted).
 bool makes_gpu_code(const Finding& f);
 bool makes_novel_code(const Finding& f);
 
@@ -88,6 +89,11 @@ class CoreCode {
   double novel_lines_ = 0;   // lines of native files with novel > 0
   std::unordered_map<std::string_view, File> files_;  // views of the report's paths
 };
+
+// Whether a finding counts in its native file's GPU code (CoreCode::count): a file of the core
+// code, and a finding that is not discounted, or is discounted only for its guard: GPU code with a
+// fallback is GPU-only code all the same (what the project is), though it costs no rewrite.
+bool counts_in_native_file(const Finding& f, double path_weight, const CoreCode& code);
 
 // The shares of the core code that only run on GPUs (kernels with their extensions, code built on
 // libraries with no TPU path) and that have no TPU path, with their lines.

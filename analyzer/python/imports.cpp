@@ -53,21 +53,9 @@ std::string from_module(Node stmt, std::string_view package) {
 }
 
 // True if a try statement has a handler that catches a failed import.
-bool catches_import_error(Node try_stmt) {
-  for (uint32_t i = 0; i < try_stmt.named_child_count(); ++i) {
-    Node c = try_stmt.named_child(i);
-    if (c.kind() != Kind::ExceptClause) continue;
-    if (!c.field(Field::Value)) return true;  // bare `except:`
-    // Every named child but the block is a caught type or the `as` name: `except (A, B)`,
-    // and the unparenthesized `except A, B:` of Python 3.14, which has one value field per type.
-    for (uint32_t k = 0; k < c.named_child_count(); ++k) {
-      Node v = c.named_child(k);
-      if (v.kind() == Kind::Block) continue;
-      std::string_view t = v.text();
-      for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-        if (t.find(name) != std::string_view::npos) return true;
-    }
-  }
+bool has_import_handler(Node try_stmt) {
+  for (uint32_t i = 0; i < try_stmt.named_child_count(); ++i)
+    if (Node c = try_stmt.named_child(i); c.kind() == Kind::ExceptClause && catches_import_error(c)) return true;
   return false;
 }
 
@@ -85,6 +73,32 @@ bool is_statement_container(Kind k) {
 }
 
 }  // namespace
+
+bool catches_import_error(Node except_clause) {
+  if (!except_clause.field(Field::Value)) return true;  // bare `except:`
+  // Every named child but the block is a caught type or the `as` name: `except (A, B)`,
+  // and the unparenthesized `except A, B:` of Python 3.14, which has one value field per type.
+  for (uint32_t k = 0; k < except_clause.named_child_count(); ++k) {
+    Node v = except_clause.named_child(k);
+    if (v.kind() == Kind::Block) continue;
+    for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+      if (v.text().find(name) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+bool reraises(Node except_clause) {
+  for (uint32_t k = except_clause.named_child_count(); k-- > 0;) {
+    Node b = except_clause.named_child(k);
+    if (b.kind() != Kind::Block) continue;
+    for (uint32_t i = b.named_child_count(); i-- > 0;) {
+      Node last = b.named_child(i);
+      if (last.kind() == Kind::Comment) continue;
+      return last.type() == "raise_statement";
+    }
+  }
+  return false;
+}
 
 std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
   std::vector<std::string> out;
@@ -104,6 +118,10 @@ std::vector<std::string> imported_modules(Node stmt, std::string_view package) {
 ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_view package) {
   ImportTable table;
   std::vector<std::string> modules;  // every module named by an import statement
+  auto name_module = [&](Node statement, std::string name) {
+    if (!name.starts_with('.')) table.imported_.push_back({statement.span().begin, name});
+    modules.push_back(std::move(name));
+  };
   struct Item {
     Node node;
     uint32_t scope;
@@ -133,11 +151,11 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
         Node c = n.named_child(i);
         if (c.kind() == Kind::DottedName) {
           std::string name = dotted(c);
-          modules.push_back(name);
+          name_module(n, name);
           bind(name.substr(0, name.find('.')), name.substr(0, name.find('.')));
         } else if (c.kind() == Kind::AliasedImport) {
           std::string name = dotted(c.field(Field::Name));
-          modules.push_back(name);
+          name_module(n, name);
           if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), name);
         }
       }
@@ -146,7 +164,7 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     if (kind == Kind::ImportFromStatement) {
       std::string module = from_module(n, package);
       if (module.empty()) continue;
-      modules.push_back(module);
+      name_module(n, module);
       std::string prefix = module.back() == '.' ? module : module + ".";  // "." or ".." stay relative
       for (uint32_t i = 0; i < n.named_child_count(); ++i) {
         Node c = n.named_child(i);
@@ -156,11 +174,11 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
           table.has_star_import_ = true;
         } else if (c.kind() == Kind::DottedName) {
           std::string name = dotted(c);
-          modules.push_back(prefix + name);
+          name_module(n, prefix + name);
           bind(name, prefix + name);
         } else if (c.kind() == Kind::AliasedImport) {
           std::string name = dotted(c.field(Field::Name));
-          modules.push_back(prefix + name);
+          name_module(n, prefix + name);
           if (Node alias = c.field(Field::Alias)) bind(std::string(alias.text()), prefix + name);
         }
       }
@@ -169,7 +187,7 @@ ImportTable ImportTable::build(std::span<const Tree* const> trees, std::string_v
     if (!is_statement_container(kind)) continue;
     uint32_t scope = item.scope;
     if (kind == Kind::FunctionDefinition) scope = n.span().begin;
-    Node guarded_body = kind == Kind::TryStatement && catches_import_error(n) ? n.field(Field::Body) : Node();
+    Node guarded_body = kind == Kind::TryStatement && has_import_handler(n) ? n.field(Field::Body) : Node();
     // Children pushed in reverse so they are visited in source order (the later import wins).
     for (uint32_t i = n.named_child_count(); i-- > 0;) {
       Node c = n.named_child(i);

@@ -30,6 +30,12 @@ struct ImportBinding {
   bool guarded = false;  // inside `try:` with a handler for ImportError (an optional dependency)
 };
 
+// True if an except clause catches a failed import: bare, or naming ImportError,
+// ModuleNotFoundError, Exception or BaseException.
+bool catches_import_error(Node except_clause);
+// True if an except clause's block ends with `raise`: what it caught still fails.
+bool reraises(Node except_clause);
+
 // The dotted package a file belongs to, from its path relative to the scan root:
 // "pkg/models/net.py" -> "pkg.models" (also for pkg/models/__init__.py).
 std::string package_of(std::string_view relative_path);
@@ -76,6 +82,14 @@ class ImportTable {
   // optional dependency, which the code can run without.
   bool is_guarded(Node import_statement) const;
 
+  // Every module or name an import statement names, fully qualified, with the statement's start
+  // byte, in the order of the walk: `from .m import f` in "p" gives "p.m" and "p.m.f".
+  struct Imported {
+    uint32_t at;
+    std::string name;
+  };
+  const std::vector<Imported>& imported() const { return imported_; }
+
  private:
   struct Scope {
     StringMap<size_t> names;                // local name -> index in bindings_
@@ -86,6 +100,7 @@ class ImportTable {
   // and for the first name after "module.". (A set of every dotted prefix of every name would make
   // it one lookup, but an import of a name with many dots would then take its length squared.)
   std::vector<std::string> modules_;
+  std::vector<Imported> imported_;
   StringSet bound_names_;  // every local name an import binds, in any scope
   // The lengths (63: longer) and first bytes of bound_names_, as bit sets.
   static unsigned length_bit(std::string_view name) { return name.size() < 63 ? unsigned(name.size()) : 63u; }

@@ -7,6 +7,7 @@
 
 #include "core/analyzer_notes.h"
 #include "python/imports.h"
+#include "python/links.h"
 #include "python/literal_data.h"
 
 namespace tpulint::python {
@@ -15,6 +16,8 @@ namespace {
 
 constexpr uint64_t bit(Kind k) { return uint64_t(1) << size_t(k); }
 // The kinds whose nodes open a frame of the walk (PythonContext::frames), as the walk tests them.
+const ProjectIndex kNoProject;
+
 constexpr uint64_t kFrameKinds =
     bit(Kind::FunctionDefinition) | bit(Kind::ClassDefinition) | bit(Kind::ForStatement) | bit(Kind::WhileStatement);
 
@@ -56,7 +59,8 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks, const C
   for (size_t k = 0; k < by_kind_.size(); ++k)
     if (!by_kind_[k].empty()) walked_kinds_ |= bit(Kind(k));
   if (!named_call_checks_.empty()) walked_kinds_ |= bit(Kind::Call);
-  if (!reference_checks_.empty()) walked_kinds_ |= bit(Kind::Identifier) | bit(Kind::Attribute);
+  // References are walked for the checks of references, and for the file's links (with roles).
+  if (!reference_checks_.empty() || roles_) walked_kinds_ |= bit(Kind::Identifier) | bit(Kind::Attribute);
 }
 
 void PythonAnalyzer::settle_due() {
@@ -241,6 +245,12 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   std::vector<uint32_t> offsets;  // of the findings from first_finding on
   if (roles_) sink.keep_offsets(&offsets);
   std::vector<std::unique_ptr<PythonContext>> contexts;  // kept for the semantic model
+  std::optional<LinkRecorder> links;  // what the file uses of the rest of the project
+  if (roles_) {
+    links.emplace(file, *roles_, project_ ? *project_ : kNoProject);
+    links->add_imports(imports);
+    links->add_native_paths(text);
+  }
 
   for (size_t t = 0; t < trees.size(); ++t) {
     const Tree& tree = *trees[t];
@@ -275,9 +285,12 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
           e.check->check(node, ctx);
         }
         if (kind == Kind::Call && !named_call_checks_.empty()) check_named_call(node, ctx);
-        if ((kind == Kind::Identifier || kind == Kind::Attribute) && !reference_checks_.empty() &&
+        if ((kind == Kind::Identifier || kind == Kind::Attribute) && (!reference_checks_.empty() || links) &&
             may_be_reference(node, imports)) {
-          if (const std::optional<std::string>& name = ctx.reference_name(node)) check_reference(node, *name, ctx);
+          if (const std::optional<std::string>& name = ctx.reference_name(node)) {
+            if (!reference_checks_.empty()) check_reference(node, *name, ctx);
+            if (links) links->add_reference(node.span().begin, *name);
+          }
         }
       }
       if (kind == Kind::FunctionDefinition || kind == Kind::ClassDefinition || kind == Kind::ForStatement ||
@@ -294,20 +307,31 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     }
   }
 
-  // Where each finding's code runs, from a model of the file built only when there are findings.
-  if (roles_ && result.findings.size() > first_finding) {
+  // Where each finding's code runs, and each use of another file: from a model of the file
+  // built only when there are findings or uses.
+  if (roles_ && (result.findings.size() > first_finding || !links->empty())) {
     SemanticModel model(*roles_, file.path());
     for (size_t t = 0; t < trees.size(); ++t) model.add_tree(*trees[t], *contexts[t]);
     model.finish();
+    links->finish(model, result.links);
+    bool outside_hot_path = false;  // a finding of a hot-path-only check to drop
     for (size_t k = first_finding; k < result.findings.size(); ++k) {
       Finding& f = result.findings[k];
       f.context = model.context_at(offsets[k - first_finding]);
       auto info = std::find_if(infos_.begin(), infos_.end(), [&](const CheckInfo* i) { return i->id == f.check_id; });
-      if (info != infos_.end() && discounts_finding(f.context, **info)) {
+      if (info == infos_.end()) continue;
+      if ((*info)->hot_path_only && f.context != Context::HotPath && f.context != Context::Loop) {
+        f.check_id.clear();
+        outside_hot_path = true;
+      } else if (discounts_finding(f.context, **info)) {
         f.discounted = true;
         f.severity = Severity::Info;
       }
     }
+    if (outside_hot_path)
+      result.findings.erase(std::remove_if(result.findings.begin() + ptrdiff_t(first_finding), result.findings.end(),
+                                           [](const Finding& f) { return f.check_id.empty(); }),
+                            result.findings.end());
   }
   sink.keep_offsets(nullptr);
   contexts.clear();

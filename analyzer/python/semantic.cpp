@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "python/imports.h"
+
 namespace tpulint::python {
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name) {
@@ -78,6 +80,23 @@ int excused_rank(Context c) {
     case Context::Guarded: return 1;
     default: return 0;
   }
+}
+
+// Whether a try statement with this handler makes an optional dependency: the handler catches a
+// failed import and does not raise again, and it names ImportError, or the body imports (a bare
+// `except:` or `except Exception:` around other code is error handling, not a guard).
+bool is_optional_import(Node try_stmt, Node handler) {
+  if (!catches_import_error(handler) || reraises(handler)) return false;
+  for (uint32_t k = 0; k < handler.named_child_count(); ++k) {
+    Node v = handler.named_child(k);
+    if (v.kind() != Kind::Block && (v.text().find("ImportError") != std::string_view::npos ||
+                                    v.text().find("ModuleNotFoundError") != std::string_view::npos))
+      return true;
+  }
+  Node body = try_stmt.field(Field::Body);
+  for (uint32_t i = 0; body && i < body.named_child_count(); ++i)
+    if (Kind k = body.named_child(i).kind(); k == Kind::ImportStatement || k == Kind::ImportFromStatement) return true;
+  return false;
 }
 
 }  // namespace
@@ -204,20 +223,28 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
           if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
             guard = is_guard(elif.field(Field::Condition));
-        if (guard) guards_.push_back(node.span());
+        if (guard) {
+          std::vector<Node> branches{node.field(Field::Consequence)};
+          for (uint32_t i = 0; i < node.named_child_count(); ++i) {
+            Node clause = node.named_child(i);
+            if (clause.kind() == Kind::ElifClause) branches.push_back(clause.field(Field::Consequence));
+            if (clause.kind() == Kind::ElseClause) branches.push_back(clause.field(Field::Body));
+          }
+          add_guard(node.span(), branches);
+        }
         break;
       }
       case Kind::ConditionalExpression:
         // `body if condition else alternative`
-        if (node.named_child_count() == 3 && is_guard(node.named_child(1))) guards_.push_back(node.span());
+        if (node.named_child_count() == 3 && is_guard(node.named_child(1)))
+          add_guard(node.span(), {node.named_child(0), node.named_child(2)});
         break;
       case Kind::TryStatement:
         for (uint32_t i = 0; i < node.named_child_count(); ++i) {
           Node handler = node.named_child(i);
           if (handler.kind() != Kind::ExceptClause) continue;
-          std::string_view head = handler.text().substr(0, handler.text().find(':'));
-          if (head.find("ImportError") != std::string_view::npos || head.find("ModuleNotFoundError") != std::string_view::npos) {
-            if (Node body = node.field(Field::Body)) guards_.push_back(body.span());
+          if (is_optional_import(node, handler)) {
+            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler});
             // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
             // optional library is there: a branch on them is a guard.
             for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
@@ -281,7 +308,7 @@ void SemanticModel::finish() {
   if (!training_loops_.empty())
     for (CallSite& c : calls_) c.in_training_loop = in_any(training_loops_, c.at);
   if (!guards_.empty())
-    for (CallSite& c : calls_) c.guarded = in_any(guards_, c.at);
+    for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
   for (const CallSite& c : calls_) calls_of[c.callee].push_back(&c);
   // A function of no role of its own takes its callers' (and, nested, its parent's): the hot
@@ -328,13 +355,72 @@ int SemanticModel::innermost_function(uint32_t offset) const {
   return best;
 }
 
+void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches) {
+  Guard g{span, {}, {}};
+  for (Node b : branches) {
+    if (!b) continue;
+    g.branches.push_back(b.span());
+    std::vector<std::string_view>& reads = g.reads.emplace_back();
+    const Tree& tree = *b.tree();
+    for (uint32_t id = b.id(); id < tree.subtree_end(b); ++id) {
+      Node n(&tree, id);
+      if (n.kind() != Kind::Identifier) continue;
+      // `f = None` in a handler binds the name; it does not use it.
+      if (Node up = n.parent(); up && up.kind() == Kind::Assignment && up.field(Field::Left) == n) continue;
+      reads.push_back(n.text());
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  }
+  guards_.push_back(std::move(g));
+}
+
+bool SemanticModel::in_guard(uint32_t offset) const {
+  return std::any_of(guards_.begin(), guards_.end(), [&](const Guard& g) { return g.span.begin <= offset && offset < g.span.end; });
+}
+
+bool SemanticModel::guarded_use(std::string_view name, uint32_t offset) const {
+  for (const Guard& g : guards_) {
+    if (offset < g.span.begin || offset >= g.span.end) continue;
+    // The guard's other path uses the same name: both paths need it, and it is not optional.
+    bool other_path_uses = false;
+    for (size_t b = 0; b < g.branches.size() && !other_path_uses; ++b) {
+      if (g.branches[b].begin <= offset && offset < g.branches[b].end) continue;
+      other_path_uses = std::binary_search(g.reads[b].begin(), g.reads[b].end(), name);
+    }
+    if (!other_path_uses) return true;
+  }
+  return false;
+}
+
+Context SemanticModel::context_of_use(std::string_view name, uint32_t offset) const {
+  return guarded_use(name, offset) ? Context::Guarded : role_at(offset);
+}
+
 Context SemanticModel::context_at(uint32_t offset) const {
-  if (in_any(guards_, offset)) return Context::Guarded;
+  return in_guard(offset) ? Context::Guarded : role_at(offset);
+}
+
+Context SemanticModel::role_at(uint32_t offset) const {
   if (test_module_) return Context::Test;
   if (in_any(training_loops_, offset)) return Context::Loop;
   const int f = innermost_function(offset);
   if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[f].role;
+}
+
+std::vector<SemanticModel::TopLevelFunction> SemanticModel::top_level_functions() const {
+  std::vector<TopLevelFunction> out;
+  for (const Function& f : functions_)
+    if (f.parent < 0 && f.class_index < 0) out.push_back({f.name, f.span, false});
+  for (const CallSite& c : calls_) {
+    if (c.guarded) continue;
+    const Context by = caller_role(c);
+    if (by == Context::Guarded || by == Context::Test) continue;
+    for (TopLevelFunction& f : out)
+      if (f.name == c.callee && !(f.span.begin <= c.at && c.at < f.span.end)) f.used_here = true;
+  }
+  return out;
 }
 
 }  // namespace tpulint::python

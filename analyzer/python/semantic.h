@@ -39,6 +39,7 @@ struct CodeRoleFacts {
   std::vector<std::string> step_calls;          // last names of calls that make a loop a training loop
   std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
+  std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
 };
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
@@ -55,6 +56,19 @@ class SemanticModel {
   void finish();
   // The context of the code at a byte offset of the file.
   Context context_at(uint32_t offset) const;
+  // The context of a use of `name` (a function's or a module's last name) at a byte offset: as
+  // context_at, except that a guard whose other path uses the same name does not guard it
+  // (`if n_gpus == 1: run() else: spawn(run)`).
+  Context context_of_use(std::string_view name, uint32_t offset) const;
+  // The file's top-level functions (not methods, not nested), in order: where each is, and
+  // whether the file itself calls it from code that is neither guarded nor a test (another
+  // function, or module level). Call after finish().
+  struct TopLevelFunction {
+    std::string_view name;
+    ByteSpan span;
+    bool used_here = false;
+  };
+  std::vector<TopLevelFunction> top_level_functions() const;
 
  private:
   struct Function {
@@ -93,7 +107,18 @@ class SemanticModel {
   std::vector<std::string> traced_names_;  // functions handed to a tracing transform
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
-  std::vector<ByteSpan> guards_;
+  // A guarded branch, or try body of an optional import, with its alternatives: the names each
+  // path reads (sorted), to tell a use only one path makes.
+  struct Guard {
+    ByteSpan span;
+    std::vector<ByteSpan> branches;
+    std::vector<std::vector<std::string_view>> reads;
+  };
+  void add_guard(ByteSpan span, const std::vector<Node>& branches);
+  bool in_guard(uint32_t offset) const;
+  bool guarded_use(std::string_view name, uint32_t offset) const;
+  Context role_at(uint32_t offset) const;  // context_at but for guards
+  std::vector<Guard> guards_;
   std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
 };
 

@@ -394,35 +394,6 @@ void mark_optional(Finding& f) {
   f.hours = {0.25, 1};
 }
 
-namespace {
-
-bool catches_import_error(Node except_clause) {
-  if (!except_clause.field(Field::Value)) return true;  // bare `except:`
-  for (uint32_t k = 0; k < except_clause.named_child_count(); ++k) {
-    Node v = except_clause.named_child(k);
-    if (v.kind() == Kind::Block) continue;
-    for (std::string_view name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-      if (v.text().find(name) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-// True if the handler's block ends with `raise`: the failed import still fails.
-bool reraises(Node except_clause) {
-  for (uint32_t k = except_clause.named_child_count(); k-- > 0;) {
-    Node b = except_clause.named_child(k);
-    if (b.kind() != Kind::Block) continue;
-    for (uint32_t i = b.named_child_count(); i-- > 0;) {
-      Node last = b.named_child(i);
-      if (last.kind() == Kind::Comment) continue;
-      return last.type() == "raise_statement";
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 ImportSummary summarize_imports(Node stmt, const python::PythonContext& ctx, const std::function<bool(Node)>& same) {
   ImportSummary out{true, is_optional_import(stmt, ctx)};
   std::vector<uint32_t> seen{stmt.span().begin};
@@ -444,7 +415,7 @@ bool is_optional_import(Node stmt, const python::PythonContext& ctx) {
     if (n.kind() != Kind::TryStatement || child != n.field(Field::Body)) continue;
     for (uint32_t i = 0; i < n.named_child_count(); ++i) {
       Node c = n.named_child(i);
-      if (c.kind() == Kind::ExceptClause && catches_import_error(c) && !reraises(c)) return true;
+      if (c.kind() == Kind::ExceptClause && python::catches_import_error(c) && !python::reraises(c)) return true;
     }
   }
   return false;

@@ -20,7 +20,7 @@ python::CodeRoleFacts load() {
       {"eval_function", &facts.eval_functions},         {"eval_class", &facts.eval_classes},
       {"test_function", &facts.test_functions},         {"test_path_part", &facts.test_path_parts},
       {"step_call", &facts.step_calls},                 {"step_receiver_exclusion", &facts.step_receiver_exclusions},
-      {"guard_name", &facts.guard_names},
+      {"guard_name", &facts.guard_names},               {"build_script", &facts.build_scripts},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');

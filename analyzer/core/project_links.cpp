@@ -1,0 +1,248 @@
+#include "core/project_links.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tpulint {
+
+namespace {
+
+// The dotted module a Python file is: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b"; "" for
+// other files.
+std::string module_of(std::string_view path) {
+  if (!path.ends_with(".py")) return "";
+  path.remove_suffix(3);
+  if (path == "__init__") return "";
+  if (path.ends_with("/__init__")) path.remove_suffix(9);
+  std::string out(path);
+  std::replace(out.begin(), out.end(), '/', '.');
+  return out;
+}
+
+std::string_view directory_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+}
+
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+struct Edge {
+  size_t from;      // the using file
+  size_t use;       // its index in the using file's links
+  size_t to;        // the used file
+  int32_t function; // for a name: the used function's index in the used file's links; else -1
+};
+
+class Linker {
+ public:
+  Linker(AnalyzedFiles& files, const PathWeights& weights) : files_(files.results) {
+    const size_t n = files_.size();
+    counts_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const FileResult& f = files_[i];
+      counts_[i] = f.analyzed && decides_verdict(f.path, weights);
+      by_path_.emplace(f.path, i);
+      // A module is found by any dotted suffix of its name: "src.pkg.m" also as "pkg.m" and "m".
+      const std::string module = module_of(f.path);
+      for (size_t dot = 0; !module.empty() && dot != std::string::npos;) {
+        by_module_suffix_[module.substr(dot)].push_back(i);
+        dot = module.find('.', dot);
+        if (dot != std::string::npos) ++dot;
+      }
+    }
+    // An extension module's sources, from the findings that list them (the extension's build).
+    for (const Finding& x : files.findings)
+      if (!x.related_paths.empty() && !x.subject.empty()) {
+        std::vector<size_t>& sources = extensions_[std::string(x.subject.view())];
+        for (const std::string& p : x.related_paths)
+          if (auto it = by_path_.find(p); it != by_path_.end()) sources.push_back(it->second);
+      }
+    for (size_t i = 0; i < n; ++i)
+      for (size_t u = 0; u < files_[i].links.uses.size(); ++u) resolve(i, u);
+  }
+
+  void settle() {
+    optional_.assign(files_.size(), false);
+    guarded_.resize(files_.size());
+    for (size_t i = 0; i < files_.size(); ++i) guarded_[i].assign(files_[i].links.functions.size(), false);
+    // Least fixed point: a file or function becomes optional or guarded only once no live use
+    // is left, and each such change can only take live uses away.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t b = 0; b < files_.size(); ++b) {
+        if (optional_[b]) continue;
+        if (only_guarded(file_edges_[b])) {
+          optional_[b] = true;
+          changed = true;
+        }
+        const std::vector<FileLinks::Function>& functions = files_[b].links.functions;
+        for (size_t k = 0; k < functions.size(); ++k) {
+          if (guarded_[b][k] || functions[k].used_here) continue;
+          if (only_guarded(name_edges_[{b, k}])) {
+            guarded_[b][k] = true;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  // Whether a finding of file `i` stands on guarded code.
+  bool guarded(size_t i, const Finding& f) const {
+    if (optional_[i]) return true;
+    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
+    for (size_t k = 0; k < functions.size(); ++k)
+      if (guarded_[i][k] && functions[k].first_line <= f.start.line && f.start.line <= functions[k].last_line) return true;
+    if (f.related_paths.empty()) return false;
+    return std::all_of(f.related_paths.begin(), f.related_paths.end(), [&](const std::string& p) {
+      auto it = by_path_.find(p);
+      return it != by_path_.end() && optional_[it->second];
+    });
+  }
+
+ private:
+  struct FunctionKey {
+    size_t file;
+    size_t function;
+    bool operator==(const FunctionKey&) const = default;
+  };
+  struct FunctionKeyHash {
+    size_t operator()(const FunctionKey& k) const { return k.file * 1000003u ^ k.function; }
+  };
+
+  // The files a dotted name's longest resolvable prefix is (of several, those nearest the user),
+  // and how many of its parts that prefix took.
+  std::pair<std::vector<size_t>, size_t> resolve_module(size_t from, std::string_view name) const {
+    std::string_view prefix = name;
+    for (size_t parts = size_t(std::count(name.begin(), name.end(), '.')) + 1; parts > 0; --parts) {
+      auto it = by_module_suffix_.find(std::string(prefix));
+      if (it == by_module_suffix_.end()) {
+        prefix = prefix.substr(0, prefix.rfind('.'));
+        continue;
+      }
+      // Several files are that module ("utils"): those that share the most directories with the user.
+      std::vector<size_t> best;
+      size_t best_shared = 0;
+      for (size_t c : it->second) {
+        if (c == from) continue;
+        size_t shared = common_prefix(directory_of(files_[c].path), directory_of(files_[from].path));
+        if (best.empty() || shared > best_shared) {
+          best = {c};
+          best_shared = shared;
+        } else if (shared == best_shared) {
+          best.push_back(c);
+        }
+      }
+      return {best, parts};
+    }
+    return {{}, 0};
+  }
+
+  void resolve(size_t from, size_t u) {
+    const FileLinks::Use& use = files_[from].links.uses[u];
+    auto add_file = [&](size_t to) {
+      if (to != from) file_edges_[to].push_back({from, u, to, -1});
+    };
+    switch (use.kind) {
+      case FileLinks::Kind::File: {
+        if (auto it = by_path_.find(use.target); it != by_path_.end()) {
+          add_file(it->second);
+          return;
+        }
+        // A loader that joins a directory of its own to the name ("csrc/k.cu" named as "k.cu"):
+        // the one file of that name under the literal's directory.
+        const std::string_view target = use.target, dir = directory_of(target);
+        const std::string name = "/" + std::string(target.substr(dir.empty() ? 0 : dir.size() + 1));
+        std::vector<size_t> found;
+        for (const auto& [path, i] : by_path_)
+          if (path.starts_with(dir) && path.ends_with(name) && path.size() > target.size()) found.push_back(i);
+        if (found.size() == 1) add_file(found.front());
+        return;
+      }
+      case FileLinks::Kind::Module:
+      case FileLinks::Kind::Name: {
+        auto [modules, parts] = resolve_module(from, use.target);
+        if (modules.empty()) {
+          // An extension module, by its full name or its last part ("pkg._C" or "_C").
+          const std::string_view last = std::string_view(use.target).substr(use.target.rfind('.') + 1);
+          for (std::string_view name : {std::string_view(use.target), last})
+            if (auto it = extensions_.find(std::string(name)); it != extensions_.end()) {
+              for (size_t s : it->second) add_file(s);
+              return;
+            }
+          return;
+        }
+        const size_t total = size_t(std::count(use.target.begin(), use.target.end(), '.')) + 1;
+        for (size_t m : modules) {
+          if (use.kind == FileLinks::Kind::Module || parts == total) {
+            add_file(m);
+            continue;
+          }
+          // The name's next part after the module is the function referred to.
+          size_t begin = 0;
+          for (size_t p = 0; p < parts; ++p) begin = use.target.find('.', begin) + 1;
+          const std::string_view function = std::string_view(use.target).substr(begin, use.target.find('.', begin) - begin);
+          const std::vector<FileLinks::Function>& functions = files_[m].links.functions;
+          for (size_t k = 0; k < functions.size(); ++k)
+            if (functions[k].name == function && m != from) name_edges_[{m, k}].push_back({from, u, m, int32_t(k)});
+        }
+        return;
+      }
+    }
+  }
+
+  bool live(const Edge& e) const {
+    const FileLinks::Use& use = files_[e.from].links.uses[e.use];
+    return !use.guarded && !optional_[e.from] && !(use.function >= 0 && guarded_[e.from][size_t(use.function)]);
+  }
+
+  // Whether some core code uses it, and all of that use is guarded.
+  bool only_guarded(const std::vector<Edge>& edges) const {
+    bool any = false;
+    for (const Edge& e : edges) {
+      if (!counts_[e.from]) continue;
+      if (live(e)) return false;
+      any = true;
+    }
+    return any;
+  }
+
+  std::vector<FileResult>& files_;
+  std::vector<bool> counts_;
+  std::unordered_map<std::string, size_t> by_path_;
+  std::unordered_map<std::string, std::vector<size_t>> by_module_suffix_;
+  std::unordered_map<std::string, std::vector<size_t>> extensions_;
+  std::unordered_map<size_t, std::vector<Edge>> file_edges_;
+  std::unordered_map<FunctionKey, std::vector<Edge>, FunctionKeyHash> name_edges_;
+  std::vector<bool> optional_;
+  std::vector<std::vector<bool>> guarded_;
+};
+
+}  // namespace
+
+void link_project(AnalyzedFiles& files, const PathWeights& weights) {
+  const bool any_links = std::any_of(files.results.begin(), files.results.end(),
+                                     [](const FileResult& r) { return !r.links.uses.empty(); });
+  if (!any_links) return;
+  Linker linker(files, weights);
+  linker.settle();
+  for (size_t i = 0; i < files.results.size(); ++i) {
+    const AnalyzedFiles::Range range = files.ranges[i];
+    for (size_t k = range.begin; k < range.begin + range.size; ++k) {
+      Finding& f = files.findings[k];
+      if (f.category == Category::AnalyzerNote || f.discounted || !linker.guarded(i, f)) continue;
+      f.context = Context::Guarded;
+      f.discounted = true;
+      f.severity = Severity::Info;
+    }
+  }
+}
+
+}  // namespace tpulint

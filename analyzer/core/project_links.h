@@ -1,0 +1,26 @@
+// The project-wide pass over every analyzed file's links (FileLinks), after the analysis of all
+// files and before the report: code the project reaches only through guards is guarded code,
+// whichever module the guard is in.
+//
+// - A file is optional when the project's core code uses it (imports it, or loads it as a native
+//   source, itself or as a source of an extension module it imports) and every such use is
+//   guarded: in a guarded branch, in a function reached only through guards, or in a file that
+//   is itself optional. whisper's Triton kernels, imported only under `if x.is_cuda: try:`, and
+//   a CUDA extension imported in `try: ... except ImportError:` are optional.
+// - A top-level function is guarded when its own file never uses it outside a guard, other core
+//   files refer to it, and every such reference is guarded.
+//
+// Findings in optional files and guarded functions, and findings whose related files (an
+// extension's sources) are all optional, take the guarded context and are discounted
+// (discounts_finding). Uses from code that does not decide the verdict (tests, examples, by path
+// weight) neither make a file optional nor keep it from being so.
+#pragma once
+
+#include "core/scan.h"
+#include "core/score.h"
+
+namespace tpulint {
+
+void link_project(AnalyzedFiles& files, const PathWeights& weights);
+
+}  // namespace tpulint

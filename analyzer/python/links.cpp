@@ -1,0 +1,117 @@
+#include "python/links.h"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+namespace tpulint::python {
+
+namespace {
+
+// The file name of a '/'-separated path.
+std::string_view file_name(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// `relative` joined to the directory `dir`, with "." and ".." parts resolved; "" when it leaves the
+// scan root or is absolute.
+std::string join_inside(std::string_view dir, std::string_view relative) {
+  if (relative.starts_with('/')) return "";
+  std::vector<std::string_view> parts;
+  auto add = [&](std::string_view text) {
+    size_t begin = 0;
+    while (begin <= text.size()) {
+      size_t slash = text.find('/', begin);
+      if (slash == std::string_view::npos) slash = text.size();
+      std::string_view part = text.substr(begin, slash - begin);
+      if (part == "..") {
+        if (parts.empty()) return false;
+        parts.pop_back();
+      } else if (!part.empty() && part != ".") {
+        parts.push_back(part);
+      }
+      begin = slash + 1;
+    }
+    return true;
+  };
+  if (!add(dir) || !add(relative) || parts.empty()) return "";
+  std::string out;
+  for (std::string_view p : parts) {
+    if (!out.empty()) out += '/';
+    out += p;
+  }
+  return out;
+}
+
+constexpr std::array<std::string_view, 9> kNativeSuffixes = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip"};
+
+}  // namespace
+
+LinkRecorder::LinkRecorder(const SourceFile& file, const CodeRoleFacts& facts, const ProjectIndex& project)
+    : file_(file), project_(project) {
+  const std::string package = package_of(file.path());
+  own_package_ = package.substr(0, package.find('.'));
+  build_script_ = std::any_of(facts.build_scripts.begin(), facts.build_scripts.end(),
+                              [&](const std::string& p) { return matches_name_pattern(p, file_name(file.path())); });
+}
+
+void LinkRecorder::add_imports(const ImportTable& imports) {
+  for (const ImportTable::Imported& i : imports.imported()) pending_.push_back({FileLinks::Kind::Module, i.name, i.at});
+}
+
+void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
+  const std::string_view top = qualified.substr(0, qualified.find('.'));
+  if (top.size() == qualified.size()) return;  // a module itself, not a name in one
+  if (!project_.is_own_module(top) && !(top == own_package_ && !own_package_.empty())) return;
+  pending_.push_back({FileLinks::Kind::Name, std::string(qualified), offset});
+}
+
+void LinkRecorder::add_native_paths(std::string_view text) {
+  // A build script names the sources it builds: they are used where the extension is imported.
+  if (build_script_) return;
+  const std::string_view path = file_.path();
+  const size_t slash = path.rfind('/');
+  const std::string_view dir = slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+  for (size_t quote = text.find_first_of("'\""); quote != std::string_view::npos;
+       quote = text.find_first_of("'\"", quote + 1)) {
+    // A literal's closing quote after a native source suffix: back to its opening quote on the line.
+    const char q = text[quote];
+    std::string_view before = text.substr(0, quote);
+    if (!std::any_of(kNativeSuffixes.begin(), kNativeSuffixes.end(), [&](std::string_view s) { return before.ends_with(s); }))
+      continue;
+    const size_t open = before.find_last_of(std::string_view("\n'\"", 3));
+    if (open == std::string_view::npos || text[open] != q) continue;
+    std::string_view literal = before.substr(open + 1);
+    if (literal.empty() || literal.find_first_of(" \t\\{}*") != std::string_view::npos) continue;
+    if (std::string joined = join_inside(dir, literal); !joined.empty())
+      pending_.push_back({FileLinks::Kind::File, std::move(joined), uint32_t(open)});
+  }
+}
+
+void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
+  const std::vector<SemanticModel::TopLevelFunction> functions = model.top_level_functions();
+  for (const auto& f : functions)
+    out.functions.push_back({std::string(f.name), file_.position(f.span.begin).line,
+                             file_.position(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin).line,
+                             f.used_here});
+  for (const Pending& p : pending_) {
+    // The last name used: the module's or the function's.
+    const std::string_view target = p.target;
+    const Context c = p.kind == FileLinks::Kind::File ? model.context_at(p.at)
+                                                       : model.context_of_use(target.substr(target.rfind('.') + 1), p.at);
+    if (c == Context::Test) continue;
+    int32_t function = -1;
+    for (size_t i = 0; i < functions.size(); ++i)
+      if (functions[i].span.begin <= p.at && p.at < functions[i].span.end) function = int32_t(i);
+    out.uses.push_back({p.kind, p.target, file_.position(p.at).line, c == Context::Guarded, function});
+  }
+  // One use per target, place and guard: a name referred to a hundred times in one function is
+  // one use of it there.
+  auto key = [](const FileLinks::Use& u) { return std::tie(u.kind, u.target, u.function, u.guarded); };
+  std::stable_sort(out.uses.begin(), out.uses.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  out.uses.erase(std::unique(out.uses.begin(), out.uses.end(), [&](const auto& a, const auto& b) { return key(a) == key(b); }),
+                 out.uses.end());
+}
+
+}  // namespace tpulint::python

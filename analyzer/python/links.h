@@ -1,0 +1,49 @@
+// What a Python file uses of the rest of its project (core FileLinks): the modules and names it
+// imports, the names of the project's own modules it refers to, and the native sources its
+// string literals name (a JIT loader's `sources=[...]`), each placed by the semantic model
+// (guarded or not, in which top-level function). Joined across files by core/project_links.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/project_index.h"
+#include "core/source_file.h"
+#include "python/imports.h"
+#include "python/semantic.h"
+
+namespace tpulint::python {
+
+class LinkRecorder {
+ public:
+  LinkRecorder(const SourceFile& file, const CodeRoleFacts& facts, const ProjectIndex& project);
+
+  // Every import statement of the file.
+  void add_imports(const ImportTable& imports);
+  // A whole name reference at `offset` that resolves to `qualified`: kept when it names something
+  // of the project's own modules.
+  void add_reference(uint32_t offset, std::string_view qualified);
+  // The string literals of the file's text that name a native source file (".cu", ".cpp", ...).
+  void add_native_paths(std::string_view text);
+
+  bool empty() const { return pending_.empty(); }
+  // Places each use with the model (a use in test code is dropped) and writes the file's links.
+  void finish(const SemanticModel& model, FileLinks& out) const;
+
+ private:
+  struct Pending {
+    FileLinks::Kind kind;
+    std::string target;
+    uint32_t at;
+  };
+  const SourceFile& file_;
+  const ProjectIndex& project_;
+  std::string own_package_;  // the first part of the file's package ("pkg" of "pkg/ops/x.py")
+  bool build_script_ = false;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace tpulint::python

@@ -1,0 +1,109 @@
+// TPU611: a host-only library (SciPy, scikit-learn, OpenCV, ...) called in device code: a model's
+// forward, a loss or matcher it calls, a training step.
+// User docs: docs/checks/TPU611.md (generated from the CheckInfo below).
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "checks/check_def.h"
+#include "data/host_only_libraries.h"
+
+namespace tpulint::checks {
+
+namespace {
+
+using python::Kind;
+using python::Node;
+
+// The row whose module is the longest dotted prefix of `qualified`, or null.
+const data::HostOnlyLibrariesRow* library_of(std::string_view qualified) {
+  const data::HostOnlyLibrariesRow* best = nullptr;
+  for (const auto& row : data::kHostOnlyLibraries) {
+    const std::string_view m = row.module;
+    const bool covers = qualified == m || (qualified.starts_with(m) && qualified.size() > m.size() && qualified[m.size()] == '.');
+    if (covers && (!best || m.size() > best->module.size())) best = &row;
+  }
+  return best;
+}
+
+class HostLibraryInDeviceCode final : public python::PythonCheck {
+  std::span<const Kind> kinds() const override {
+    static constexpr Kind k[] = {Kind::Call};
+    return k;
+  }
+  std::span<const std::string_view> callee_modules() const override {
+    static const std::vector<std::string_view> modules = [] {
+      std::vector<std::string_view> out;
+      for (const auto& row : data::kHostOnlyLibraries) out.push_back(row.module);
+      return out;
+    }();
+    return modules;
+  }
+
+  void check(Node call, python::PythonContext& ctx) const override {
+    const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
+    if (!callee) return;
+    const data::HostOnlyLibrariesRow* row = library_of(*callee);
+    if (!row) return;
+    ctx.report(call,
+               fmt::format("'{}' runs on the host ({}, {}): in device code every step waits for the device, "
+                           "copies its inputs to the host and the result back",
+                           *callee, row->library, row->what),
+               "compute it with tensor ops on the device, or move it out of the step (into the data pipeline, "
+               "or after the step on results the host already has)",
+               *callee);
+  }
+};
+
+const HostLibraryInDeviceCode kCheck;
+
+}  // namespace
+
+extern const CheckDef TPU611_host_library_in_device_code{
+    .info = {
+        .id = "TPU611",
+        .name = "host-library-in-device-code",
+        .summary = "a host-only library (SciPy, scikit-learn, OpenCV, ...) called in a forward, a loss or a training step",
+        .languages = uint8_t(Language::Python),
+        .severity = Severity::Warning,
+        .effort = EffortClass::High,
+        .hours = {16, 40},
+        .device_code_only = true,
+        .hot_path_only = true,
+        .doc = {
+            .what = "Calls into libraries that compute on the host CPU on NumPy arrays (SciPy, scikit-learn, "
+                    "OpenCV, scikit-image, lap, NetworkX, pycocotools, Shapely, Numba's CPU JIT: "
+                    "checks/data/host_only_libraries.tsv) in device code: a model's `forward`, the functions and "
+                    "methods it calls (a loss, a Hungarian matcher), functions under a tracing transform, and "
+                    "training loops, as the semantic model places them (docs/scoring.md, Contexts). The same call "
+                    "in a dataset, evaluation, one-time or unknown code is not reported: there it is ordinary host "
+                    "code.",
+            .why = "The library needs the tensors' values on the host. On a TPU, PyTorch/XLA cuts the lazy graph, "
+                   "runs it, waits for the device and copies the data out, then traces the rest of the step with "
+                   "the result as a new input; in `jax.jit` or `tf.function` the call fails on a traced value. "
+                   "Every step then alternates between the device and the host, and a TPU spends most of it idle. "
+                   "DETR's `linear_sum_assignment` on the cost matrix in its matcher is the common case.",
+            .example = "from scipy.optimize import linear_sum_assignment\n\nclass HungarianMatcher(nn.Module):\n"
+                       "    def forward(self, outputs, targets):\n"
+                       "        cost = torch.cdist(outputs['boxes'], targets['boxes']).cpu()\n"
+                       "        return [linear_sum_assignment(c) for c in cost]",
+            .use_instead = "An algorithm in tensor ops on the device (a batched auction or Sinkhorn matching, a "
+                           "fixed-size top-k assignment), or the host work moved out of the step: computed in the "
+                           "data pipeline, or run on the previous step's results while the device works "
+                           "(`xm.add_step_closure`).",
+            .effort = "High: it is a redesign of that part of the step (a matcher, a post-processing stage), with "
+                      "its numerics to validate, not a one-line change.",
+            .heuristic = "The callee must resolve through the file's imports to a module of the table (a dotted "
+                         "prefix: `scipy` covers `scipy.optimize.linear_sum_assignment`). Placement is the "
+                         "semantic model's: a helper called from both a forward and evaluation code counts as "
+                         "device code; one whose callers are unknown is not reported.",
+            .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
+                           "https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError",
+                           "https://github.com/facebookresearch/detr/blob/main/models/matcher.py"},
+        },
+    },
+    .python = &kCheck,
+};
+
+}  // namespace tpulint::checks

@@ -1,0 +1,219 @@
+// The project-wide links (core/project_links.h): code the project reaches only through guards,
+// in another module, is guarded code. Each rule both ways: the guarded use that makes a file or
+// a function optional, and the near miss (one unguarded use) that keeps it a blocker.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+using tpulint::testing::run_tpulint;
+using tpulint::testing::TempDir;
+
+namespace {
+
+json scan(const TempDir& dir, const std::string& extra = "--no-cache") {
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json --exit-zero " + extra);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// The findings of `path` whose check is `id`: each one's context.
+std::vector<std::string> contexts(const json& report, const std::string& path, const std::string& id) {
+  std::vector<std::string> out;
+  for (const json& f : report.at("findings"))
+    if (f.at("path") == path && f.at("id") == id) {
+      out.push_back(f.at("context"));
+      // A guarded finding is discounted, whatever made it guarded.
+      CHECK(f.at("discounted").get<bool>() == (f.at("context") == "guarded"));
+    }
+  return out;
+}
+
+// The context of the one finding of `path` whose check is `id`.
+std::string only_context(const json& report, const std::string& path, const std::string& id) {
+  std::vector<std::string> all = contexts(report, path, id);
+  INFO(path << " " << id);
+  REQUIRE(all.size() == 1);
+  return all[0];
+}
+
+const std::string kTritonKernels =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def dtw_kernel(cost, trace, x, n: tl.constexpr, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    for k in range(1, n):\n"
+    "        c0 = tl.load(cost + offs - 1)\n"
+    "        c1 = tl.load(cost + offs)\n"
+    "        c = tl.minimum(c0, c1)\n"
+    "        tl.store(trace + offs, tl.where(c0 < c1, 1, 0))\n"
+    "        tl.store(cost + offs, tl.load(x + offs) + c)\n"
+    "def dtw_cuda(x):\n"
+    "    dtw_kernel[(1,)](x, x, x, 4, BLOCK=1024)\n"
+    "    return x\n";
+
+void write_guarded_user(const TempDir& dir) {
+  dir.write("pkg/__init__.py", "from .align import align\n");
+  dir.write("pkg/align.py",
+            "import torch\n"
+            "def align(x):\n"
+            "    if x.is_cuda:\n"
+            "        try:\n"
+            "            from .kernels import dtw_cuda\n"
+            "            return dtw_cuda(x)\n"
+            "        except RuntimeError:\n"
+            "            pass\n"
+            "    return x.cumsum(0)\n");
+  dir.write("pkg/kernels.py", kTritonKernels);
+}
+
+}  // namespace
+
+TEST_CASE("links: a kernel module imported only behind a device guard is guarded code", "[e2e][links]") {
+  TempDir dir;
+  write_guarded_user(dir);
+  json report = scan(dir);
+  std::vector<std::string> kernel = contexts(report, "pkg/kernels.py", "TPU111");
+  REQUIRE(kernel.size() == 1);
+  CHECK(kernel[0] == "guarded");
+  for (const json& f : report.at("findings"))
+    if (f.at("path") == "pkg/kernels.py") CHECK(f.at("severity") == "info");
+
+  SECTION("and stays so when the results come from the cache") {
+    TempDir cache;
+    scan(dir, "--cache-dir '" + cache.str() + "'");
+    json cached = scan(dir, "--cache-dir '" + cache.str() + "'");
+    CHECK(contexts(cached, "pkg/kernels.py", "TPU111") == kernel);
+  }
+}
+
+TEST_CASE("links: one unguarded import of the kernel module keeps it a blocker", "[e2e][links]") {
+  TempDir dir;
+  write_guarded_user(dir);
+  dir.write("pkg/train.py", "from .kernels import dtw_cuda\ndef step(x):\n    return dtw_cuda(x)\n");
+  CHECK(only_context(scan(dir), "pkg/kernels.py", "TPU111") != "guarded");
+}
+
+TEST_CASE("links: an import from tests neither guards nor unguards a module", "[e2e][links]") {
+  TempDir dir;
+  write_guarded_user(dir);
+  dir.write("tests/test_kernels.py", "from pkg.kernels import dtw_cuda\ndef test_dtw():\n    dtw_cuda(1)\n");
+  CHECK(contexts(scan(dir), "pkg/kernels.py", "TPU111") == std::vector<std::string>{"guarded"});
+}
+
+TEST_CASE("links: a guard whose other path uses the same module does not make it optional", "[e2e][links]") {
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/kernels.py", kTritonKernels);
+  dir.write("pkg/run.py",
+            "def run(x, n_gpus):\n"
+            "    if n_gpus == 1:\n"
+            "        from .kernels import dtw_cuda\n"
+            "        return dtw_cuda(x)\n"
+            "    else:\n"
+            "        from .kernels import dtw_cuda\n"
+            "        return spawn(dtw_cuda, x)\n");
+  CHECK(only_context(scan(dir), "pkg/kernels.py", "TPU111") != "guarded");
+}
+
+namespace {
+
+const std::string kCudaKernel =
+    "__global__ void scale_kernel(float* out, const float* in, float a, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  for (int k = 0; k < 8 && i < n; ++k) { out[i] = in[i] * a + out[(i + k) % n] * in[(i * k) % n]; }\n"
+    "}\n"
+    "void scale(float* out, const float* in, float a, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(out, in, a, n); }\n";
+
+void write_extension(const TempDir& dir, const std::string& importer) {
+  dir.write("setup.py",
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('fused_scale', sources=['csrc/scale.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+  dir.write("csrc/scale.cu", kCudaKernel);
+  dir.write("pkg/__init__.py", "from .layers import scale\n");
+  dir.write("pkg/layers.py", importer);
+}
+
+}  // namespace
+
+TEST_CASE("links: an extension imported only as an optional dependency: its kernels and build are guarded", "[e2e][links]") {
+  TempDir dir;
+  write_extension(dir,
+                  "import torch\n"
+                  "try:\n"
+                  "    import fused_scale\n"
+                  "except ImportError:\n"
+                  "    fused_scale = None\n"
+                  "def scale(x, a):\n"
+                  "    if fused_scale is not None and x.is_cuda:\n"
+                  "        return fused_scale.scale(x, a)\n"
+                  "    return x * a\n");
+  json report = scan(dir);
+  CHECK(contexts(report, "csrc/scale.cu", "TPU101") == std::vector<std::string>{"guarded"});
+  CHECK(contexts(report, "setup.py", "TPU110") == std::vector<std::string>{"guarded"});
+}
+
+TEST_CASE("links: an extension imported unconditionally: its kernels stay blockers", "[e2e][links]") {
+  TempDir dir;
+  write_extension(dir, "import fused_scale\ndef scale(x, a):\n    return fused_scale.scale(x, a)\n");
+  json report = scan(dir);
+  CHECK(only_context(report, "csrc/scale.cu", "TPU101") != "guarded");
+  CHECK(only_context(report, "setup.py", "TPU110") != "guarded");
+}
+
+namespace {
+
+void write_jit_loader(const TempDir& dir, const std::string& condition) {
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/loader.py",
+            "import os\n"
+            "import torch.utils.cpp_extension\n"
+            "def get_plugin(name, sources):\n"
+            "    here = os.path.dirname(__file__)\n"
+            "    return torch.utils.cpp_extension.load(name, sources=[os.path.join(here, 'ops', s) for s in sources])\n");
+  dir.write("pkg/ops/__init__.py", "");
+  dir.write("pkg/ops/scale.cu", kCudaKernel);
+  dir.write("pkg/ops/scale.py",
+            "import torch\n"
+            "from .. import loader\n"
+            "_plugin = None\n"
+            "def _init():\n"
+            "    global _plugin\n"
+            "    _plugin = loader.get_plugin('scale_plugin', sources=['scale.cu'])\n"
+            "    return True\n"
+            "def scale(x, a):\n"
+            "    if " + condition + ":\n"
+            "        return _plugin.scale(x, a)\n"
+            "    return x * a\n");
+}
+
+}  // namespace
+
+TEST_CASE("links: a JIT-loaded plugin reached only behind a device guard: its sources and loader are guarded", "[e2e][links]") {
+  TempDir dir;
+  write_jit_loader(dir, "x.device.type == 'cuda' and _init()");
+  json report = scan(dir);
+  CHECK(contexts(report, "pkg/ops/scale.cu", "TPU101") == std::vector<std::string>{"guarded"});
+  // The loader's function is called from one place, behind the guard, in another module.
+  std::vector<std::string> load = contexts(report, "pkg/loader.py", "TPU110");
+  REQUIRE_FALSE(load.empty());
+  for (const std::string& c : load) CHECK(c == "guarded");
+}
+
+TEST_CASE("links: a JIT-loaded plugin reached without a guard stays a blocker", "[e2e][links]") {
+  TempDir dir;
+  write_jit_loader(dir, "_init()");
+  json report = scan(dir);
+  CHECK(only_context(report, "pkg/ops/scale.cu", "TPU101") != "guarded");
+  std::vector<std::string> load = contexts(report, "pkg/loader.py", "TPU110");
+  REQUIRE_FALSE(load.empty());
+  for (const std::string& c : load) CHECK(c != "guarded");
+}
