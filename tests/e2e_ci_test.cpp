@@ -583,7 +583,8 @@ TEST_CASE("files not analyzed are listed, named in the verdict and on stderr, an
   CHECK(listed == std::vector<std::string>{"pkg/latin.py", "tests/bad.py"});
   // Only the core file bears on the verdict.
   const std::string reason = report.at("verdict_reason");
-  CHECK(reason.find("but 1 core file was not analyzed (first: pkg/latin.py: not valid UTF-8)") != std::string::npos);
+  CHECK(reason.find("but 1 core file was not analyzed (first: pkg/latin.py: not valid UTF-8, and no encoding is "
+                    "declared") != std::string::npos);
   CHECK(r.err.find("2 code files were not analyzed") != std::string::npos);
   CHECK(r.err.find("pkg/latin.py: not valid UTF-8") != std::string::npos);
   // The flag and the configuration key make them fail; --exit-zero still wins.
