@@ -245,6 +245,65 @@ TEST_CASE("usage errors exit 2 with a one-line message", "[e2e]") {
   CHECK(format.exit_code == 2);
 }
 
+// Issue 36: `tpulint scna` said "A subcommand is required".
+TEST_CASE("a mistyped subcommand is named, with the nearest one", "[e2e]") {
+  auto typo = run_tpulint("scna fixtures/projects");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "tpulint: error: unknown subcommand 'scna'; did you mean 'scan'?\n");
+  CHECK(typo.out.empty());
+  CHECK(run_tpulint("expalin TPU201").err == "tpulint: error: unknown subcommand 'expalin'; did you mean 'explain'?\n");
+  CHECK(run_tpulint("baselin .").err.find("did you mean 'baseline'?") != std::string::npos);
+  auto far = run_tpulint("frobnicate");
+  CHECK(far.exit_code == 2);
+  CHECK(far.err ==
+        "tpulint: error: unknown subcommand 'frobnicate' (subcommands: scan, baseline, merge, checks, explain, docs)\n");
+  // Options before a subcommand are still CLI11's.
+  CHECK(run_tpulint("--version").exit_code == 0);
+}
+
+// Issue 36: `-o` wrote the baseline in `baseline` and was refused by `scan`; now it is where the
+// command's output goes in both (and in `merge`), and `baseline` refuses report options it ignored.
+TEST_CASE("option -o FILE writes what the command would print: scan's report, baseline's baseline", "[e2e]") {
+  TempDir dir;
+  const std::string project = "fixtures/projects/torch_cuda_extension";
+  auto printed = run_tpulint("scan " + project + " --format json");
+  auto written = run_tpulint("scan " + project + " --format json -o '" + dir.str("report.json") + "'");
+  REQUIRE(written.exit_code == printed.exit_code);
+  CHECK(written.out.empty());
+  std::ifstream in(dir.str("report.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK(ss.str() == printed.out);
+  auto long_form = run_tpulint("scan " + project + " --output-file '" + dir.str("report.txt") + "' --color always");
+  CHECK(long_form.out.empty());
+  CHECK(fs::file_size(dir.str("report.txt")) > 0);
+
+  auto baseline = run_tpulint("baseline " + project + " -o '" + dir.str("baseline.json") + "'");
+  CHECK(baseline.exit_code == 0);
+  CHECK(json::parse(std::ifstream(dir.str("baseline.json"))).at("baseline_version") == 1);
+  auto with_format = run_tpulint("baseline " + project + " -o '" + dir.str("b2.json") + "' --format json");
+  CHECK(with_format.exit_code == 2);
+  CHECK(with_format.err.find("--format and --output are for `scan`") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.str("b2.json")));
+}
+
+// Issue 36: a failed output names the file as given and the system's reason.
+TEST_CASE("an output that cannot be written names the file and the reason", "[e2e]") {
+  TempDir dir;
+  const std::string project = "fixtures/projects/torch_cuda_extension";
+  const std::string missing = dir.str("no/such/dir/report.json");
+  for (const std::string& option : {"-o", "--output json=", "--timings "}) {
+    auto r = run_tpulint("scan " + project + " " + option + (option.ends_with('=') ? "" : " ") + "'" + missing + "'");
+    INFO(option);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.ends_with("tpulint: error: cannot write '" + missing + "': No such file or directory\n"));
+  }
+  dir.write("file", "x");
+  auto docs = run_tpulint("docs --output-dir '" + dir.str("file/docs") + "'");
+  CHECK(docs.exit_code == 2);
+  CHECK(docs.err == "tpulint: error: cannot create the directory '" + dir.str("file/docs") + "': Not a directory\n");
+}
+
 TEST_CASE("an unreadable file is skipped with its reason and the others are analyzed", "[e2e]") {
   TempDir dir;
   dir.write("good.py", "import torch\nx = torch.nonzero(y)\n");
@@ -318,6 +377,8 @@ TEST_CASE("checks lists the catalogue and explain prints one check", "[e2e]") {
   REQUIRE(one.exit_code == 0);
   CHECK(one.out.starts_with("# TPU201 torch-data-dependent-shape"));
   CHECK(one.out.find("## Use instead") != std::string::npos);
+  // Issue 36: `explain tpu201` was an unknown check.
+  for (const char* id : {"tpu201", "Tpu201"}) CHECK(run_tpulint(std::string("explain ") + id).out == one.out);
 }
 
 TEST_CASE("a compile database's flags are used for the files it lists", "[e2e][cxx]") {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <limits>
 
+#include "checks/registry.h"
 #include "core/result_cache.h"
 #include "core/source_tree.h"
 
@@ -179,8 +180,19 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
     s.outputs.emplace_back(format, o.substr(eq + 1));
   }
 
-  s.engine.select = !a.select.empty() ? a.select : c.select.value_or(std::vector<std::string>{});
-  s.engine.ignore = !a.ignore.empty() ? a.ignore : c.ignore.value_or(std::vector<std::string>{});
+  // Each list is checked where it came from, so that a typo in the configuration names its key
+  // and its file, not an option that was never given (the engine checks them again, as options).
+  auto checked = [&](const std::vector<std::string>& given, const std::optional<std::vector<std::string>>& configured,
+                     std::string_view option, std::string_view key) {
+    if (!given.empty()) {
+      checks::registry().require_known(given, option);
+      return given;
+    }
+    if (configured) checks::registry().require_known(*configured, fmt::format("{}: '{}'", c.file.string(), key));
+    return configured.value_or(std::vector<std::string>{});
+  };
+  s.engine.select = checked(a.select, c.select, "--select", "select");
+  s.engine.ignore = checked(a.ignore, c.ignore, "--ignore", "ignore");
   s.engine.per_path_ignores = c.per_path_ignores;
   if (std::string target = !a.target.empty() ? a.target : c.target.value_or(""); !target.empty())
     s.engine.target = framework_for_target(target);
