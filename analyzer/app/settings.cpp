@@ -103,6 +103,7 @@ void add_report_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
   cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
   cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
+  cmd.add_flag("--summary", a.summary, "text: print only the summary, verdict and plan, not each finding");
   cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
   cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
   cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
@@ -249,6 +250,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
 
   s.report.statistics = a.statistics;
   s.report.explain_score = a.explain_score;
+  s.report.summary_only = a.summary;
   s.report.link_base = a.link_base;
   return s;
 }

@@ -37,7 +37,7 @@ struct ScanArgs {
   bool no_gitignore = false;
   std::optional<double> auxiliary_weight;
   std::string color = "auto";
-  bool statistics = false, explain_score = false;
+  bool statistics = false, explain_score = false, summary = false;
   std::string compare, link_base;
   std::string config;  // --config FILE
   bool isolated = false;
