@@ -181,21 +181,30 @@ TEST_CASE("load_source skips binary content (NUL bytes)", "[core][scan]") {
   CHECK_THAT(skip_reason(load_source(cu, kDefaultMaxFileSize)), Catch::Contains("binary"));
 }
 
-TEST_CASE("load_source skips UTF-16 files, whatever their byte order", "[core][scan]") {
+TEST_CASE("load_source decodes UTF-16 files with a byte-order mark, whatever their byte order", "[core][scan]") {
   TempDir dir;
-  // "im" in UTF-16LE and UTF-16BE, with BOMs; they also contain NUL bytes, but the reason is UTF-16.
+  // "im" in UTF-16LE and UTF-16BE, with BOMs: their NUL bytes are half of each character.
   DiscoveredFile le = write_discovered(dir, "le.py", std::string("\xFF\xFEi\0m\0", 6));
   DiscoveredFile be = write_discovered(dir, "be.cpp", std::string("\xFE\xFF\0i\0m", 6));
   DiscoveredFile bom_only = write_discovered(dir, "bom.h", "\xFF\xFE");
-  CHECK_THAT(skip_reason(load_source(le, kDefaultMaxFileSize)), Catch::Contains("UTF-16"));
-  CHECK_THAT(skip_reason(load_source(be, kDefaultMaxFileSize)), Catch::Contains("UTF-16"));
-  CHECK_THAT(skip_reason(load_source(bom_only, kDefaultMaxFileSize)), Catch::Contains("UTF-16"));
-  // A UTF-8 BOM is fine.
+  auto text_of = [](const std::variant<SourceFile, std::string>& loaded) {
+    REQUIRE(std::holds_alternative<SourceFile>(loaded));
+    return std::get<SourceFile>(loaded).text();
+  };
+  CHECK(text_of(load_source(le, kDefaultMaxFileSize)) == "im");
+  CHECK(text_of(load_source(be, kDefaultMaxFileSize)) == "im");
+  CHECK(text_of(load_source(bom_only, kDefaultMaxFileSize)).empty());
+  // A UTF-16 file holding a NUL character is binary; one cut inside a character is not UTF-16.
+  DiscoveredFile nul = write_discovered(dir, "nul.py", std::string("\xFF\xFEi\0\0\0", 6));
+  CHECK_THAT(skip_reason(load_source(nul, kDefaultMaxFileSize)), Catch::Contains("binary"));
+  DiscoveredFile odd = write_discovered(dir, "odd.py", std::string("\xFF\xFEi\0m", 5));
+  CHECK_THAT(skip_reason(load_source(odd, kDefaultMaxFileSize)), Catch::Contains("not valid UTF-16"));
+  // A UTF-8 BOM is dropped.
   DiscoveredFile utf8_bom = write_discovered(dir, "utf8.py", "\xEF\xBB\xBFimport torch\n");
-  CHECK(std::holds_alternative<SourceFile>(load_source(utf8_bom, kDefaultMaxFileSize)));
+  CHECK(text_of(load_source(utf8_bom, kDefaultMaxFileSize)) == "import torch\n");
 }
 
-TEST_CASE("load_source requires UTF-8 for Python only", "[core][scan]") {
+TEST_CASE("load_source requires UTF-8 for Python only, unless another encoding is declared", "[core][scan]") {
   TempDir dir;
   std::string latin1 = "# caf\xE9\nx = 1\n";  // Latin-1, not UTF-8
   DiscoveredFile py = write_discovered(dir, "latin1.py", latin1);
@@ -203,12 +212,18 @@ TEST_CASE("load_source requires UTF-8 for Python only", "[core][scan]") {
   DiscoveredFile cu = write_discovered(dir, "latin1.cu", latin1);
   DiscoveredFile cc = write_discovered(dir, "latin1.cc", latin1);
   CHECK_THAT(skip_reason(load_source(py, kDefaultMaxFileSize)), Catch::Contains("not valid UTF-8"));
+  CHECK_THAT(skip_reason(load_source(py, kDefaultMaxFileSize)), Catch::Contains("no encoding is declared"));
   CHECK_THAT(skip_reason(load_source(pyi, kDefaultMaxFileSize)), Catch::Contains("not valid UTF-8"));
   auto c = load_source(cu, kDefaultMaxFileSize);
   REQUIRE(std::holds_alternative<SourceFile>(c));
   CHECK(std::get<SourceFile>(c).text() == latin1);
   CHECK(std::get<SourceFile>(c).language() == Language::Cuda);
   CHECK(std::holds_alternative<SourceFile>(load_source(cc, kDefaultMaxFileSize)));
+
+  DiscoveredFile declared = write_discovered(dir, "declared.py", "# -*- coding: latin-1 -*-\n" + latin1);
+  auto d = load_source(declared, kDefaultMaxFileSize);
+  REQUIRE(std::holds_alternative<SourceFile>(d));
+  CHECK(std::get<SourceFile>(d).text() == "# -*- coding: latin-1 -*-\n# caf\xC3\xA9\nx = 1\n");
 }
 
 TEST_CASE("load_source reports a file it cannot read", "[core][scan]") {

@@ -48,13 +48,13 @@ void check_good_intact(const Scan& s) {
 
 }  // namespace
 
-TEST_CASE("bad input: binary content, NUL bytes, UTF-16, invalid UTF-8 and empty files", "[e2e][badinput]") {
+TEST_CASE("bad input: binary content, NUL bytes, cut UTF-16, invalid UTF-8 and empty files", "[e2e][badinput]") {
   TempDir dir;
   dir.write("good.py", kGood);
   dir.write("elf.py", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12) + std::string(200, '\0'));
   dir.write("elf.cu", std::string("\x7f" "ELF\x02\x01\x01\0", 8));
   dir.write("nul.py", std::string("import torch\nx = 1\0\ny = torch.nonzero(z)\n", 40));
-  dir.write("utf16.py", std::string("\xff\xfe" "i\0m\0p\0o\0r\0t\0", 14));
+  dir.write("utf16.py", std::string("\xff\xfe" "i\0m\0p\0o\0r\0t", 13));  // ends inside a character
   dir.write("latin1.py", "# caf\xe9\nimport torch\nx = torch.unique(y)\n");
   dir.write("latin1.cu", "// caf\xe9\n__global__ void k(float* x) {}\n");
   dir.write("empty.py", "");
@@ -64,8 +64,8 @@ TEST_CASE("bad input: binary content, NUL bytes, UTF-16, invalid UTF-8 and empty
   CHECK(s.skipped.at("elf.py").find("binary") != std::string::npos);
   CHECK(s.skipped.at("elf.cu").find("binary") != std::string::npos);
   CHECK(s.skipped.at("nul.py").find("binary") != std::string::npos);
-  CHECK(s.skipped.at("utf16.py").find("UTF-16") != std::string::npos);
-  CHECK(s.skipped.at("latin1.py").find("not valid UTF-8") != std::string::npos);
+  CHECK(s.skipped.at("utf16.py").find("not valid UTF-16") != std::string::npos);
+  CHECK(s.skipped.at("latin1.py").find("not valid UTF-8, and no encoding is declared") != std::string::npos);
   for (const char* p : {"elf.py", "elf.cu", "nul.py", "utf16.py", "latin1.py"})
     CHECK(s.ids.at(p) == std::vector<std::string>{"TPU902"});
   // C/C++ tolerates Latin-1 in comments, as compilers do: analyzed.
@@ -73,6 +73,41 @@ TEST_CASE("bad input: binary content, NUL bytes, UTF-16, invalid UTF-8 and empty
   CHECK_FALSE(s.ids.count("empty.py"));
   CHECK_FALSE(s.ids.count("empty.cu"));
   CHECK(s.doc.at("files").at("analyzed") == 4);  // good.py, latin1.cu, empty.py, empty.cu
+}
+
+// Issue 36: a PEP 263 Latin-1 file was skipped as "not valid UTF-8", and its `.cuda()` missed.
+TEST_CASE("bad input: declared encodings and UTF-16 are decoded, at the file's own lines and columns", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  // "é" is one byte in Latin-1 and cp1252, two in UTF-8; columns count characters.
+  dir.write("latin1.py", "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'; model = Net().cuda()\n");
+  dir.write("cp1252.py", "#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nname = 'caf\xe9'; model = Net().cuda()  # \x80\n");
+  std::string le = "\xff\xfe", be = "\xfe\xff";
+  for (char c : std::string("import torch\nname = 'caf\xe9'; model = Net().cuda()\n")) {  // é is U+00E9
+    le += std::string{c, '\0'};
+    be += std::string{'\0', c};
+  }
+  dir.write("utf16le.py", le);
+  dir.write("utf16be.py", be);
+  dir.write("undeclared.py", "import torch\nname = 'caf\xe9'; model = Net().cuda()\n");
+  Scan s = scan(dir);
+  check_good_intact(s);
+  for (const char* p : {"latin1.py", "cp1252.py", "utf16le.py", "utf16be.py"}) {
+    INFO(p);
+    CHECK_FALSE(s.skipped.count(p));
+    CHECK(s.ids[p] == std::vector<std::string>{"TPU401"});
+  }
+  for (const json& f : s.doc.at("findings")) {
+    if (f.at("id") != "TPU401") continue;
+    INFO(f.dump());
+    CHECK(f.at("line") == (f.at("path") == "cp1252.py" || f.at("path") == "latin1.py" ? 3 : 2));
+    // The method, after "name = 'café'; model = Net().": 29 characters (30 bytes in UTF-8).
+    CHECK(f.at("column") == 30);
+    CHECK(f.at("source_line").get<std::string>().starts_with("name = 'caf\xc3\xa9'; model"));
+    if (f.at("path") == "cp1252.py") CHECK(f.at("source_line").get<std::string>().ends_with("# \xe2\x82\xac"));
+  }
+  CHECK(s.skipped.at("undeclared.py").find("not valid UTF-8, and no encoding is declared") != std::string::npos);
+  CHECK(s.doc.at("files").at("unanalyzed").size() == 1);
 }
 
 TEST_CASE("bad input: CRLF and lone CR line endings keep lines and columns right", "[e2e][badinput]") {

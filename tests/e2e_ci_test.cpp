@@ -101,10 +101,19 @@ TEST_CASE("config: an unknown key or a bad value stops with exit 2 and names it"
   CHECK(toml.exit_code == 2);
   CHECK(toml.err.find("invalid TOML") != std::string::npos);
 
+  // Issue 36: a bad entry in the configuration was reported as one of `--select`.
   dir.write(".tpulint.toml", "select = [\"TPU7\"]\n");
   auto selection = run_tpulint(scan_json(dir));
   CHECK(selection.exit_code == 2);
-  CHECK(selection.err.find("'TPU7' matches no check") != std::string::npos);
+  CHECK(selection.err == "tpulint: error: " + dir.str(".tpulint.toml") +
+                             ": 'select': 'TPU7' matches no check (see `tpulint checks`)\n");
+  dir.write(".tpulint.toml", "ignore = [\"TPU7\"]\n");
+  CHECK(run_tpulint(scan_json(dir)).err.find(".tpulint.toml: 'ignore': 'TPU7' matches no check") != std::string::npos);
+  // The command line wins over the configuration, and its errors name the option.
+  dir.write(".tpulint.toml", "select = [\"TPU2\"]\n");
+  auto option = run_tpulint(scan_json(dir, "--select TPU8"));
+  CHECK(option.exit_code == 2);
+  CHECK(option.err.find("--select: 'TPU8' matches no check") != std::string::npos);
 }
 
 // `fail-under = nan`, `path-weights = {"**" = nan}` were accepted and the gate never fired.
@@ -307,6 +316,9 @@ TEST_CASE("diff mode reports only findings on lines added or changed since a rev
   plain.write("m.py", kModel);
   auto no_git = run_tpulint("scan '" + plain.str() + "' --diff HEAD");
   CHECK(no_git.exit_code == 2);
+  // Issue 36: outside a repository it said "'HEAD' is not a revision of the repository".
+  CHECK(no_git.err == "tpulint: error: --diff: '" + plain.str() +
+                          "' is not in a git repository (--diff compares the files with a revision of theirs)\n");
 }
 
 TEST_CASE("diff mode runs none of the commands a scanned repository's git config names", "[e2e][diff]") {
@@ -583,7 +595,8 @@ TEST_CASE("files not analyzed are listed, named in the verdict and on stderr, an
   CHECK(listed == std::vector<std::string>{"pkg/latin.py", "tests/bad.py"});
   // Only the core file bears on the verdict.
   const std::string reason = report.at("verdict_reason");
-  CHECK(reason.find("but 1 core file was not analyzed (first: pkg/latin.py: not valid UTF-8)") != std::string::npos);
+  CHECK(reason.find("but 1 core file was not analyzed (first: pkg/latin.py: not valid UTF-8, and no encoding is "
+                    "declared") != std::string::npos);
   CHECK(r.err.find("2 code files were not analyzed") != std::string::npos);
   CHECK(r.err.find("pkg/latin.py: not valid UTF-8") != std::string::npos);
   // The flag and the configuration key make them fail; --exit-zero still wins.

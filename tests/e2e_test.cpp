@@ -3,6 +3,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -245,6 +246,65 @@ TEST_CASE("usage errors exit 2 with a one-line message", "[e2e]") {
   CHECK(format.exit_code == 2);
 }
 
+// Issue 36: `tpulint scna` said "A subcommand is required".
+TEST_CASE("a mistyped subcommand is named, with the nearest one", "[e2e]") {
+  auto typo = run_tpulint("scna fixtures/projects");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "tpulint: error: unknown subcommand 'scna'; did you mean 'scan'?\n");
+  CHECK(typo.out.empty());
+  CHECK(run_tpulint("expalin TPU201").err == "tpulint: error: unknown subcommand 'expalin'; did you mean 'explain'?\n");
+  CHECK(run_tpulint("baselin .").err.find("did you mean 'baseline'?") != std::string::npos);
+  auto far = run_tpulint("frobnicate");
+  CHECK(far.exit_code == 2);
+  CHECK(far.err ==
+        "tpulint: error: unknown subcommand 'frobnicate' (subcommands: scan, baseline, merge, checks, explain, docs)\n");
+  // Options before a subcommand are still CLI11's.
+  CHECK(run_tpulint("--version").exit_code == 0);
+}
+
+// Issue 36: `-o` wrote the baseline in `baseline` and was refused by `scan`; now it is where the
+// command's output goes in both (and in `merge`), and `baseline` refuses report options it ignored.
+TEST_CASE("option -o FILE writes what the command would print: scan's report, baseline's baseline", "[e2e]") {
+  TempDir dir;
+  const std::string project = "fixtures/projects/torch_cuda_extension";
+  auto printed = run_tpulint("scan " + project + " --format json");
+  auto written = run_tpulint("scan " + project + " --format json -o '" + dir.str("report.json") + "'");
+  REQUIRE(written.exit_code == printed.exit_code);
+  CHECK(written.out.empty());
+  std::ifstream in(dir.str("report.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK(ss.str() == printed.out);
+  auto long_form = run_tpulint("scan " + project + " --output-file '" + dir.str("report.txt") + "' --color always");
+  CHECK(long_form.out.empty());
+  CHECK(fs::file_size(dir.str("report.txt")) > 0);
+
+  auto baseline = run_tpulint("baseline " + project + " -o '" + dir.str("baseline.json") + "'");
+  CHECK(baseline.exit_code == 0);
+  CHECK(json::parse(std::ifstream(dir.str("baseline.json"))).at("baseline_version") == 1);
+  auto with_format = run_tpulint("baseline " + project + " -o '" + dir.str("b2.json") + "' --format json");
+  CHECK(with_format.exit_code == 2);
+  CHECK(with_format.err.find("--format and --output are for `scan`") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.str("b2.json")));
+}
+
+// Issue 36: a failed output names the file as given and the system's reason.
+TEST_CASE("an output that cannot be written names the file and the reason", "[e2e]") {
+  TempDir dir;
+  const std::string project = "fixtures/projects/torch_cuda_extension";
+  const std::string missing = dir.str("no/such/dir/report.json");
+  for (const std::string& option : {"-o", "--output json=", "--timings "}) {
+    auto r = run_tpulint("scan " + project + " " + option + (option.ends_with('=') ? "" : " ") + "'" + missing + "'");
+    INFO(option);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.ends_with("tpulint: error: cannot write '" + missing + "': No such file or directory\n"));
+  }
+  dir.write("file", "x");
+  auto docs = run_tpulint("docs --output-dir '" + dir.str("file/docs") + "'");
+  CHECK(docs.exit_code == 2);
+  CHECK(docs.err == "tpulint: error: cannot create the directory '" + dir.str("file/docs") + "': Not a directory\n");
+}
+
 TEST_CASE("an unreadable file is skipped with its reason and the others are analyzed", "[e2e]") {
   TempDir dir;
   dir.write("good.py", "import torch\nx = torch.nonzero(y)\n");
@@ -318,6 +378,8 @@ TEST_CASE("checks lists the catalogue and explain prints one check", "[e2e]") {
   REQUIRE(one.exit_code == 0);
   CHECK(one.out.starts_with("# TPU201 torch-data-dependent-shape"));
   CHECK(one.out.find("## Use instead") != std::string::npos);
+  // Issue 36: `explain tpu201` was an unknown check.
+  for (const char* id : {"tpu201", "Tpu201"}) CHECK(run_tpulint(std::string("explain ") + id).out == one.out);
 }
 
 TEST_CASE("a compile database's flags are used for the files it lists", "[e2e][cxx]") {
@@ -402,6 +464,81 @@ TEST_CASE("the SARIF report is valid SARIF 2.1.0 with what GitHub code scanning 
   }
   CHECK(run.at("properties").at("score").is_number());
   CHECK(run.at("properties").at("verdict").is_string());
+
+  // Issue 36: every rule of the catalogue, each with its full help, made a report of 38 findings
+  // 390 KB. Only the rules of the results are there, each with the URL of its page.
+  std::set<std::string> fired, listed;
+  for (const json& res : run.at("results")) {
+    fired.insert(res.at("ruleId").get<std::string>());
+    CHECK(rules.at(res.at("ruleIndex").get<size_t>()).at("id") == res.at("ruleId"));
+  }
+  for (const json& rule : rules) {
+    listed.insert(rule.at("id").get<std::string>());
+    CHECK(rule.at("helpUri") == "https://github.com/tpulint/tpulint/blob/main/docs/checks/" +
+                                    rule.at("id").get<std::string>() + ".md");
+    CHECK(fs::exists(fs::path(TPULINT_SOURCE_DIR) / "docs" / "checks" / (rule.at("id").get<std::string>() + ".md")));
+  }
+  CHECK(listed == fired);
+}
+
+// Issue 36: apex's text report is 10,000 lines with the summary at their end.
+TEST_CASE("text --summary prints the summary, verdict and plan without the findings", "[e2e]") {
+  auto full = run_tpulint("scan fixtures/projects/torch_cuda_extension --color never");
+  auto summary = run_tpulint("scan fixtures/projects/torch_cuda_extension --color never --summary");
+  CHECK(summary.exit_code == full.exit_code);
+  REQUIRE(full.out.find("Summary\n") != std::string::npos);
+  CHECK(summary.out == full.out.substr(full.out.find("Summary\n")));
+  CHECK(summary.out.find("verdict    stay-on-gpu") != std::string::npos);
+  CHECK(summary.out.find("plan ") != std::string::npos);
+  CHECK(summary.out.find("^^^") == std::string::npos);
+}
+
+// Issue 36: apex's Markdown report is 624 KB; a GitHub comment holds 65,536 characters.
+TEST_CASE("the Markdown report of a large tree fits a pull-request comment, and says what it left out", "[e2e][markdown]") {
+  TempDir dir;
+  // 1,000 Triton kernels, a work item each, and 400 files of four findings each.
+  for (int i = 0; i < 1000; ++i)
+    dir.write(fmt::format("pkg/k{:04}.py", i),
+              fmt::format("import triton\n\n@triton.jit\ndef kernel_{}(x_ptr, n):\n    pid = triton.language.program_id(0)\n", i));
+  for (int i = 0; i < 400; ++i)
+    dir.write(fmt::format("pkg/m{:03}.py", i),
+              fmt::format("import torch\nimport lib{0}\n\ndef f{0}(x, mask):\n    y = x.cuda()\n    z = x[mask]\n"
+                          "    torch.cuda.synchronize()\n    return torch.nonzero(y), z\n",
+                          i));
+  auto r = run_tpulint("scan '" + dir.str() + "' --format markdown --no-cache");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.size() <= 65536);
+  auto json_report = json::parse(run_tpulint("scan '" + dir.str() + "' --format json --no-cache").out);
+  const size_t findings = json_report.at("findings").size(), items = json_report.at("work_items").size();
+  REQUIRE(findings > 1000);
+  REQUIRE(items > 1000);
+  // The summary and the top blockers first, then the plan in its order as far as it fits, then
+  // the sub-scores and the note's counts.
+  CHECK(r.out.starts_with("## tpulint: TPU readiness"));
+  CHECK(r.out.find("### Top blockers") < r.out.find("Migration plan"));
+  CHECK(r.out.find("| 1 | ") < r.out.find("| 2 | "));
+  CHECK(r.out.find("| 2 | ") < r.out.find("Sub-scores by category"));
+  CHECK(r.out.find(fmt::format("| {} | ", items)) == std::string::npos);  // the plan's last item is left out
+  const size_t note = r.out.find("**Cut to fit a pull-request comment (at most 65536 characters):** ");
+  REQUIRE(note != std::string::npos);
+  CHECK(r.out.find(fmt::format(" of {} work items and 0 of {} findings are shown", items, findings), note) !=
+        std::string::npos);
+  CHECK(r.out.find("All findings") == std::string::npos);
+  // With a plan that fits, the findings follow it as far as they fit.
+  fs::remove_all(dir.str("pkg"));
+  for (int i = 0; i < 400; ++i)
+    dir.write(fmt::format("pkg/m{:03}.py", i), "import torch\n\ndef f(x, mask):\n    y = x.cuda()\n"
+                                                "    return torch.nonzero(y), x[mask]\n");
+  auto fewer_items = run_tpulint("scan '" + dir.str() + "' --format markdown --no-cache");
+  CHECK(fewer_items.out.size() <= 65536);
+  CHECK(fewer_items.out.find("All findings (1200)") < fewer_items.out.find("**Cut to fit"));
+  CHECK(fewer_items.out.find("3 of 3 work items and ") != std::string::npos);
+  CHECK(fewer_items.out.find(" of 1200 findings are shown") != std::string::npos);
+  CHECK(r.out.ends_with("the JSON, SARIF and HTML reports hold them all.\n"));
+  // A small tree's comment is whole.
+  auto small = run_tpulint("scan fixtures/projects/torch_cuda_extension --format markdown");
+  CHECK(small.out.find("Cut to fit") == std::string::npos);
+  CHECK(small.out.find("All findings") != std::string::npos);
 }
 
 TEST_CASE("the Markdown report is a pull-request comment with links to path#Lline", "[e2e][markdown]") {

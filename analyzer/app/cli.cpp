@@ -1,9 +1,12 @@
 #include "app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -183,6 +186,20 @@ ScanReport& kept_report() {
   return report;
 }
 
+// The --format report to standard output, or to `output_file` (-o) instead; then each --output.
+void write_reports(const ScanReport& report, const ScanSettings& s, const std::string& output_file,
+                   const report::ReportOptions& options, std::ostream& out) {
+  if (!output_file.empty()) {
+    write_output_file(output_file, render(report, s.format, options));
+  } else {
+    report::ReportOptions to_stdout = options;
+    to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
+    report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
+    finish_stdout(out, "the report");
+  }
+  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, options));
+}
+
 int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
   ScanSettings s = resolve_scan_settings(args);
   report::ReportOptions ropts = s.report;
@@ -223,11 +240,7 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
     }
   }
 
-  report::ReportOptions to_stdout = ropts;
-  to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
-  report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  finish_stdout(out, "the report");
-  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
+  write_reports(report, s, args.output_file, ropts, out);
   if (!args.timings.empty()) write_timings(report, args.timings, err);
   const int unanalyzed = unanalyzed_exit_code(s, report, s.request.shard_count > 1, err);
   return std::max(unanalyzed, threshold_exit_code(s, report, err));
@@ -256,27 +269,28 @@ int run_merge(const MergeArgs& args, std::ostream& out, std::ostream& err) {
     hide_findings(report, [&](const Finding&, const std::string& print) { return !known.count(print); },
                   "in the baseline");
   }
-  report::ReportOptions to_stdout = ropts;
-  to_stdout.color = color_wanted(s.color, STDOUT_FILENO);
-  report::write_report(s.format, report, checks::registry(), to_stdout, out);  // streamed: no copy of the report
-  finish_stdout(out, "the report");
-  for (const auto& [format, path] : s.outputs) write_output_file(path, render(report, format, ropts));
+  write_reports(report, s, a.output_file, ropts, out);
   const int unanalyzed = unanalyzed_exit_code(s, report, false, err);
   return std::max(unanalyzed, threshold_exit_code(s, report, err));
 }
 
 int run_baseline(const ScanArgs& args, std::ostream& out) {
+  // What it writes is the baseline: a report option would be silently left unused.
+  if (!args.outputs.empty() || args.format != "text")
+    throw UsageError("baseline writes the baseline file (-o FILE) and no report: --format and --output are for `scan`");
   ScanSettings s = resolve_scan_settings(args);
   ScanReport report = run_engine(s);
-  write_output_file(args.baseline_output, baseline_json(report));
+  write_output_file(args.output_file, baseline_json(report));
   out << fmt::format("wrote {} finding{} to {}\n", report.findings.size(), report.findings.size() == 1 ? "" : "s",
-                     args.baseline_output);
+                     args.output_file);
   finish_stdout(out, "the summary");
   return kExitOk;
 }
 
 int run_docs(const std::string& dir, std::ostream& out) {
-  fs::create_directories(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create the directory '{}': {}", dir, ec.message()));
   const Registry& registry = checks::registry();
   for (const CheckInfo* c : registry.all())
     write_output_file(fs::path(dir) / fmt::format("{}.md", c->id), report::check_doc_markdown(*c));
@@ -284,6 +298,39 @@ int run_docs(const std::string& dir, std::ostream& out) {
   out << fmt::format("wrote {} check pages and README.md to {}\n", registry.all().size(), dir);
   finish_stdout(out, "the summary");
   return kExitOk;
+}
+
+// The number of single-character edits (insert, delete, replace, swap two neighbours) that turn
+// `a` into `b`: how far a mistyped word is from what was meant.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// Why `word`, the first argument, names no subcommand, with the nearest one shown in --help; or
+// nothing when it names one. (CLI11 would take it for an argument and say "A subcommand is required".)
+std::optional<std::string> unknown_subcommand(const CLI::App& app, std::string_view word) {
+  std::vector<std::string> shown;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->check_name(std::string(word))) return std::nullopt;
+    if (!sub->get_group().empty()) shown.push_back(sub->get_name());
+  }
+  std::string nearest;
+  size_t best = 3;  // more edits than two is another word
+  for (const std::string& name : shown)
+    if (size_t d = edit_distance(word, name); d < best) {
+      best = d;
+      nearest = name;
+    }
+  if (!nearest.empty()) return fmt::format("unknown subcommand '{}'; did you mean '{}'?", word, nearest);
+  return fmt::format("unknown subcommand '{}' (subcommands: {})", word, fmt::join(shown, ", "));
 }
 
 }  // namespace
@@ -298,6 +345,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   ScanArgs scan;
   CLI::App* scan_cmd = app.add_subcommand("scan", "scan files and directories; print findings, score, effort, verdict");
   add_scan_options(*scan_cmd, scan);
+  scan_cmd->add_option("-o,--output-file", scan.output_file,
+                       "write the report (in --format) to FILE instead of standard output");
   scan_cmd->add_option("--timings", scan.timings,
                        "write each analyzed file's time (seconds, language, path; slowest first) to FILE, "
                        "and a summary per frontend to stderr");
@@ -306,13 +355,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App* baseline_cmd =
       app.add_subcommand("baseline", "record today's findings, so that `scan --baseline FILE` reports only new ones");
   add_scan_options(*baseline_cmd, baseline);
-  baseline_cmd->add_option("-o,--output-file", baseline.baseline_output, "the baseline file to write")->required();
+  baseline_cmd->add_option("-o,--output-file", baseline.output_file, "the baseline file to write")->required();
 
   MergeArgs merge;
   CLI::App* merge_cmd =
       app.add_subcommand("merge", "combine the JSON reports of `scan --shard K/N` runs into one report");
   merge_cmd->add_option("reports", merge.inputs, "JSON reports of the shards")->required();
   add_report_options(*merge_cmd, merge.report);
+  merge_cmd->add_option("-o,--output-file", merge.report.output_file,
+                        "write the report (in --format) to FILE instead of standard output");
 
   app.add_subcommand("checks", "list every check");
 
@@ -331,6 +382,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   CLI::App* shim_cmd = app.add_subcommand("cuda-shim", "print the built-in CUDA declarations used without headers");
   shim_cmd->group("");  // hidden: for the benchmark's clang-19 comparison
+
+  if (argc > 1 && argv[1][0] != '-') {
+    if (std::optional<std::string> message = unknown_subcommand(app, argv[1])) {
+      err << "tpulint: error: " << report::visible_text(*message) << "\n";
+      return kExitError;
+    }
+  }
 
   try {
     app.parse(argc, argv);
@@ -352,6 +410,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
     if (*explain_cmd) {
+      // IDs are upper-case; `explain tpu201` means the same.
+      std::transform(explain_id.begin(), explain_id.end(), explain_id.begin(),
+                     [](unsigned char c) { return char(std::toupper(c)); });
       const CheckInfo* c = checks::registry().find(explain_id);
       if (!c) {
         err << fmt::format("tpulint: error: unknown check '{}' (see `tpulint checks`)\n", explain_id);

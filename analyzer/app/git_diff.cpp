@@ -41,10 +41,19 @@ class Git {
   std::string commit(const std::string& base_ref) const {
     if (base_ref.starts_with('-')) throw GitError(fmt::format("--diff: '{}' is not a revision", base_ref));
     ProcessResult verify = run({"rev-parse", "--verify", "--quiet", base_ref + "^{commit}"});
-    if (verify.exit_code != 0)
-      throw GitError(verify.exit_code == -1 ? "--diff needs git, which could not be run"
-                                            : fmt::format("--diff: '{}' is not a revision of the repository at '{}'",
-                                                          base_ref, root_.string()));
+    if (verify.exit_code == -1) throw GitError("--diff needs git, which could not be run");
+    if (verify.exit_code != 0) {
+      // Asked only now: which of the two is wrong, the revision or the repository.
+      ProcessResult repository = run({"rev-parse", "--git-dir"});
+      if (repository.exit_code != 0 && repository.err.find("not a git repository") != std::string::npos)
+        throw GitError(fmt::format("--diff: '{}' is not in a git repository (--diff compares the files with a "
+                                   "revision of theirs)",
+                                   root_.string()));
+      if (repository.exit_code != 0)
+        throw GitError(fmt::format("--diff: git cannot read the repository at '{}': {}", root_.string(),
+                                   repository.err.substr(0, repository.err.find('\n'))));
+      throw GitError(fmt::format("--diff: '{}' is not a revision of the repository at '{}'", base_ref, root_.string()));
+    }
     return verify.out.substr(0, verify.out.find('\n'));
   }
 

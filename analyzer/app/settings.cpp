@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <limits>
 
+#include "checks/registry.h"
 #include "core/result_cache.h"
 #include "core/source_tree.h"
 
@@ -102,6 +103,7 @@ void add_report_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_flag("--exit-zero", a.exit_zero, "exit 0 even over a threshold (errors still exit 2)");
   cmd.add_flag("--statistics", a.statistics, "text: print the number of findings per check");
   cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
+  cmd.add_flag("--summary", a.summary, "text: print only the summary, verdict and plan, not each finding");
   cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
   cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
   cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
@@ -179,8 +181,19 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
     s.outputs.emplace_back(format, o.substr(eq + 1));
   }
 
-  s.engine.select = !a.select.empty() ? a.select : c.select.value_or(std::vector<std::string>{});
-  s.engine.ignore = !a.ignore.empty() ? a.ignore : c.ignore.value_or(std::vector<std::string>{});
+  // Each list is checked where it came from, so that a typo in the configuration names its key
+  // and its file, not an option that was never given (the engine checks them again, as options).
+  auto checked = [&](const std::vector<std::string>& given, const std::optional<std::vector<std::string>>& configured,
+                     std::string_view option, std::string_view key) {
+    if (!given.empty()) {
+      checks::registry().require_known(given, option);
+      return given;
+    }
+    if (configured) checks::registry().require_known(*configured, fmt::format("{}: '{}'", c.file.string(), key));
+    return configured.value_or(std::vector<std::string>{});
+  };
+  s.engine.select = checked(a.select, c.select, "--select", "select");
+  s.engine.ignore = checked(a.ignore, c.ignore, "--ignore", "ignore");
   s.engine.per_path_ignores = c.per_path_ignores;
   if (std::string target = !a.target.empty() ? a.target : c.target.value_or(""); !target.empty())
     s.engine.target = framework_for_target(target);
@@ -237,6 +250,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
 
   s.report.statistics = a.statistics;
   s.report.explain_score = a.explain_score;
+  s.report.summary_only = a.summary;
   s.report.link_base = a.link_base;
   return s;
 }

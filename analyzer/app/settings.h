@@ -37,14 +37,16 @@ struct ScanArgs {
   bool no_gitignore = false;
   std::optional<double> auxiliary_weight;
   std::string color = "auto";
-  bool statistics = false, explain_score = false;
+  bool statistics = false, explain_score = false, summary = false;
   std::string compare, link_base;
   std::string config;  // --config FILE
   bool isolated = false;
   std::string baseline;  // --baseline FILE
   std::string diff;      // --diff BASE_REF
   bool diff_score = false;
-  std::string baseline_output;  // `tpulint baseline -o FILE`
+  // -o FILE: where the command writes what it would print: `scan`'s and `merge`'s report (in
+  // --format), `baseline`'s baseline file.
+  std::string output_file;
   bool no_cache = false;
   std::string cache_dir;
   std::string shard;  // K/N

@@ -31,21 +31,24 @@ const CheckInfo kSyntaxError{
 const CheckInfo kFileSkipped{
     .id = "TPU902",
     .name = "file-skipped",
-    .summary = "the file was not analyzed (binary, too large, not UTF-8, unreadable or a symlink)",
+    .summary = "the file was not analyzed (binary, too large, not decodable, unreadable or a symlink)",
     .languages = Language::Python | Language::Cxx | Language::Cuda | Language::Cmake,
     .severity = Severity::Info,
     .effort = EffortClass::None,
     .hours = {0, 0},
     .doc = {
         .what = "A file with a Python, C/C++ or CUDA extension (or a CMake file) that tpulint did not analyze, with the "
-                "reason: binary content (NUL bytes), larger than `--max-file-size`, not valid UTF-8 "
-                "(Python), UTF-16, unreadable, or a symlink (symlinks are never followed: one that "
+                "reason: binary content (NUL bytes), larger than `--max-file-size`, text that cannot be decoded "
+                "(Python is read in the encoding a PEP 263 declaration names, `# -*- coding: latin-1 -*-` on "
+                "line 1 or 2, else as UTF-8; any file with a UTF-16 byte-order mark as UTF-16), unreadable, "
+                "or a symlink (symlinks are never followed: one that "
                 "stays in the scanned root is analyzed at its real path, one that leaves it is not "
                 "analyzed at all).",
         .why = "Nothing about TPUs: every file in scope is either analyzed or reported with a reason, "
                "so a score never silently covers less code than you think.",
         .example = "weights.py   # a 300 MB file of generated constants",
-        .use_instead = "Raise `--max-file-size`, re-encode the file as UTF-8, or exclude it with `--exclude`.",
+        .use_instead = "Raise `--max-file-size`, declare the file's encoding (PEP 263) or re-encode it as UTF-8, or "
+                       "exclude it with `--exclude`.",
         .effort = "None: a note about the analysis. It does not change the score.",
         .heuristic = "",
         .references = {},

@@ -27,25 +27,22 @@ bool matches(std::string_view entry, std::string_view id) {
   return entry == "ALL" || id.starts_with(entry);
 }
 
-void require_known(const std::vector<const CheckInfo*>& infos, std::span<const std::string> entries,
-                   std::string_view option) {
+}  // namespace
+
+void Registry::require_known(std::span<const std::string> entries, std::string_view where) const {
   for (const std::string& e : entries) {
     // "" would be a prefix of every ID: an unset shell variable must not select everything.
-    if (e.empty()) throw std::invalid_argument(std::string(option) + ": an empty entry selects nothing");
-    bool any = std::any_of(infos.begin(), infos.end(),
-                           [&](const CheckInfo* c) { return matches(e, c->id); });
-    if (!any)
-      throw std::invalid_argument(std::string(option) + ": '" + e +
-                                  "' matches no check (see `tpulint checks`)");
+    if (e.empty()) throw std::invalid_argument(std::string(where) + ": an empty entry selects nothing");
+    bool any = std::any_of(infos_.begin(), infos_.end(), [&](const CheckInfo* c) { return matches(e, c->id); });
+    if (!any) throw std::invalid_argument(std::string(where) + ": '" + e + "' matches no check (see `tpulint checks`)");
   }
 }
-}  // namespace
 
 std::vector<std::string_view> Registry::select(std::span<const std::string> select,
                                                std::span<const std::string> ignore,
                                                std::optional<Framework> target) const {
-  require_known(infos_, select, "--select");
-  require_known(infos_, ignore, "--ignore");
+  require_known(select, "--select");
+  require_known(ignore, "--ignore");
   std::vector<std::string_view> out;
   for (const CheckInfo* c : infos_) {
     bool selected = select.empty() ||

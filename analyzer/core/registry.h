@@ -28,6 +28,11 @@ class Registry {
   std::vector<std::string_view> select(std::span<const std::string> select, std::span<const std::string> ignore,
                                        std::optional<Framework> target = std::nullopt) const;
 
+  // Throws std::invalid_argument "WHERE: 'X' matches no check" for an entry of a selection that
+  // matches no check (or is empty); `where` names where the list came from (`--select`, a
+  // configuration file's key), so that the message points at what to fix.
+  void require_known(std::span<const std::string> entries, std::string_view where) const;
+
  private:
   std::vector<const CheckInfo*> infos_;
 };

@@ -13,6 +13,7 @@
 #include "core/analyzer_notes.h"
 #include "core/result_codec.h"
 #include "core/source_tree.h"
+#include "core/text_encoding.h"
 #include "core/worker_pool.h"
 
 #include <fmt/format.h>
@@ -53,10 +54,11 @@ std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, ui
            " bytes)";
   if (read.status != FileRead::Status::Read) return read.reason();
   std::string& text = read.text;
-  if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
-    return std::string("UTF-16 encoded (re-encode as UTF-8 to analyze it)");
-  if (text.find('\0') != std::string::npos) return std::string("binary content (NUL bytes)");
-  if (file.language == Language::Python && !is_valid_utf8(text)) return std::string("not valid UTF-8");
+  // NUL bytes mean binary content, except in UTF-16, where every ASCII character holds one.
+  const std::string binary = "binary content (NUL bytes)";
+  if (!starts_with_utf16_bom(text) && text.find('\0') != std::string::npos) return binary;
+  if (std::optional<std::string> why = decode_to_utf8(text, file.language)) return std::move(*why);
+  if (text.find('\0') != std::string::npos) return binary;
   return SourceFile(file.path, file.absolute_path, file.language, std::move(text));
 }
 

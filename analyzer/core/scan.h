@@ -36,9 +36,10 @@ using AnalyzerFactory = std::function<std::unique_ptr<FileAnalyzer>()>;
 inline constexpr uint64_t kDefaultMaxFileSize = 10 * 1024 * 1024;
 
 // Reads a file once, through its SourceTree (no symlink followed, regular files only), and
-// decides whether it can be analyzed: a SourceFile, or the reason it is skipped (a symlink,
-// not a regular file, unreadable, larger than `max_file_size`, binary, UTF-16, or not UTF-8
-// for Python). `stamp`, when given, receives the stamp of the file as it was read.
+// decides whether it can be analyzed: a SourceFile, its text decoded to UTF-8 (decode_to_utf8),
+// or the reason it is skipped (a symlink, not a regular file, unreadable, larger than
+// `max_file_size`, binary, or text that cannot be decoded). `stamp`, when given, receives the
+// stamp of the file as it was read.
 std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, uint64_t max_file_size,
                                                  FileStamp* stamp = nullptr);
 

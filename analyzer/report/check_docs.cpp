@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/version.h"
+
 namespace tpulint::report {
 
 namespace {
@@ -79,6 +81,11 @@ std::string catalogue_table(const Registry& registry) {
     out += fmt::format("{:<7} {:<28} {:<16} {:<8} {:<7} {}\n", c->id, c->name, languages_text(c->languages),
                        to_string(c->severity), to_string(c->effort), c->summary);
   return out;
+}
+
+std::string check_doc_url(std::string_view id) {
+  // The pages `make docs` writes (tpulint docs --output-dir docs/checks), as the main branch has them.
+  return fmt::format("{}/blob/main/docs/checks/{}.md", kToolUrl, id);
 }
 
 }  // namespace tpulint::report

@@ -10,6 +10,8 @@
 namespace tpulint::report {
 
 std::string check_doc_markdown(const CheckInfo& check);
+// Where a check's page is read on the web: docs/checks/<ID>.md of the project (kToolUrl).
+std::string check_doc_url(std::string_view id);
 std::string catalogue_markdown(const Registry& registry);  // docs/checks/README.md
 std::string catalogue_table(const Registry& registry);     // `tpulint checks`
 

@@ -17,10 +17,14 @@ struct ReportOptions {
   bool color = false;           // text: ANSI colours
   bool statistics = false;      // text: counts per check
   bool explain_score = false;   // text: the formula, weights and each check's share
+  bool summary_only = false;    // text: the summary, verdict and plan, without the findings
   std::optional<double> previous_score;  // text/markdown: an earlier score (--compare, --diff-score)
   std::string previous_label = "the compared report";  // what that score is of, e.g. "main"
   std::string link_base;        // markdown: prefix of file links, e.g. a blob URL at a commit
   size_t max_sarif_results = 25000;  // SARIF: keep the most severe this many results
+  // Markdown: the most bytes to write. GitHub refuses a comment over 65,536 characters, and a
+  // character is at least one byte of UTF-8; a longer report is cut to fit (write_markdown).
+  size_t max_markdown_bytes = 65536;
 };
 
 // "text", "json", "sarif", "markdown", "html", "github", "gitlab"

@@ -1,5 +1,8 @@
 // A pull-request comment in Markdown: score (and its change against a compared report),
 // verdict, effort, a table of the top blockers linking to `path#Lline`, details collapsed.
+// It fits in ReportOptions::max_markdown_bytes (GitHub's comment limit): a longer one keeps the
+// summary and top blockers, as much of the plan (in its order) and then of the findings as fits,
+// and ends in a note counting what was left out.
 #pragma once
 
 #include <ostream>

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/fingerprint.h"
 #include "core/version.h"
+#include "report/check_docs.h"
 #include "report/visible_text.h"
 
 namespace tpulint::report {
@@ -40,6 +42,7 @@ ordered_json rule_json(const CheckInfo& c) {
       {"name", c.name},
       {"shortDescription", {{"text", c.summary}}},
       {"fullDescription", {{"text", c.doc.what}}},
+      {"helpUri", check_doc_url(c.id)},
       {"help", {{"text", text}, {"markdown", rule_markdown(c)}}},
       {"defaultConfiguration", {{"level", level(c.severity)}}},
       {"properties",
@@ -74,13 +77,6 @@ std::string uri_encode_path(std::string_view path) {
 }
 
 void write_sarif(const ScanReport& report, const Registry& registry, const ReportOptions& options, std::ostream& out) {
-  ordered_json rules = ordered_json::array();
-  std::map<std::string_view, size_t> rule_index;
-  for (const CheckInfo* c : registry.all()) {
-    rule_index[c->id] = rules.size();
-    rules.push_back(rule_json(*c));
-  }
-
   // Fingerprints are taken over the whole report, so they do not depend on truncation.
   std::map<const Finding*, std::string> hashes;
   std::vector<std::string> prints = fingerprints(report.findings);
@@ -90,6 +86,18 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
   bool truncated = kept.size() > options.max_sarif_results;
   if (truncated) kept.resize(options.max_sarif_results);
   std::sort(kept.begin(), kept.end(), [](const Finding* a, const Finding* b) { return finding_less(*a, *b); });
+
+  // The rules of the results only, in the catalogue's order: each carries its full help, and the
+  // whole catalogue's would make a report of a few findings mostly help text.
+  std::set<std::string_view> fired;
+  for (const Finding* f : kept) fired.insert(f->check_id);
+  ordered_json rules = ordered_json::array();
+  std::map<std::string_view, size_t> rule_index;
+  for (const CheckInfo* c : registry.all()) {
+    if (!fired.count(c->id)) continue;
+    rule_index[c->id] = rules.size();
+    rules.push_back(rule_json(*c));
+  }
 
   ordered_json results = ordered_json::array();
   for (const Finding* f : kept) {
@@ -136,7 +144,7 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
          {{"name", kToolName},
           {"version", kToolVersion},
           {"semanticVersion", kToolVersion},
-          {"informationUri", "https://github.com/tpulint/tpulint"},
+          {"informationUri", kToolUrl},
           {"rules", rules}}}}},
       {"invocations", {invocation}},
       {"columnKind", "unicodeCodePoints"},

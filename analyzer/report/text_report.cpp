@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <span>
 
 #include "core/source_file.h"
 #include "report/visible_text.h"
@@ -134,7 +135,7 @@ void write_score_explanation(const ScanReport& report, std::ostream& out, const 
 void write_text(const ScanReport& report, std::ostream& out, const ReportOptions& options) {
   Style st{options.color};
   const InternedString* current = nullptr;
-  for (const Finding& f : report.findings) {
+  for (const Finding& f : options.summary_only ? std::span<const Finding>() : std::span(report.findings)) {
     if (!current || *current != f.path) {
       if (current) out << "\n";
       out << st.bold(visible_text(f.path)) << "\n";
