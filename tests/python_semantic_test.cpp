@@ -321,6 +321,29 @@ TEST_CASE("semantic: a scheduler's step makes no training loop; an optimizer's d
   CHECK(at(seen, "TPU201", 5).context == Context::HotPath);
 }
 
+TEST_CASE("semantic: an environment's step makes no training loop; a periodic branch of one is not the loop",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/rollout.py",
+                      "import torch\n"                                 // 1
+                      "def observe(x):\n"                              // 2
+                      "    return torch.unique(x)\n"                   // 3
+                      "def report(x):\n"                               // 4
+                      "    return torch.unique(x)\n"                   // 5
+                      "def rollout(env, x):\n"                         // 6
+                      "    for t in range(100):\n"                     // 7
+                      "        env.step(t)\n"                          // 8
+                      "        observe(x)\n"                           // 9
+                      "def train(optimizer, loader):\n"                // 10
+                      "    for step, batch in enumerate(loader):\n"    // 11
+                      "        optimizer.step()\n"                     // 12
+                      "        if step % 100 == 0:\n"                  // 13
+                      "            report(batch)\n"                    // 14
+                      "        torch.nonzero(batch)\n");               // 15
+  CHECK(at(seen, "TPU201", 3).context == Context::Unknown);
+  CHECK(at(seen, "TPU201", 5).context == Context::Unknown);
+  CHECK(at(seen, "TPU201", 15).context == Context::Loop);
+}
+
 TEST_CASE("semantic: a test module is test code by its path; a module named like one is not", "[python][semantic]") {
   const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
   CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);

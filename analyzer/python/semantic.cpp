@@ -101,6 +101,47 @@ bool is_optional_import(Node try_stmt, Node handler) {
 
 }  // namespace
 
+namespace {
+
+// `step`, `global_step`, `self.iteration`: a name of the step counter.
+bool step_like_name(Node n) {
+  const std::string name = lower(last_name_of(n));
+  return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
+}
+
+}  // namespace
+
+bool is_periodic_condition(Node e) {
+  std::vector<Node> stack{e};
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n) continue;
+    if (n.type() == "binary_operator") {
+      Node left = n.field(Field::Left);
+      for (uint32_t i = 0; i < n.child_count(); ++i)
+        if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
+    }
+    if (n.kind() == Kind::Call) {
+      auto args = call_arguments(n);
+      for (Node a : args.positional)
+        if (step_like_name(a)) return true;
+    }
+    // `if iteration == 0:`, `if step == last_step:`: one step of many.
+    if (n.type() == "comparison_operator") {
+      bool equals = false, counter = false;
+      for (uint32_t i = 0; i < n.child_count(); ++i) {
+        Node c = n.child(i);
+        if (!c.is_named() && c.type() == "==") equals = true;
+        if (c.is_named() && step_like_name(c)) counter = true;
+      }
+      if (equals && counter) return true;
+    }
+    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
+  }
+  return false;
+}
+
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
@@ -219,6 +260,8 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         break;
       }
       case Kind::IfStatement: {
+        if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
+          if (Node body = node.field(Field::Consequence)) periodic_.push_back(body.span());
         bool guard = is_guard(node.field(Field::Condition));
         for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
           if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
@@ -306,7 +349,7 @@ void SemanticModel::finish() {
   }
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
-    for (CallSite& c : calls_) c.in_training_loop = in_any(training_loops_, c.at);
+    for (CallSite& c : calls_) c.in_training_loop = in_training_loop(c.at);
   if (!guards_.empty())
     for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
@@ -340,6 +383,10 @@ void SemanticModel::finish() {
     }
     if (!changed) break;
   }
+}
+
+bool SemanticModel::in_training_loop(uint32_t offset) const {
+  return in_any(training_loops_, offset) && !in_any(periodic_, offset);
 }
 
 bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) {
@@ -403,7 +450,7 @@ Context SemanticModel::context_at(uint32_t offset) const {
 
 Context SemanticModel::role_at(uint32_t offset) const {
   if (test_module_) return Context::Test;
-  if (in_any(training_loops_, offset)) return Context::Loop;
+  if (in_training_loop(offset)) return Context::Loop;
   const int f = innermost_function(offset);
   if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[f].role;

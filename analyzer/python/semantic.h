@@ -42,6 +42,11 @@ struct CodeRoleFacts {
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
 };
 
+// A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
+// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
+// equality (`if iteration == 0:`). What it guards in a training loop does not run every step.
+bool is_periodic_condition(Node condition);
+
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
 
@@ -107,6 +112,8 @@ class SemanticModel {
   std::vector<std::string> traced_names_;  // functions handed to a tracing transform
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
+  std::vector<ByteSpan> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  bool in_training_loop(uint32_t offset) const;  // and not in a periodic branch of it
   // A guarded branch, or try body of an optional import, with its alternatives: the names each
   // path reads (sorted), to tell a use only one path makes.
   struct Guard {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "python/semantic.h"
 
 namespace tpulint::checks::step {
 
@@ -389,44 +390,6 @@ Compiler compiled(const Frame& f, const FileIndex& idx) {
   return it != idx.compiled_by.end() && idx.compiled_functions.count(it->first) ? it->second : Compiler::None;
 }
 
-bool step_like_name(Node n) {
-  if (n.kind() != Kind::Identifier && n.kind() != Kind::Attribute) return false;
-  std::string name = lower(last_name(n));
-  return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
-}
-
-// A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
-// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
-// equality (`if iteration == 0:`).
-bool periodic_condition(Node e) {
-  std::vector<Node> stack{e};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (n.type() == "binary_operator") {
-      Node left = n.field(Field::Left);
-      for (uint32_t i = 0; i < n.child_count(); ++i)
-        if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
-    }
-    if (n.kind() == Kind::Call) {
-      auto args = python::call_arguments(n);
-      for (Node a : args.positional)
-        if (step_like_name(a)) return true;
-    }
-    // `if iteration == 0:`, `if step == last_step:`: one step of many.
-    if (n.type() == "comparison_operator") {
-      bool equals = false, counter = false;
-      for (uint32_t i = 0; i < n.child_count(); ++i) {
-        Node c = n.child(i);
-        if (!c.is_named() && c.type() == "==") equals = true;
-        if (c.is_named() && step_like_name(c)) counter = true;
-      }
-      if (equals && counter) return true;
-    }
-    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
-  }
-  return false;
-}
 
 // Calls whose function arguments run outside the step: the fix for a sync, not a sync.
 bool defers(Node call) {
@@ -657,7 +620,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
   Node child = n;
   for (Node p = n.parent(); p && !(p == found.node); child = p, p = p.parent()) {
     if ((p.kind() == Kind::IfStatement || p.kind() == Kind::ElifClause) && p.field(Field::Consequence) == child &&
-        periodic_condition(p.field(Field::Condition)))
+        python::is_periodic_condition(p.field(Field::Condition)))
       found.periodic = true;
     if (p.kind() == Kind::ArgumentList) {
       Node call = p.parent();
