@@ -1,4 +1,4 @@
-// TPU611: a host-only library (SciPy, scikit-learn, OpenCV, ...) called in device code: a model's
+// TPU611: a host-only library (SciPy, scikit-learn, ...) called in device code: a model's
 // forward, a loss or matcher it calls, a training step.
 // User docs: docs/checks/TPU611.md (generated from the CheckInfo below).
 #include <fmt/format.h>
@@ -64,7 +64,7 @@ extern const CheckDef TPU611_host_library_in_device_code{
     .info = {
         .id = "TPU611",
         .name = "host-library-in-device-code",
-        .summary = "a host-only library (SciPy, scikit-learn, OpenCV, ...) called in a forward, a loss or a training step",
+        .summary = "a host-only library (SciPy, scikit-learn, ...) called in a forward, a loss or a training step",
         .languages = uint8_t(Language::Python),
         .severity = Severity::Warning,
         .effort = EffortClass::High,
@@ -73,12 +73,13 @@ extern const CheckDef TPU611_host_library_in_device_code{
         .hot_path_only = true,
         .doc = {
             .what = "Calls into libraries that compute on the host CPU on NumPy arrays (SciPy, scikit-learn, "
-                    "OpenCV, scikit-image, lap, NetworkX, pycocotools, Shapely, Numba's CPU JIT: "
+                    "lap, NetworkX, pycocotools, Shapely, Numba's CPU JIT: "
                     "checks/data/host_only_libraries.tsv) in device code: a model's `forward`, the functions and "
                     "methods it calls (a loss, a Hungarian matcher), functions under a tracing transform, and "
                     "training loops, as the semantic model places them (docs/scoring.md, Contexts). The same call "
                     "in a dataset, evaluation, one-time or unknown code is not reported: there it is ordinary host "
-                    "code.",
+                    "code. Image libraries (OpenCV, scikit-image) are left out: in device code they are nearly "
+                    "always an inference wrapper's preprocessing of host images.",
             .why = "The library needs the tensors' values on the host. On a TPU, PyTorch/XLA cuts the lazy graph, "
                    "runs it, waits for the device and copies the data out, then traces the rest of the step with "
                    "the result as a new input; in `jax.jit` or `tf.function` the call fails on a traced value. "
