@@ -217,3 +217,17 @@ TEST_CASE("links: a JIT-loaded plugin reached without a guard stays a blocker", 
   REQUIRE_FALSE(load.empty());
   for (const std::string& c : load) CHECK(c != "guarded");
 }
+
+TEST_CASE("links: an optional import whose handler binds no fallback does not make the module optional", "[e2e][links]") {
+  // A library imports its framework halves where the framework is installed: each half is the
+  // library itself for its users, not a path the library can run without.
+  TempDir dir;
+  dir.write("lib/__init__.py",
+            "try:\n"
+            "    from . import torch_half\n"
+            "except ImportError:\n"
+            "    pass\n");
+  dir.write("lib/torch_half/__init__.py", "from .kernels import dtw_cuda\n");
+  dir.write("lib/torch_half/kernels.py", kTritonKernels);
+  CHECK(only_context(scan(dir), "lib/torch_half/kernels.py", "TPU111") != "guarded");
+}

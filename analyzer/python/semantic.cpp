@@ -287,15 +287,18 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           Node handler = node.named_child(i);
           if (handler.kind() != Kind::ExceptClause) continue;
           if (is_optional_import(node, handler)) {
-            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler});
             // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
             // optional library is there: a branch on them is a guard.
+            bool fallback = false;
             for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
               Node a(&tree, k);
+              if (a.kind() == Kind::ImportStatement || a.kind() == Kind::ImportFromStatement) fallback = true;
               if (a.kind() != Kind::Assignment) continue;
+              fallback = true;
               if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier)
                 optional_names_.insert(std::string(left.text()));
             }
+            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler}, fallback);
             break;
           }
         }
@@ -351,7 +354,7 @@ void SemanticModel::finish() {
   if (!training_loops_.empty())
     for (CallSite& c : calls_) c.in_training_loop = in_training_loop(c.at);
   if (!guards_.empty())
-    for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at);
+    for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at, false);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
   for (const CallSite& c : calls_) calls_of[c.callee].push_back(&c);
   // A function of no role of its own takes its callers' (and, nested, its parent's): the hot
@@ -402,8 +405,8 @@ int SemanticModel::innermost_function(uint32_t offset) const {
   return best;
 }
 
-void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches) {
-  Guard g{span, {}, {}};
+void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, bool fallback) {
+  Guard g{span, {}, {}, fallback};
   for (Node b : branches) {
     if (!b) continue;
     g.branches.push_back(b.span());
@@ -426,9 +429,9 @@ bool SemanticModel::in_guard(uint32_t offset) const {
   return std::any_of(guards_.begin(), guards_.end(), [&](const Guard& g) { return g.span.begin <= offset && offset < g.span.end; });
 }
 
-bool SemanticModel::guarded_use(std::string_view name, uint32_t offset) const {
+bool SemanticModel::guarded_use(std::string_view name, uint32_t offset, bool with_fallback) const {
   for (const Guard& g : guards_) {
-    if (offset < g.span.begin || offset >= g.span.end) continue;
+    if (offset < g.span.begin || offset >= g.span.end || (with_fallback && !g.fallback)) continue;
     // The guard's other path uses the same name: both paths need it, and it is not optional.
     bool other_path_uses = false;
     for (size_t b = 0; b < g.branches.size() && !other_path_uses; ++b) {
@@ -441,7 +444,7 @@ bool SemanticModel::guarded_use(std::string_view name, uint32_t offset) const {
 }
 
 Context SemanticModel::context_of_use(std::string_view name, uint32_t offset) const {
-  return guarded_use(name, offset) ? Context::Guarded : role_at(offset);
+  return guarded_use(name, offset, true) ? Context::Guarded : role_at(offset);
 }
 
 Context SemanticModel::context_at(uint32_t offset) const {
