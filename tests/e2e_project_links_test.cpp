@@ -231,3 +231,27 @@ TEST_CASE("links: an optional import whose handler binds no fallback does not ma
   dir.write("lib/torch_half/kernels.py", kTritonKernels);
   CHECK(only_context(scan(dir), "lib/torch_half/kernels.py", "TPU111") != "guarded");
 }
+
+TEST_CASE("links: a module imported on the path a TPU takes is not optional; on the guarded path it is", "[e2e][links]") {
+  // `if USE_TRITON_ROCM: <AMD kernels> else: import <CUDA extension>`: without the flag (on a TPU too)
+  // the else runs; `if not torch.cuda.is_available(): <reference> else: <kernels>` guards the else.
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/kernels.py", kTritonKernels);
+  dir.write("pkg/other_kernels.py", kTritonKernels);
+  dir.write("pkg/attention.py",
+            "import os\n"
+            "import torch\n"
+            "USE_TRITON_ROCM = os.getenv('USE_TRITON_ROCM') == '1'\n"
+            "if USE_TRITON_ROCM:\n"
+            "    from aiter import flash_attn as impl\n"
+            "else:\n"
+            "    from .kernels import dtw_cuda as impl\n"
+            "if not torch.cuda.is_available():\n"
+            "    reference = None\n"
+            "else:\n"
+            "    from .other_kernels import dtw_cuda as fast\n");
+  json report = scan(dir);
+  CHECK(only_context(report, "pkg/kernels.py", "TPU111") != "guarded");
+  CHECK(only_context(report, "pkg/other_kernels.py", "TPU111") == "guarded");
+}

@@ -109,6 +109,30 @@ bool step_like_name(Node n) {
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
+// Whether a guard's condition is negated, so that its guarded path is the other branch
+// (`if not HAS_APEX:`, `if fused is None:`).
+bool negated(Node condition) {
+  while (condition && condition.type() == "parenthesized_expression") condition = condition.named_child(0);
+  if (!condition) return false;
+  if (condition.type() == "not_operator") return true;
+  if (condition.type() != "comparison_operator") return false;
+  // `x is None`, `x == None`, `x != y`; `x is not None` is not negated.
+  bool is = false, is_not = false, equals = false, differs = false, none = false;
+  for (uint32_t i = 0; i < condition.child_count(); ++i) {
+    Node c = condition.child(i);
+    if (c.is_named()) {
+      none = none || c.type() == "none";
+      continue;
+    }
+    const std::string_view op = c.type();
+    is = is || op == "is";
+    is_not = is_not || op == "is not" || (is && op == "not");
+    equals = equals || op == "==";
+    differs = differs || op == "!=";
+  }
+  return differs || (none && !is_not && (is || equals));
+}
+
 }  // namespace
 
 bool is_periodic_condition(Node e) {
@@ -267,20 +291,34 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
             guard = is_guard(elif.field(Field::Condition));
         if (guard) {
+          // The guarded path: a branch whose condition is a guard, or the else of a negated one.
+          Node condition = node.field(Field::Condition);
           std::vector<Node> branches{node.field(Field::Consequence)};
+          std::vector<bool> taken{is_guard(condition) && !negated(condition)};
+          bool negated_guard = is_guard(condition) && negated(condition);
           for (uint32_t i = 0; i < node.named_child_count(); ++i) {
             Node clause = node.named_child(i);
-            if (clause.kind() == Kind::ElifClause) branches.push_back(clause.field(Field::Consequence));
-            if (clause.kind() == Kind::ElseClause) branches.push_back(clause.field(Field::Body));
+            if (clause.kind() == Kind::ElifClause) {
+              Node c = clause.field(Field::Condition);
+              branches.push_back(clause.field(Field::Consequence));
+              taken.push_back(is_guard(c) && !negated(c));
+              negated_guard = negated_guard || (is_guard(c) && negated(c));
+            }
+            if (clause.kind() == Kind::ElseClause) {
+              branches.push_back(clause.field(Field::Body));
+              taken.push_back(negated_guard);
+            }
           }
-          add_guard(node.span(), branches);
+          add_guard(node.span(), branches, taken);
         }
         break;
       }
       case Kind::ConditionalExpression:
         // `body if condition else alternative`
-        if (node.named_child_count() == 3 && is_guard(node.named_child(1)))
-          add_guard(node.span(), {node.named_child(0), node.named_child(2)});
+        if (node.named_child_count() == 3 && is_guard(node.named_child(1))) {
+          const bool flipped = negated(node.named_child(1));
+          add_guard(node.span(), {node.named_child(0), node.named_child(2)}, {!flipped, flipped});
+        }
         break;
       case Kind::TryStatement:
         for (uint32_t i = 0; i < node.named_child_count(); ++i) {
@@ -298,7 +336,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
               if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier)
                 optional_names_.insert(std::string(left.text()));
             }
-            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler}, fallback);
+            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler}, {fallback, false});
             break;
           }
         }
@@ -405,11 +443,13 @@ int SemanticModel::innermost_function(uint32_t offset) const {
   return best;
 }
 
-void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, bool fallback) {
-  Guard g{span, {}, {}, fallback};
-  for (Node b : branches) {
+void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken) {
+  Guard g{span, {}, {}, {}, !taken.empty() && taken.front()};
+  for (size_t k = 0; k < branches.size(); ++k) {
+    Node b = branches[k];
     if (!b) continue;
     g.branches.push_back(b.span());
+    g.taken.push_back(k < taken.size() && taken[k]);
     std::vector<std::string_view>& reads = g.reads.emplace_back();
     const Tree& tree = *b.tree();
     for (uint32_t id = b.id(); id < tree.subtree_end(b); ++id) {
@@ -429,9 +469,15 @@ bool SemanticModel::in_guard(uint32_t offset) const {
   return std::any_of(guards_.begin(), guards_.end(), [&](const Guard& g) { return g.span.begin <= offset && offset < g.span.end; });
 }
 
-bool SemanticModel::guarded_use(std::string_view name, uint32_t offset, bool with_fallback) const {
+bool SemanticModel::guarded_use(std::string_view name, uint32_t offset, bool only_guarded_path) const {
   for (const Guard& g : guards_) {
-    if (offset < g.span.begin || offset >= g.span.end || (with_fallback && !g.fallback)) continue;
+    if (offset < g.span.begin || offset >= g.span.end) continue;
+    if (only_guarded_path) {
+      bool taken = g.condition_taken;  // in no branch: in the condition
+      for (size_t b = 0; b < g.branches.size(); ++b)
+        if (g.branches[b].begin <= offset && offset < g.branches[b].end) taken = g.taken[b];
+      if (!taken) continue;
+    }
     // The guard's other path uses the same name: both paths need it, and it is not optional.
     bool other_path_uses = false;
     for (size_t b = 0; b < g.branches.size() && !other_path_uses; ++b) {

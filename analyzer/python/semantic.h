@@ -63,7 +63,8 @@ class SemanticModel {
   Context context_at(uint32_t offset) const;
   // The context of a use of `name` (a function's or a module's last name) at a byte offset: as
   // context_at, except that a guard whose other path uses the same name does not guard it
-  // (`if n_gpus == 1: run() else: spawn(run)`), nor an optional import with no fallback.
+  // (`if n_gpus == 1: run() else: spawn(run)`), and only the guarded path is (not the else of
+  // `if x.is_cuda:`, nor an optional import with no fallback).
   Context context_of_use(std::string_view name, uint32_t offset) const;
   // The file's top-level functions (not methods, not nested), in order: where each is, and
   // whether the file itself calls it from code that is neither guarded nor a test (another
@@ -120,17 +121,19 @@ class SemanticModel {
     ByteSpan span;
     std::vector<ByteSpan> branches;
     std::vector<std::vector<std::string_view>> reads;
-    // The code has another path: a branch, or an optional import whose handler binds a fallback
-    // (`fused = None`, another import). A handler that only passes or logs makes the import
-    // optional where the module's own dependencies may be missing (a library's PyTorch and JAX
-    // halves), not a module the project can run without.
-    bool fallback = true;
+    // Per branch: whether it is the guarded path, which runs only with the device, backend or
+    // library (`if x.is_cuda:`'s body, `if not HAS_APEX:`'s else, an optional import's try body
+    // when its handler binds a fallback); the other paths are what runs on a TPU. A handler that
+    // only passes or logs makes the import optional where the module's own dependencies may be
+    // missing (a library's PyTorch and JAX halves), not a module the project can run without.
+    std::vector<bool> taken;
+    bool condition_taken = false;  // the condition itself (`if x.is_cuda and _init():`)
   };
-  void add_guard(ByteSpan span, const std::vector<Node>& branches, bool fallback = true);
+  void add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken);
   bool in_guard(uint32_t offset) const;
   // Whether a use of `name` at `offset` is behind a guard that does not use it on its other path;
-  // `with_fallback`: only a guard with another path counts.
-  bool guarded_use(std::string_view name, uint32_t offset, bool with_fallback) const;
+  // `only_guarded_path`: and on the guarded path itself, not on the path a TPU takes.
+  bool guarded_use(std::string_view name, uint32_t offset, bool only_guarded_path) const;
   Context role_at(uint32_t offset) const;  // context_at but for guards
   std::vector<Guard> guards_;
   std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
