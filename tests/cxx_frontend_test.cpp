@@ -1,7 +1,9 @@
 // The Clang frontend's facts: kernel metrics, lexical recovery after fatal errors, host and
-// device passes, calls with their first argument, macro uses and qualified names.
+// device passes, calls with their first argument, macro uses and qualified names; the headers'
+// bodies skipped.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "cxx/clang_frontend.h"
 
@@ -301,4 +303,32 @@ __global__ void scale<float>(float* x, int n) { scale_impl<float>(x, n); }
   CHECK(kernel.instantiated_templates.empty());
 
   CHECK(parse("#include \"a.h\"\n").instantiated_templates.empty());
+}
+
+TEST_CASE("the included headers' function bodies are skipped: the main file's facts stay", "[cxx][frontend]") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_cxx_frontend_skip_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "helper.cuh") << "template <typename T> __global__ void fill(T* p) { p[threadIdx.x] = T(1); }\n"
+                                       "template <typename T> void prepare(T* p) { cudaMemset(p, 0, 4); }\n"
+                                       "constexpr int tile() { return 4 * 8; }\n";
+  const std::string text = "#include \"helper.cuh\"\n"
+                           "static_assert(tile() == 32, \"a constexpr body is still parsed\");\n"
+                           "void run(float* p) {\n  prepare(p);\n  fill<float><<<1, tile()>>>(p);\n  cudaDeviceSynchronize();\n}\n";
+  SourceFile file("main.cu", dir / "main.cu", Language::Cuda, text);
+  NativeFile f = ClangFrontend({.compile_database = nullptr, .tree_root = dir}).parse(file);
+  auto called = [&](std::string_view name) {
+    return std::any_of(f.calls.begin(), f.calls.end(), [&](const CallFact& c) { return c.callee == name; });
+  };
+  CHECK(called("prepare"));
+  CHECK(called("cudaDeviceSynchronize"));
+  CHECK_FALSE(called("cudaMemset"));  // the header's, a fact of the header
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "fill");
+}
+
+TEST_CASE("a call after a directive line is a call, not a declaration", "[cxx][frontend]") {
+  NativeFile f = parse("void setup(void* handle) {\n#ifndef __HIP_PLATFORM_AMD__\n"
+                       "  cublasSetMathMode(handle, CUBLAS_TENSOR_OP_MATH);\n#endif\n}\n",
+                       "setup.cpp");
+  CHECK(std::any_of(f.calls.begin(), f.calls.end(), [](const CallFact& c) { return c.callee == "cublasSetMathMode"; }));
 }

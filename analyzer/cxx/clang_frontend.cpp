@@ -416,7 +416,15 @@ std::vector<ByteSpan> intersection(const std::vector<ByteSpan>& a, const std::ve
 
 class FactConsumer : public ASTConsumer {
  public:
-  explicit FactConsumer(ParseState& state) : state_(state) {}
+  FactConsumer(ParseState& state, const SourceManager& sm) : state_(state), sm_(sm) {}
+
+  // Facts come from the analyzed file only (a header is analyzed as a file of its own), so the
+  // bodies of the functions it includes are never needed: their declarations are. Clang still
+  // parses the bodies it cannot do without (constexpr functions, deduced return types).
+  bool shouldSkipFunctionBody(Decl* d) override {
+    return !sm_.isWrittenInMainFile(sm_.getFileLoc(d->getLocation()));
+  }
+
   void HandleTranslationUnit(ASTContext& ctx) override {
     NativeFile& out = state_.out;
     MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
@@ -455,13 +463,21 @@ class FactConsumer : public ASTConsumer {
   }
 
   ParseState& state_;
+  const SourceManager& sm_;
 };
 
 class FactAction : public ASTFrontendAction {
  public:
   explicit FactAction(ParseState& state) : state_(state) {}
 
+  // A prefix, as for a precompiled header: Sema then leaves implicit template instantiations
+  // pending instead of instantiating their bodies at the end. No fact comes from an
+  // instantiation (the visitor reads the templates as written), and in header-heavy template
+  // code (CUTLASS, tiny-cuda-nn) instantiation is most of a parse's time.
+  TranslationUnitKind getTranslationUnitKind() override { return TU_Prefix; }
+
   bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getFrontendOpts().SkipFunctionBodies = true;  // where FactConsumer::shouldSkipFunctionBody says
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
     if (TreeFileSystem* files = state_.files) {
       const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
@@ -477,8 +493,8 @@ class FactAction : public ASTFrontendAction {
     }
     return true;
   }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
-    return std::make_unique<FactConsumer>(state_);
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<FactConsumer>(state_, ci.getSourceManager());
   }
 
  private:
@@ -557,6 +573,10 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
     // --no-default-config: no clang.cfg from beside the binary or the user's configuration.
     out.insert(out.begin() + (out.empty() ? 0 : 1),
                {"--no-default-config", "-ferror-limit=0", "-w", "-fno-caret-diagnostics",
+                // No typo correction: a parse without headers has thousands of undeclared names,
+                // and each would be compared with every name in scope (most of a header's time),
+                // to be "corrected" into a name the code never wrote.
+                "-fno-spell-checking",
                 "-resource-dir=" TPULINT_CLANG_RESOURCE_DIR});
     return out;
   };

@@ -445,7 +445,8 @@ void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
     if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || call_like_keyword(t[i].text) || !f.is_code(i))
       continue;
     size_t first = chain_start(f, i);
-    if (first > 0) {
+    // A directive line before the name (`#ifndef X` / `f(...)`) ends a statement like a `;`.
+    if (first > 0 && !t[first - 1].in_directive) {
       const LexToken& before = t[first - 1];
       if (before.text == "." || before.text == "->" || before.text == "~") continue;  // members
       // `Type name(` declares `name`: a function, or a variable with constructor arguments.
