@@ -1,6 +1,6 @@
 // The Clang frontend's facts: kernel metrics, lexical recovery after fatal errors, host and
 // device passes, calls with their first argument, macro uses and qualified names; the headers'
-// bodies skipped.
+// bodies skipped, and the time budget's fallback to the tokens.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -331,4 +331,35 @@ TEST_CASE("a call after a directive line is a call, not a declaration", "[cxx][f
                        "  cublasSetMathMode(handle, CUBLAS_TENSOR_OP_MATH);\n#endif\n}\n",
                        "setup.cpp");
   CHECK(std::any_of(f.calls.begin(), f.calls.end(), [](const CallFact& c) { return c.callee == "cublasSetMathMode"; }));
+}
+
+TEST_CASE("past the time budget a file's facts come from its tokens alone", "[cxx][frontend]") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_cxx_frontend_budget_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream big(dir / "big.h");  // enough tokens to take more than the budget
+    for (int i = 0; i < 20000; ++i) big << "struct S" << i << " { int a, b; S" << i << "* next; };\n";
+  }
+  const std::string text = "#include \"big.h\"\n#include <cuda_runtime.h>\n"
+                           "__device__ float twice(float x) { return 2 * x; }\n"
+                           "__global__ void scale(float* p) { p[threadIdx.x] = twice(p[threadIdx.x]); }\n"
+                           "void run(float* p) {\n  scale<<<1, 32>>>(p);\n  cudaDeviceSynchronize();\n}\n";
+  SourceFile file("main.cu", dir / "main.cu", Language::Cuda, text);
+  NativeFile f = ClangFrontend({.compile_database = nullptr, .tree_root = dir, .time_budget = std::chrono::milliseconds(1)})
+                     .parse(file);
+  CHECK(f.over_budget);
+  CHECK(function(f, "scale"));           // a kernel, found in the tokens
+  CHECK_FALSE(function(f, "twice"));     // a device function needs the AST
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "scale");
+  CHECK(std::any_of(f.calls.begin(), f.calls.end(), [](const CallFact& c) { return c.callee == "cudaDeviceSynchronize"; }));
+  REQUIRE(f.includes.size() == 2);
+  CHECK(f.includes[0].spelled == "big.h");
+  CHECK(f.includes[1].spelled == "cuda_runtime.h");
+  CHECK(f.includes[1].angled);
+  CHECK(f.fatal_error.empty());
+
+  NativeFile unlimited = ClangFrontend({.compile_database = nullptr, .tree_root = dir}).parse(file);
+  CHECK_FALSE(unlimited.over_budget);
+  CHECK(function(unlimited, "twice"));
 }

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace tpulint::cxx {
@@ -226,7 +227,32 @@ struct ParseState {
   // compile command that lie outside the tree.
   TreeFileSystem* files = nullptr;
   std::vector<fs::path> foreign_directories;
+  // The time budget: the thread's CPU time at which the parse is stopped (0: never), and
+  // whether it was.
+  int64_t deadline_ns = 0;
+  bool over_budget = false;
 };
+
+int64_t thread_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// Stops the parse once it is past the budget, checked as tokens are read: every file being read
+// is cut off at its end, so Clang returns to the main file, finishes it at once and ends the
+// translation unit (a prefix: no template instantiation follows). Work that reads no token (a
+// deep constexpr evaluation) is not interrupted; --file-timeout still bounds it.
+void watch_budget(Preprocessor& pp, ParseState& state) {
+  pp.setTokenWatcher([&pp, &state, count = uint32_t(0)](const Token&) mutable {
+    if (!state.over_budget) {
+      if (++count % 1024 != 0 || thread_cpu_ns() < state.deadline_ns) return;
+      state.over_budget = true;
+    }
+    // Clang 19's only PreprocessorLexer is Lexer.
+    if (auto* lexer = static_cast<Lexer*>(pp.getCurrentFileLexer())) lexer->seek(lexer->getBuffer().size(), false);
+  });
+}
 
 class PreprocessorRecorder : public PPCallbacks {
  public:
@@ -427,13 +453,24 @@ class FactConsumer : public ASTConsumer {
 
   void HandleTranslationUnit(ASTContext& ctx) override {
     NativeFile& out = state_.out;
-    MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
-    FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
+    if (state_.over_budget) {
+      // Stopped part-way, at a point that differs from run to run: what Clang recorded is dropped,
+      // and the file's facts are its tokens', the same in every run.
+      out.functions.clear();
+      out.launches.clear();
+      out.asm_statements.clear();
+      out.calls.clear();
+      out.includes.clear();
+    } else {
+      MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
+      FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
+    }
     if (!state_.last_pass) return;
     dedupe(out);
-    std::vector<ByteSpan> inactive = state_.had_earlier_pass
-                                         ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
-                                         : state_.skipped;
+    // Without the preprocessor's word (it was stopped), no branch is known to be inactive.
+    std::vector<ByteSpan> inactive = state_.over_budget        ? std::vector<ByteSpan>{}
+                                     : state_.had_earlier_pass ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
+                                                               : state_.skipped;
     const SourceManager& sm = ctx.getSourceManager();
     LexicalFile file(sm.getBufferData(sm.getMainFileID()), raw_tokens(sm, ctx.getLangOpts()), std::move(inactive));
     if (ctx.getLangOpts().CUDA) {
@@ -445,6 +482,10 @@ class FactConsumer : public ASTConsumer {
     add_macro_uses(file, out);
     add_qualified_names(file, out);
     add_template_instantiations(file, out);
+    if (state_.over_budget) {
+      add_lexical_includes(file, out);
+      out.over_budget = true;
+    }
   }
 
  private:
@@ -478,6 +519,7 @@ class FactAction : public ASTFrontendAction {
 
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getFrontendOpts().SkipFunctionBodies = true;  // where FactConsumer::shouldSkipFunctionBody says
+    if (state_.deadline_ns) watch_budget(ci.getPreprocessor(), state_);
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
     if (TreeFileSystem* files = state_.files) {
       const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
@@ -605,6 +647,7 @@ class ClangParser final : public NativeParser {
 };
 
 NativeFile ClangParser::parse(const SourceFile& file) {
+  const int64_t started_ns = thread_cpu_ns();
   NativeFile out;
   out.language = file.language();
   std::string abs = file.absolute_path().string();
@@ -649,7 +692,11 @@ NativeFile ClangParser::parse(const SourceFile& file) {
                    .skipped_in_earlier_pass = {},
                    .had_earlier_pass = false,
                    .files = nullptr,
-                   .foreign_directories = std::move(foreign)};
+                   .foreign_directories = std::move(foreign),
+                   .deadline_ns = options_.time_budget.count() > 0
+                                      ? started_ns + std::chrono::nanoseconds(options_.time_budget).count()
+                                      : 0,
+                   .over_budget = false};
   CountingDiagnostics diagnostics;
   auto run_pass = [&](bool device) {
     auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(users_database));
@@ -673,9 +720,12 @@ NativeFile ClangParser::parse(const SourceFile& file) {
     state.last_pass = true;
   }
   int status = run_pass(false);
-  out.error_count = diagnostics.getNumErrors();
-  out.fatal_error = diagnostics.fatal;
-  out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+  // Errors of a parse stopped by the budget depend on where it stopped: none is kept.
+  if (!out.over_budget) {
+    out.error_count = diagnostics.getNumErrors();
+    out.fatal_error = diagnostics.fatal;
+    out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+  }
   // run() returns nonzero whenever the file had errors, which is normal without headers; the
   // facts were still recorded. Status 2 is "no AST at all" (e.g. the driver rejected the flags).
   if (status == 2) throw std::runtime_error("Clang could not parse the file (invalid compile command)");

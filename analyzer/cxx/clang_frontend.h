@@ -16,6 +16,7 @@
 // database given by the user (-p), the header directories its command names.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -32,6 +33,9 @@ struct ClangFrontendOptions {
   // The scanned tree: Clang reads beneath it only (see above). Empty: the analyzed file's
   // directory.
   std::filesystem::path tree_root;
+  // CPU time one file's parse may use (its passes together); past it Clang is stopped and the
+  // file's facts come from its tokens alone (NativeFile::over_budget). Zero: no budget.
+  std::chrono::milliseconds time_budget{0};
 };
 
 // What the Clang module implements: one parser per worker.
