@@ -637,14 +637,74 @@ std::vector<fs::path> toolchain_directories(bool users_database) {
           "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release"};
 }
 
+// How one file is parsed: its flags, the directory they are relative to, and its passes.
+struct ParsePlan {
+  fs::path root;
+  std::vector<std::string> flags;
+  std::string directory;
+  bool used_compile_database = false;
+  bool users_database = false;
+  std::vector<fs::path> foreign;  // include directories a tree's own command names outside the tree
+  bool device_pass = false;
+};
+
 class ClangParser final : public NativeParser {
  public:
   explicit ClangParser(ClangFrontendOptions options) : options_(std::move(options)) {}
   NativeFile parse(const SourceFile& file) override;
+  std::vector<std::vector<std::string>> commands(const SourceFile& file) override;
 
  private:
+  ParsePlan plan(const SourceFile& file) const;
   ClangFrontendOptions options_;
 };
+
+ParsePlan ClangParser::plan(const SourceFile& file) const {
+  ParsePlan p;
+  p.root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
+                                      : options_.tree_root;
+  std::optional<CompileCommand> command;
+  if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
+  p.users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
+  p.directory = file.absolute_path().parent_path().string();
+  if (command) {
+    p.used_compile_database = true;
+    p.flags = std::move(command->arguments);
+    p.directory = std::move(command->directory);
+    // A tree's own database cannot reach a CUDA SDK (it is outside the tree).
+    if (!p.users_database && written_in_cuda(file)) {
+      std::vector<std::string> cuda = cuda_without_sdk_flags();
+      p.flags.insert(p.flags.end(), cuda.begin(), cuda.end());
+    }
+  } else {
+    p.flags = header_free_flags(file);
+    HeaderResolution headers = resolve_project_headers(file, SourceTree(p.root));
+    for (const std::string& dir : headers.include_dirs) p.flags.insert(p.flags.end(), {"-I", dir});
+    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
+      p.flags.insert(p.flags.end(), {"-include", kTorchShimPath});
+  }
+  if (command && !p.users_database)
+    for (const fs::path& dir : include_directories(p.flags, p.directory))
+      if (!path_beneath(dir, p.root)) p.foreign.push_back(dir);
+  // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
+  // device pass first, then the host pass.
+  p.device_pass = !p.used_compile_database && written_in_cuda(file) &&
+                  file.text().find("__CUDA_ARCH__") != std::string::npos;
+  return p;
+}
+
+std::vector<std::vector<std::string>> ClangParser::commands(const SourceFile& file) {
+  ParsePlan p = plan(file);
+  tooling::FixedCompilationDatabase db(p.directory, p.flags);
+  std::vector<std::vector<std::string>> out;
+  for (bool device : {true, false}) {
+    if (device && !p.device_pass) continue;
+    tooling::CommandLineArguments args = db.getCompileCommands(file.absolute_path().string()).front().CommandLine;
+    args = tooling::getClangSyntaxOnlyAdjuster()(args, "");
+    out.push_back(common_adjuster(device)(args, ""));
+  }
+  return out;
+}
 
 NativeFile ClangParser::parse(const SourceFile& file) {
   const int64_t started_ns = thread_cpu_ns();
@@ -652,47 +712,19 @@ NativeFile ClangParser::parse(const SourceFile& file) {
   out.language = file.language();
   std::string abs = file.absolute_path().string();
 
-  const fs::path root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
-                                                   : options_.tree_root;
-  std::optional<CompileCommand> command;
-  if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
-  const bool users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
-  std::vector<std::string> flags;
-  std::string directory = file.absolute_path().parent_path().string();
-  if (command) {
-    out.used_compile_database = true;
-    flags = std::move(command->arguments);
-    directory = std::move(command->directory);
-    // A tree's own database cannot reach a CUDA SDK (it is outside the tree).
-    if (!users_database && written_in_cuda(file)) {
-      std::vector<std::string> cuda = cuda_without_sdk_flags();
-      flags.insert(flags.end(), cuda.begin(), cuda.end());
-    }
-  } else {
-    flags = header_free_flags(file);
-    HeaderResolution headers = resolve_project_headers(file, SourceTree(root));
-    for (const std::string& dir : headers.include_dirs) flags.insert(flags.end(), {"-I", dir});
-    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
-      flags.insert(flags.end(), {"-include", kTorchShimPath});
-  }
-  // Include directories a tree's own command names outside the tree are never read.
-  std::vector<fs::path> foreign;
-  if (command && !users_database)
-    for (const fs::path& dir : include_directories(flags, directory))
-      if (!path_beneath(dir, root)) foreign.push_back(dir);
-  tooling::FixedCompilationDatabase db(directory, flags);
-
-  // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
-  // device pass first, then the host pass.
-  bool device_pass = !out.used_compile_database && written_in_cuda(file) &&
-                     file.text().find("__CUDA_ARCH__") != std::string::npos;
+  ParsePlan plan = this->plan(file);
+  const fs::path& root = plan.root;
+  const bool users_database = plan.users_database;
+  out.used_compile_database = plan.used_compile_database;
+  tooling::FixedCompilationDatabase db(plan.directory, plan.flags);
+  const bool device_pass = plan.device_pass;
   ParseState state{.out = out,
                    .last_pass = true,
                    .skipped = {},
                    .skipped_in_earlier_pass = {},
                    .had_earlier_pass = false,
                    .files = nullptr,
-                   .foreign_directories = std::move(foreign),
+                   .foreign_directories = std::move(plan.foreign),
                    .deadline_ns = options_.time_budget.count() > 0
                                       ? started_ns + std::chrono::nanoseconds(options_.time_budget).count()
                                       : 0,
