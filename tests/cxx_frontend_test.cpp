@@ -1,7 +1,9 @@
 // The Clang frontend's facts: kernel metrics, lexical recovery after fatal errors, host and
-// device passes, calls with their first argument, macro uses and qualified names.
+// device passes, calls with their first argument, macro uses and qualified names; the headers'
+// bodies skipped, and the time budget's fallback to the tokens.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "cxx/clang_frontend.h"
 
@@ -301,4 +303,63 @@ __global__ void scale<float>(float* x, int n) { scale_impl<float>(x, n); }
   CHECK(kernel.instantiated_templates.empty());
 
   CHECK(parse("#include \"a.h\"\n").instantiated_templates.empty());
+}
+
+TEST_CASE("the included headers' function bodies are skipped: the main file's facts stay", "[cxx][frontend]") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_cxx_frontend_skip_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "helper.cuh") << "template <typename T> __global__ void fill(T* p) { p[threadIdx.x] = T(1); }\n"
+                                       "template <typename T> void prepare(T* p) { cudaMemset(p, 0, 4); }\n"
+                                       "constexpr int tile() { return 4 * 8; }\n";
+  const std::string text = "#include \"helper.cuh\"\n"
+                           "static_assert(tile() == 32, \"a constexpr body is still parsed\");\n"
+                           "void run(float* p) {\n  prepare(p);\n  fill<float><<<1, tile()>>>(p);\n  cudaDeviceSynchronize();\n}\n";
+  SourceFile file("main.cu", dir / "main.cu", Language::Cuda, text);
+  NativeFile f = ClangFrontend({.compile_database = nullptr, .tree_root = dir}).parse(file);
+  auto called = [&](std::string_view name) {
+    return std::any_of(f.calls.begin(), f.calls.end(), [&](const CallFact& c) { return c.callee == name; });
+  };
+  CHECK(called("prepare"));
+  CHECK(called("cudaDeviceSynchronize"));
+  CHECK_FALSE(called("cudaMemset"));  // the header's, a fact of the header
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "fill");
+}
+
+TEST_CASE("a call after a directive line is a call, not a declaration", "[cxx][frontend]") {
+  NativeFile f = parse("void setup(void* handle) {\n#ifndef __HIP_PLATFORM_AMD__\n"
+                       "  cublasSetMathMode(handle, CUBLAS_TENSOR_OP_MATH);\n#endif\n}\n",
+                       "setup.cpp");
+  CHECK(std::any_of(f.calls.begin(), f.calls.end(), [](const CallFact& c) { return c.callee == "cublasSetMathMode"; }));
+}
+
+TEST_CASE("past the time budget a file's facts come from its tokens alone", "[cxx][frontend]") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_cxx_frontend_budget_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream big(dir / "big.h");  // enough tokens to take more than the budget
+    for (int i = 0; i < 20000; ++i) big << "struct S" << i << " { int a, b; S" << i << "* next; };\n";
+  }
+  const std::string text = "#include \"big.h\"\n#include <cuda_runtime.h>\n"
+                           "__device__ float twice(float x) { return 2 * x; }\n"
+                           "__global__ void scale(float* p) { p[threadIdx.x] = twice(p[threadIdx.x]); }\n"
+                           "void run(float* p) {\n  scale<<<1, 32>>>(p);\n  cudaDeviceSynchronize();\n}\n";
+  SourceFile file("main.cu", dir / "main.cu", Language::Cuda, text);
+  NativeFile f = ClangFrontend({.compile_database = nullptr, .tree_root = dir, .time_budget = std::chrono::milliseconds(1)})
+                     .parse(file);
+  CHECK(f.over_budget);
+  CHECK(function(f, "scale"));           // a kernel, found in the tokens
+  CHECK_FALSE(function(f, "twice"));     // a device function needs the AST
+  REQUIRE(f.launches.size() == 1);
+  CHECK(f.launches[0].kernel == "scale");
+  CHECK(std::any_of(f.calls.begin(), f.calls.end(), [](const CallFact& c) { return c.callee == "cudaDeviceSynchronize"; }));
+  REQUIRE(f.includes.size() == 2);
+  CHECK(f.includes[0].spelled == "big.h");
+  CHECK(f.includes[1].spelled == "cuda_runtime.h");
+  CHECK(f.includes[1].angled);
+  CHECK(f.fatal_error.empty());
+
+  NativeFile unlimited = ClangFrontend({.compile_database = nullptr, .tree_root = dir}).parse(file);
+  CHECK_FALSE(unlimited.over_budget);
+  CHECK(function(unlimited, "twice"));
 }

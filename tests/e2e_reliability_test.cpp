@@ -1,5 +1,7 @@
 // Reliability end to end: a frontend that crashes, aborts, throws or hangs on one file costs
-// that file only (a TPU903 note), and every other file's findings are intact.
+// that file only (a TPU903 note), and every other file's findings are intact; a C/C++ file past
+// its time budget is analyzed in its tokens (a TPU906 note).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -82,6 +84,36 @@ TEST_CASE("a file that takes longer than --file-timeout is stopped and reported"
   CHECK(files["b_bad.py"].failure.find("--file-timeout") != std::string::npos);
   CHECK(files["d_bad.cu"].ids == std::vector<std::string>{"TPU903"});
   CHECK(seconds < 60);  // bounded by the time limit, not by the hang (a generous bound: machines are shared)
+}
+
+TEST_CASE("a C/C++ file past --cxx-time-budget keeps its lexical findings, with a TPU906 note", "[e2e][reliability]") {
+  TempDir dir;
+  std::string big;  // a header with enough to read that a millisecond of CPU runs out
+  for (int i = 0; i < 20000; ++i) big += "struct S" + std::to_string(i) + " { int a, b; };\n";
+  dir.write("big.h", big);
+  dir.write("slow.cu", "#include \"big.h\"\n#include <cublas_v2.h>\n"
+                       "__global__ void scale(float* p) { p[threadIdx.x] *= 2; }\n"
+                       "void run(float* p) {\n  scale<<<1, 32>>>(p);\n  cudaMalloc(&p, 4);\n}\n");
+  auto ids_of = [](const std::string& out) {
+    std::map<std::string, std::vector<std::string>> ids;
+    const json doc = json::parse(out);
+    for (const json& f : doc.at("findings")) ids[f.at("path")].push_back(f.at("id"));
+    for (auto& [path, list] : ids) std::sort(list.begin(), list.end());
+    return ids;
+  };
+  auto full = run_tpulint("scan '" + dir.str() + "' --format json --no-cache");
+  REQUIRE(full.exit_code == 0);
+  auto budget = run_tpulint("scan '" + dir.str() + "' --format json --no-cache --fail-on-unanalyzed --cxx-time-budget 0.001");
+  REQUIRE(budget.exit_code == 0);  // degraded, not unanalyzed
+  std::vector<std::string> expected = ids_of(full.out)["slow.cu"];
+  CHECK_FALSE(std::count(expected.begin(), expected.end(), "TPU906"));
+  expected.push_back("TPU906");
+  std::sort(expected.begin(), expected.end());
+  CHECK(ids_of(budget.out)["slow.cu"] == expected);  // the kernel, its launch, the cuBLAS include, cudaMalloc
+  CHECK(json::parse(budget.out).at("files").at("unanalyzed").empty());
+  // The configuration's key does the same.
+  dir.write(".tpulint.toml", "cxx-time-budget = 0.001\n");
+  CHECK(ids_of(run_tpulint("scan '" + dir.str() + "' --format json --no-cache").out)["slow.cu"] == expected);
 }
 
 TEST_CASE("without the environment switch, fault markers are ordinary text", "[e2e][reliability]") {

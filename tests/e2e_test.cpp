@@ -646,3 +646,29 @@ TEST_CASE("the HTML report renders offline in headless Chromium without console 
   CHECK(std::filesystem::file_size(screenshot) > 10000);
   WARN("HTML report screenshot: " << screenshot);
 }
+
+TEST_CASE("clang-commands prints the clang command of each pass, as the frontend runs it", "[e2e][cxx]") {
+  TempDir dir;
+  dir.write("include/lib/util.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n");
+  dir.write("src/k.cu", "#include <lib/util.cuh>\n__global__ void k(float* p) {\n#ifdef __CUDA_ARCH__\n  p[0] = twice(p[0]);\n#endif\n}\n");
+  dir.write("src/host.cpp", "int main() { return 0; }\n");
+  auto r = run_tpulint("clang-commands '" + dir.str() + "' src/k.cu src/host.cpp");
+  REQUIRE(r.exit_code == 0);
+  std::vector<json> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  REQUIRE(lines.size() == 3);  // k.cu: device, then host; host.cpp: host
+  CHECK(lines[0].at("pass") == "device");
+  CHECK(lines[1].at("pass") == "host");
+  CHECK(lines[2].at("path") == "src/host.cpp");
+  auto has = [](const json& line, const std::string& arg) {
+    const auto& a = line.at("arguments");
+    return std::find(a.begin(), a.end(), arg) != a.end();
+  };
+  CHECK(has(lines[0], "--cuda-device-only"));
+  CHECK(has(lines[1], "--cuda-host-only"));
+  CHECK(has(lines[1], "-fsyntax-only"));
+  CHECK(has(lines[1], (fs::path(dir.str()) / "include").lexically_normal().string()));  // the project's include directory
+  CHECK(has(lines[1], (fs::path(dir.str()) / "src" / "k.cu").lexically_normal().string()));
+  CHECK_FALSE(has(lines[2], "cuda"));
+}

@@ -113,8 +113,9 @@ TEST_CASE("every check fixture produces exactly the findings it expects", "[fixt
 TEST_CASE("every check has a fixture with an expect and an ok case", "[fixtures][registry]") {
   auto files = fixture_files();
   for (const CheckInfo* check : checks::registry().all()) {
-    // TPU902 and TPU903 are about files that cannot be analyzed: the e2e and scan tests cover them.
-    if (check->id == "TPU902" || check->id == "TPU903") continue;
+    // TPU902 and TPU903 are about files that cannot be analyzed, TPU906 about a parse past its time
+    // budget (a fixture's is within it): the e2e, scan and frontend tests cover them.
+    if (check->id == "TPU902" || check->id == "TPU903" || check->id == "TPU906") continue;
     bool has_expect = false, has_ok = false;
     for (const fs::path& path : files) {
       if (!fixture_name(path).starts_with(check->id)) continue;

@@ -333,6 +333,25 @@ std::optional<std::string> unknown_subcommand(const CLI::App& app, std::string_v
   return fmt::format("unknown subcommand '{}' (subcommands: {})", word, fmt::join(shown, ", "));
 }
 
+// Header-free only: a compile database is not looked for (the benchmark's repositories have none).
+int run_clang_commands(const fs::path& root, const std::vector<std::string>& files, std::ostream& out) {
+  cxx::load_clang_module();
+  cxx::ClangFrontend frontend({.compile_database = nullptr, .tree_root = fs::absolute(root).lexically_normal()});
+  for (const std::string& rel : files) {
+    const fs::path path = fs::absolute(root / rel).lexically_normal();
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    SourceFile file(rel, path, language_for_path(path), text.str());
+    const auto commands = frontend.commands(file);
+    for (size_t i = 0; i < commands.size(); ++i)
+      out << nlohmann::json{{"path", rel}, {"pass", i + 1 < commands.size() ? "device" : "host"}, {"arguments", commands[i]}}.dump()
+          << "\n";
+  }
+  finish_stdout(out, "the commands");
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -382,6 +401,16 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   CLI::App* shim_cmd = app.add_subcommand("cuda-shim", "print the built-in CUDA declarations used without headers");
   shim_cmd->group("");  // hidden: for the benchmark's clang-19 comparison
+  CLI::App* torch_shim_cmd = app.add_subcommand("torch-shim", "print the built-in torch declarations used without headers");
+  torch_shim_cmd->group("");  // hidden, likewise
+
+  std::string commands_root;
+  std::vector<std::string> commands_files;
+  CLI::App* commands_cmd = app.add_subcommand(
+      "clang-commands", "print, as JSON lines, the clang command of each pass over each C/C++/CUDA FILE under ROOT");
+  commands_cmd->group("");  // hidden: bench/cxx_real.py runs clang-19 -fsyntax-only with these
+  commands_cmd->add_option("ROOT", commands_root, "the scan root")->required()->check(CLI::ExistingDirectory);
+  commands_cmd->add_option("FILES", commands_files, "paths relative to ROOT")->required();
 
   if (argc > 1 && argv[1][0] != '-') {
     if (std::optional<std::string> message = unknown_subcommand(app, argv[1])) {
@@ -428,6 +457,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       finish_stdout(out, "the CUDA declarations");
       return kExitOk;
     }
+    if (*torch_shim_cmd) {
+      out << cxx::kTorchShim;
+      finish_stdout(out, "the torch declarations");
+      return kExitOk;
+    }
+    if (*commands_cmd) return run_clang_commands(commands_root, commands_files, out);
     if (*dump_cmd) {
       std::ifstream in(dump_path, std::ios::binary);
       std::stringstream text;

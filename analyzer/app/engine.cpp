@@ -246,6 +246,7 @@ AnalyzerFactory Engine::analyzer_factory(const std::filesystem::path& root,
   cxx::ClangFrontendOptions clang;
   clang.compile_database = std::move(database);
   clang.tree_root = root;
+  clang.time_budget = options_.cxx_time_budget;
   return [enabled, clang]() -> std::unique_ptr<FileAnalyzer> {
     return std::make_unique<LanguageDispatcher>(*enabled, clang);
   };

@@ -31,6 +31,9 @@ struct EngineOptions {
   bool find_compile_database = true;  // else look for compile_commands.json at the root or under build/
   std::optional<std::filesystem::path> cache_dir;  // where results are cached; nullopt: no cache
   bool parse_only = false;  // parse every file with the frontends, run no check (the benchmark's floor)
+  // CPU time Clang may spend on one C/C++/CUDA file before the file falls back to its tokens (a
+  // TPU906 note); 0: no budget. Far above a real file's parse, which takes milliseconds.
+  std::chrono::milliseconds cxx_time_budget{std::chrono::seconds(10)};
 };
 
 struct ScanRequest {

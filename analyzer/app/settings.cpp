@@ -143,6 +143,10 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
                  "seconds one file may take before its analysis is stopped (a TPU903 note): 0.001 to 604800 (a "
                  "week), or 0 for no limit (default 120)")
       ->check(number_in(kFileTimeoutRange));
+  cmd.add_option("--cxx-time-budget", a.cxx_time_budget,
+                 "seconds of CPU Clang may spend on one C/C++/CUDA file; past them the file is analyzed in its "
+                 "tokens only (a TPU906 note): 0.001 to 604800, or 0 for no budget (default 10)")
+      ->check(number_in(kCxxTimeBudgetRange));
   cmd.add_option("--max-worker-memory", a.max_worker_memory,
                  "megabytes of memory one file's analysis may use before it is stopped (a TPU903 note): 64 to "
                  "1048576, or 0 for no limit (default 2048)")
@@ -242,6 +246,8 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   s.diff_score = a.diff_score;
 
   if (!a.shard.empty()) r.shard_index = parse_shard(a.shard, r.shard_count);
+  if (auto budget = a.cxx_time_budget ? a.cxx_time_budget : c.cxx_time_budget)
+    s.engine.cxx_time_budget = std::chrono::milliseconds(std::llround(*budget * 1000));
   if (a.file_timeout) r.file_timeout = std::chrono::milliseconds(std::llround(*a.file_timeout * 1000));
   r.isolate = !a.in_process;
   if (a.max_worker_memory) r.worker_memory_limit = *a.max_worker_memory << 20;

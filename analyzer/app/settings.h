@@ -52,6 +52,7 @@ struct ScanArgs {
   std::string shard;  // K/N
   std::string target;  // --target torch-xla|jax|tf
   std::optional<double> file_timeout;  // seconds
+  std::optional<double> cxx_time_budget;  // seconds
   std::optional<uint64_t> max_worker_memory;  // megabytes
   bool in_process = false;
   bool parse_only = false;

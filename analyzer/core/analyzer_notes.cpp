@@ -120,4 +120,30 @@ const CheckInfo kInvalidSuppression{
     },
 };
 
+const CheckInfo kTimeBudget{
+    .id = "TPU906",
+    .name = "time-budget",
+    .summary = "the C/C++/CUDA parse ran past its time budget; the file was analyzed in its tokens only",
+    .languages = Language::Cxx | Language::Cuda,
+    .severity = Severity::Info,
+    .effort = EffortClass::None,
+    .hours = {0, 0},
+    .doc = {
+        .what = "Clang's parse of this C/C++/CUDA file used more CPU time than `--cxx-time-budget` (default 10 s; "
+                "`cxx-time-budget` in the configuration), so it was stopped and the file was analyzed from its tokens "
+                "alone, as the lexical pass reads them: kernels (`__global__` definitions), launches (`<<<...>>>`), "
+                "calls, macro uses, qualified names and `#include` lines are still reported, inactive `#if` branches "
+                "included. Findings that need Clang's syntax tree (device functions, inline assembly) can be missing. "
+                "The file is not lost: unlike `--file-timeout` (TPU903), the scan keeps what the tokens show.",
+        .why = "Nothing about TPUs: it tells you the analysis of this file is coarser than the others'. A "
+               "budget overrun depends on the machine's speed, so such a result is never cached.",
+        .example = "",
+        .use_instead = "Raise `--cxx-time-budget` (0: no budget), or give tpulint a compile database (`-p`) whose "
+                       "flags make the file cheaper to parse.",
+        .effort = "None: a note about the analysis. It does not change the score.",
+        .heuristic = "",
+        .references = {},
+    },
+};
+
 }  // namespace tpulint::notes

@@ -12,8 +12,9 @@ extern const CheckInfo kFileSkipped;     // TPU902: the file was not analyzed (b
 extern const CheckInfo kAnalysisFailed;  // TPU903: a frontend failed on the file
 extern const CheckInfo kUnusedSuppression;   // TPU904: a suppression comment that suppresses nothing
 extern const CheckInfo kInvalidSuppression;  // TPU905: a malformed or unmatched suppression comment
+extern const CheckInfo kTimeBudget;          // TPU906: past its time budget, a file was analyzed lexically
 
 inline const CheckInfo* const kAll[] = {&kSyntaxError, &kFileSkipped, &kAnalysisFailed, &kUnusedSuppression,
-                                        &kInvalidSuppression};
+                                        &kInvalidSuppression, &kTimeBudget};
 
 }  // namespace tpulint::notes

@@ -95,6 +95,8 @@ Config config_of(const toml::table& doc, const fs::path& file) {
         c.path_weights.emplace_back(std::string(glob.str()), number(w, file, "path-weights." + std::string(glob.str()), kPathWeightRange));
     } else if (key == "auxiliary-weight") {
       c.auxiliary_weight = number(value, file, key, kAuxiliaryWeightRange);
+    } else if (key == "cxx-time-budget") {
+      c.cxx_time_budget = number(value, file, key, kCxxTimeBudgetRange);
     } else if (key == "fail-under") {
       c.fail_under = number(value, file, key, kFailUnderRange);
     } else if (key == "fail-on") {
@@ -138,7 +140,7 @@ std::string NumberRange::describe() const {
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "auxiliary-weight", "compile-commands", "exclude",      "fail-on",          "fail-on-unanalyzed", "fail-under", "ignore",
+      "auxiliary-weight", "compile-commands", "cxx-time-budget", "exclude",      "fail-on",          "fail-on-unanalyzed", "fail-under", "ignore",
       "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
       "target"};
   return keys;

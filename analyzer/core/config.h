@@ -36,6 +36,7 @@ struct Config {
   std::optional<std::filesystem::path> compile_commands;  // absolute
   std::optional<bool> respect_gitignore;
   std::optional<std::string> target;  // "torch-xla", "jax" or "tf"
+  std::optional<double> cxx_time_budget;  // seconds of CPU; 0: none
 };
 
 // What a numeric setting accepts, on the command line and in the configuration alike: a number
@@ -51,6 +52,8 @@ struct NumberRange {
 inline constexpr NumberRange kFailUnderRange{0, 100};
 inline constexpr NumberRange kAuxiliaryWeightRange{0, 1};
 inline constexpr NumberRange kPathWeightRange{0, 1000};
+// `cxx-time-budget`, `--cxx-time-budget`: seconds, 0 for none, else a millisecond to a week.
+inline constexpr NumberRange kCxxTimeBudgetRange{0.001, 7 * 24 * 3600, true};
 
 // The keys a config may hold, for error messages and docs.
 const std::vector<std::string>& config_keys();

@@ -154,9 +154,11 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   // At least 1 ns, so that 0 means "not analyzed in this run" whatever the clock's resolution.
   result.analysis_time = std::max(std::chrono::nanoseconds(1), std::chrono::steady_clock::now() - started);
-  // A failed analysis may be transient: never cache it.
-  bool failed = std::any_of(result.findings.begin(), result.findings.end(),
-                            [](const Finding& f) { return f.check_id == notes::kAnalysisFailed.id; });
+  // A failed analysis may be transient, and one cut short by a time budget depends on the
+  // machine's speed: never cache either.
+  bool failed = std::any_of(result.findings.begin(), result.findings.end(), [](const Finding& f) {
+    return f.check_id == notes::kAnalysisFailed.id || f.check_id == notes::kTimeBudget.id;
+  });
   if (stamp && !failed) {
     out.store = true;
     out.stamp = *stamp;

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace tpulint::cxx {
@@ -226,7 +227,32 @@ struct ParseState {
   // compile command that lie outside the tree.
   TreeFileSystem* files = nullptr;
   std::vector<fs::path> foreign_directories;
+  // The time budget: the thread's CPU time at which the parse is stopped (0: never), and
+  // whether it was.
+  int64_t deadline_ns = 0;
+  bool over_budget = false;
 };
+
+int64_t thread_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// Stops the parse once it is past the budget, checked as tokens are read: every file being read
+// is cut off at its end, so Clang returns to the main file, finishes it at once and ends the
+// translation unit (a prefix: no template instantiation follows). Work that reads no token (a
+// deep constexpr evaluation) is not interrupted; --file-timeout still bounds it.
+void watch_budget(Preprocessor& pp, ParseState& state) {
+  pp.setTokenWatcher([&pp, &state, count = uint32_t(0)](const Token&) mutable {
+    if (!state.over_budget) {
+      if (++count % 1024 != 0 || thread_cpu_ns() < state.deadline_ns) return;
+      state.over_budget = true;
+    }
+    // Clang 19's only PreprocessorLexer is Lexer.
+    if (auto* lexer = static_cast<Lexer*>(pp.getCurrentFileLexer())) lexer->seek(lexer->getBuffer().size(), false);
+  });
+}
 
 class PreprocessorRecorder : public PPCallbacks {
  public:
@@ -416,16 +442,35 @@ std::vector<ByteSpan> intersection(const std::vector<ByteSpan>& a, const std::ve
 
 class FactConsumer : public ASTConsumer {
  public:
-  explicit FactConsumer(ParseState& state) : state_(state) {}
+  FactConsumer(ParseState& state, const SourceManager& sm) : state_(state), sm_(sm) {}
+
+  // Facts come from the analyzed file only (a header is analyzed as a file of its own), so the
+  // bodies of the functions it includes are never needed: their declarations are. Clang still
+  // parses the bodies it cannot do without (constexpr functions, deduced return types).
+  bool shouldSkipFunctionBody(Decl* d) override {
+    return !sm_.isWrittenInMainFile(sm_.getFileLoc(d->getLocation()));
+  }
+
   void HandleTranslationUnit(ASTContext& ctx) override {
     NativeFile& out = state_.out;
-    MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
-    FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
+    if (state_.over_budget) {
+      // Stopped part-way, at a point that differs from run to run: what Clang recorded is dropped,
+      // and the file's facts are its tokens', the same in every run.
+      out.functions.clear();
+      out.launches.clear();
+      out.asm_statements.clear();
+      out.calls.clear();
+      out.includes.clear();
+    } else {
+      MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
+      FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
+    }
     if (!state_.last_pass) return;
     dedupe(out);
-    std::vector<ByteSpan> inactive = state_.had_earlier_pass
-                                         ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
-                                         : state_.skipped;
+    // Without the preprocessor's word (it was stopped), no branch is known to be inactive.
+    std::vector<ByteSpan> inactive = state_.over_budget        ? std::vector<ByteSpan>{}
+                                     : state_.had_earlier_pass ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
+                                                               : state_.skipped;
     const SourceManager& sm = ctx.getSourceManager();
     LexicalFile file(sm.getBufferData(sm.getMainFileID()), raw_tokens(sm, ctx.getLangOpts()), std::move(inactive));
     if (ctx.getLangOpts().CUDA) {
@@ -437,6 +482,10 @@ class FactConsumer : public ASTConsumer {
     add_macro_uses(file, out);
     add_qualified_names(file, out);
     add_template_instantiations(file, out);
+    if (state_.over_budget) {
+      add_lexical_includes(file, out);
+      out.over_budget = true;
+    }
   }
 
  private:
@@ -455,13 +504,22 @@ class FactConsumer : public ASTConsumer {
   }
 
   ParseState& state_;
+  const SourceManager& sm_;
 };
 
 class FactAction : public ASTFrontendAction {
  public:
   explicit FactAction(ParseState& state) : state_(state) {}
 
+  // A prefix, as for a precompiled header: Sema then leaves implicit template instantiations
+  // pending instead of instantiating their bodies at the end. No fact comes from an
+  // instantiation (the visitor reads the templates as written), and in header-heavy template
+  // code (CUTLASS, tiny-cuda-nn) instantiation is most of a parse's time.
+  TranslationUnitKind getTranslationUnitKind() override { return TU_Prefix; }
+
   bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getFrontendOpts().SkipFunctionBodies = true;  // where FactConsumer::shouldSkipFunctionBody says
+    if (state_.deadline_ns) watch_budget(ci.getPreprocessor(), state_);
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
     if (TreeFileSystem* files = state_.files) {
       const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
@@ -477,8 +535,8 @@ class FactAction : public ASTFrontendAction {
     }
     return true;
   }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
-    return std::make_unique<FactConsumer>(state_);
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<FactConsumer>(state_, ci.getSourceManager());
   }
 
  private:
@@ -557,6 +615,10 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
     // --no-default-config: no clang.cfg from beside the binary or the user's configuration.
     out.insert(out.begin() + (out.empty() ? 0 : 1),
                {"--no-default-config", "-ferror-limit=0", "-w", "-fno-caret-diagnostics",
+                // No typo correction: a parse without headers has thousands of undeclared names,
+                // and each would be compared with every name in scope (most of a header's time),
+                // to be "corrected" into a name the code never wrote.
+                "-fno-spell-checking",
                 "-resource-dir=" TPULINT_CLANG_RESOURCE_DIR});
     return out;
   };
@@ -575,61 +637,98 @@ std::vector<fs::path> toolchain_directories(bool users_database) {
           "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release"};
 }
 
+// How one file is parsed: its flags, the directory they are relative to, and its passes.
+struct ParsePlan {
+  fs::path root;
+  std::vector<std::string> flags;
+  std::string directory;
+  bool used_compile_database = false;
+  bool users_database = false;
+  std::vector<fs::path> foreign;  // include directories a tree's own command names outside the tree
+  bool device_pass = false;
+};
+
 class ClangParser final : public NativeParser {
  public:
   explicit ClangParser(ClangFrontendOptions options) : options_(std::move(options)) {}
   NativeFile parse(const SourceFile& file) override;
+  std::vector<std::vector<std::string>> commands(const SourceFile& file) override;
 
  private:
+  ParsePlan plan(const SourceFile& file) const;
   ClangFrontendOptions options_;
 };
 
+ParsePlan ClangParser::plan(const SourceFile& file) const {
+  ParsePlan p;
+  p.root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
+                                      : options_.tree_root;
+  std::optional<CompileCommand> command;
+  if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
+  p.users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
+  p.directory = file.absolute_path().parent_path().string();
+  if (command) {
+    p.used_compile_database = true;
+    p.flags = std::move(command->arguments);
+    p.directory = std::move(command->directory);
+    // A tree's own database cannot reach a CUDA SDK (it is outside the tree).
+    if (!p.users_database && written_in_cuda(file)) {
+      std::vector<std::string> cuda = cuda_without_sdk_flags();
+      p.flags.insert(p.flags.end(), cuda.begin(), cuda.end());
+    }
+  } else {
+    p.flags = header_free_flags(file);
+    HeaderResolution headers = resolve_project_headers(file, SourceTree(p.root));
+    for (const std::string& dir : headers.include_dirs) p.flags.insert(p.flags.end(), {"-I", dir});
+    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
+      p.flags.insert(p.flags.end(), {"-include", kTorchShimPath});
+  }
+  if (command && !p.users_database)
+    for (const fs::path& dir : include_directories(p.flags, p.directory))
+      if (!path_beneath(dir, p.root)) p.foreign.push_back(dir);
+  // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
+  // device pass first, then the host pass.
+  p.device_pass = !p.used_compile_database && written_in_cuda(file) &&
+                  file.text().find("__CUDA_ARCH__") != std::string::npos;
+  return p;
+}
+
+std::vector<std::vector<std::string>> ClangParser::commands(const SourceFile& file) {
+  ParsePlan p = plan(file);
+  tooling::FixedCompilationDatabase db(p.directory, p.flags);
+  std::vector<std::vector<std::string>> out;
+  for (bool device : {true, false}) {
+    if (device && !p.device_pass) continue;
+    tooling::CommandLineArguments args = db.getCompileCommands(file.absolute_path().string()).front().CommandLine;
+    args = tooling::getClangSyntaxOnlyAdjuster()(args, "");
+    out.push_back(common_adjuster(device)(args, ""));
+  }
+  return out;
+}
+
 NativeFile ClangParser::parse(const SourceFile& file) {
+  const int64_t started_ns = thread_cpu_ns();
   NativeFile out;
   out.language = file.language();
   std::string abs = file.absolute_path().string();
 
-  const fs::path root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
-                                                   : options_.tree_root;
-  std::optional<CompileCommand> command;
-  if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
-  const bool users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
-  std::vector<std::string> flags;
-  std::string directory = file.absolute_path().parent_path().string();
-  if (command) {
-    out.used_compile_database = true;
-    flags = std::move(command->arguments);
-    directory = std::move(command->directory);
-    // A tree's own database cannot reach a CUDA SDK (it is outside the tree).
-    if (!users_database && written_in_cuda(file)) {
-      std::vector<std::string> cuda = cuda_without_sdk_flags();
-      flags.insert(flags.end(), cuda.begin(), cuda.end());
-    }
-  } else {
-    flags = header_free_flags(file);
-    HeaderResolution headers = resolve_project_headers(file, SourceTree(root));
-    for (const std::string& dir : headers.include_dirs) flags.insert(flags.end(), {"-I", dir});
-    if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
-      flags.insert(flags.end(), {"-include", kTorchShimPath});
-  }
-  // Include directories a tree's own command names outside the tree are never read.
-  std::vector<fs::path> foreign;
-  if (command && !users_database)
-    for (const fs::path& dir : include_directories(flags, directory))
-      if (!path_beneath(dir, root)) foreign.push_back(dir);
-  tooling::FixedCompilationDatabase db(directory, flags);
-
-  // Code under `#ifdef __CUDA_ARCH__` exists only in the device compilation: such files get a
-  // device pass first, then the host pass.
-  bool device_pass = !out.used_compile_database && written_in_cuda(file) &&
-                     file.text().find("__CUDA_ARCH__") != std::string::npos;
+  ParsePlan plan = this->plan(file);
+  const fs::path& root = plan.root;
+  const bool users_database = plan.users_database;
+  out.used_compile_database = plan.used_compile_database;
+  tooling::FixedCompilationDatabase db(plan.directory, plan.flags);
+  const bool device_pass = plan.device_pass;
   ParseState state{.out = out,
                    .last_pass = true,
                    .skipped = {},
                    .skipped_in_earlier_pass = {},
                    .had_earlier_pass = false,
                    .files = nullptr,
-                   .foreign_directories = std::move(foreign)};
+                   .foreign_directories = std::move(plan.foreign),
+                   .deadline_ns = options_.time_budget.count() > 0
+                                      ? started_ns + std::chrono::nanoseconds(options_.time_budget).count()
+                                      : 0,
+                   .over_budget = false};
   CountingDiagnostics diagnostics;
   auto run_pass = [&](bool device) {
     auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(users_database));
@@ -653,9 +752,12 @@ NativeFile ClangParser::parse(const SourceFile& file) {
     state.last_pass = true;
   }
   int status = run_pass(false);
-  out.error_count = diagnostics.getNumErrors();
-  out.fatal_error = diagnostics.fatal;
-  out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+  // Errors of a parse stopped by the budget depend on where it stopped: none is kept.
+  if (!out.over_budget) {
+    out.error_count = diagnostics.getNumErrors();
+    out.fatal_error = diagnostics.fatal;
+    out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+  }
   // run() returns nonzero whenever the file had errors, which is normal without headers; the
   // facts were still recorded. Status 2 is "no AST at all" (e.g. the driver rejected the flags).
   if (status == 2) throw std::runtime_error("Clang could not parse the file (invalid compile command)");

@@ -16,10 +16,12 @@
 // database given by the user (-p), the header directories its command names.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/source_file.h"
 #include "cxx/compile_database.h"
@@ -32,6 +34,9 @@ struct ClangFrontendOptions {
   // The scanned tree: Clang reads beneath it only (see above). Empty: the analyzed file's
   // directory.
   std::filesystem::path tree_root;
+  // CPU time one file's parse may use (its passes together); past it Clang is stopped and the
+  // file's facts come from its tokens alone (NativeFile::over_budget). Zero: no budget.
+  std::chrono::milliseconds time_budget{0};
 };
 
 // What the Clang module implements: one parser per worker.
@@ -41,6 +46,10 @@ class NativeParser {
   // Parses `file` (its text as already loaded, not re-read from disk) and records its facts.
   // Throws std::runtime_error if Clang could not build an AST at all.
   virtual NativeFile parse(const SourceFile& file) = 0;
+  // The clang command line of each pass `parse` would run on `file` (device, then host), for
+  // comparing with clang-19 -fsyntax-only (`tpulint clang-commands`). The built-in shims are
+  // named by their virtual paths (kCudaShimPath, kTorchShimPath).
+  virtual std::vector<std::vector<std::string>> commands(const SourceFile& file) = 0;
 };
 
 // One per worker thread. Clang and LLVM (~100 MB of shared libraries whose loading costs more
@@ -55,6 +64,7 @@ class ClangFrontend {
   ClangFrontend& operator=(const ClangFrontend&) = delete;
 
   NativeFile parse(const SourceFile& file) { return parser_->parse(file); }
+  std::vector<std::vector<std::string>> commands(const SourceFile& file) { return parser_->commands(file); }
 
  private:
   std::unique_ptr<NativeParser> parser_;

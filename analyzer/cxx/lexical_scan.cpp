@@ -445,7 +445,8 @@ void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
     if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || call_like_keyword(t[i].text) || !f.is_code(i))
       continue;
     size_t first = chain_start(f, i);
-    if (first > 0) {
+    // A directive line before the name (`#ifndef X` / `f(...)`) ends a statement like a `;`.
+    if (first > 0 && !t[first - 1].in_directive) {
       const LexToken& before = t[first - 1];
       if (before.text == "." || before.text == "->" || before.text == "~") continue;  // members
       // `Type name(` declares `name`: a function, or a variable with constructor arguments.
@@ -496,6 +497,34 @@ void add_macro_uses(const LexicalFile& f, NativeFile& out) {
     for (auto [a, b] : arguments(f, i + 1, 4, t.size()))
       m.arguments.emplace_back(trim(range_text(f, a, b).substr(0, kMacroArgumentTextLimit)));
     out.macro_uses.push_back(std::move(m));
+  }
+}
+
+void add_lexical_includes(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    // A `#` that begins its line: the first token of a directive (not a `#` operator in one).
+    const bool line_start = i == 0 || f.text().substr(f.end_of(i - 1), t[i].offset - f.end_of(i - 1)).find('\n') !=
+                                          std::string_view::npos;
+    if (!t[i].in_directive || t[i].text != "#" || !line_start) continue;
+    if (!(f.is(i + 1, "include") || f.is(i + 1, "include_next"))) continue;
+    const LexToken& name = t[i + 2];
+    IncludeFact inc;
+    inc.found = true;
+    if (name.kind == LexToken::String && name.text.size() >= 2 && name.text.front() == '"') {
+      inc.spelled = std::string(name.text.substr(1, name.text.size() - 2));
+      inc.span = {name.offset, f.end_of(i + 2)};
+    } else if (name.text == "<") {
+      size_t eol = f.text().find('\n', name.offset);
+      size_t close = f.text().find('>', name.offset);
+      if (close == std::string_view::npos || close > eol) continue;
+      inc.angled = true;
+      inc.spelled = std::string(f.text().substr(name.offset + 1, close - name.offset - 1));
+      inc.span = {name.offset, uint32_t(close + 1)};
+    } else {
+      continue;
+    }
+    if (!inc.spelled.empty()) out.includes.push_back(std::move(inc));
   }
 }
 

@@ -57,6 +57,10 @@ void add_lexical_calls(const LexicalFile& file, NativeFile& out);
 // names (thrust::sort, cutlass::gemm::...) as written.
 void add_macro_uses(const LexicalFile& file, NativeFile& out);
 void add_qualified_names(const LexicalFile& file, NativeFile& out);
+// Adds the #include directives written in the file, when Clang's preprocessor did not record
+// them (its parse was stopped: see NativeFile::over_budget). Each counts as found: whether the
+// header exists is not known.
+void add_lexical_includes(const LexicalFile& file, NativeFile& out);
 // Sets `instantiated_templates` when the file only specializes or instantiates templates
 // defined elsewhere (see NativeFile).
 void add_template_instantiations(const LexicalFile& file, NativeFile& out);

@@ -7,7 +7,7 @@
 namespace tpulint::cxx {
 
 NativeAnalyzer::NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFrontendOptions options)
-    : checks_(checks.begin(), checks.end()), frontend_(std::move(options)) {}
+    : checks_(checks.begin(), checks.end()), time_budget_(options.time_budget), frontend_(std::move(options)) {}
 
 void NativeAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   NativeFile facts = frontend_.parse(file);
@@ -33,6 +33,12 @@ void NativeAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       f.hours = {};
     }
   }
+  if (facts.over_budget)
+    sink.add(notes::kTimeBudget, {0, 0},
+             fmt::format("Clang's parse took more than --cxx-time-budget ({} s of CPU) and was stopped; the file was "
+                         "analyzed in its tokens only: kernels, launches, calls and includes are reported, findings "
+                         "that need the syntax tree (device functions, inline assembly) may be missing",
+                         time_budget_.count() / 1000.0));
   // A fatal error stopped Clang: say so, or the findings after it would silently be fewer.
   if (!facts.fatal_error.empty())
     sink.add(notes::kSyntaxError, facts.fatal_error_at,

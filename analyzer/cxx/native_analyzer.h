@@ -19,6 +19,7 @@ class NativeAnalyzer {
 
  private:
   std::vector<NativeCheckEntry> checks_;
+  std::chrono::milliseconds time_budget_;
   ClangFrontend frontend_;
 };
 

@@ -131,6 +131,9 @@ struct NativeFile {
   std::string fatal_error;
   ByteSpan fatal_error_at;
   bool used_compile_database = false;
+  // Clang's parse ran past the time budget (ClangFrontendOptions::time_budget) and was stopped:
+  // every fact above comes from the lexical passes alone.
+  bool over_budget = false;
 };
 
 }  // namespace tpulint::cxx
