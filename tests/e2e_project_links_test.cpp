@@ -255,3 +255,17 @@ TEST_CASE("links: a module imported on the path a TPU takes is not optional; on 
   CHECK(only_context(report, "pkg/kernels.py", "TPU111") != "guarded");
   CHECK(only_context(report, "pkg/other_kernels.py", "TPU111") == "guarded");
 }
+
+TEST_CASE("links: an optional import whose fallback the code refuses (assert, raise) keeps the extension a blocker", "[e2e][links]") {
+  TempDir dir;
+  write_extension(dir,
+                  "try:\n"
+                  "    import fused_scale\n"
+                  "except ImportError:\n"
+                  "    fused_scale = None\n"
+                  "def scale(x, a):\n"
+                  "    if fused_scale is None:\n"
+                  "        raise RuntimeError('reinstall with the CUDA build')\n"
+                  "    return fused_scale.scale(x, a)\n");
+  CHECK(only_context(scan(dir), "csrc/scale.cu", "TPU101") != "guarded");
+}

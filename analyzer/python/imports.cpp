@@ -94,7 +94,7 @@ bool reraises(Node except_clause) {
     for (uint32_t i = b.named_child_count(); i-- > 0;) {
       Node last = b.named_child(i);
       if (last.kind() == Kind::Comment) continue;
-      return last.type() == "raise_statement";
+      return last.kind() == Kind::RaiseStatement;
     }
   }
   return false;

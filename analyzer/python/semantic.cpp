@@ -284,6 +284,10 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         break;
       }
       case Kind::IfStatement: {
+        // `if flash_attn_func is None: raise ...`: the name is required, not optional.
+        if (Node body = node.field(Field::Consequence))
+          for (uint32_t i = 0; i < body.named_child_count(); ++i)
+            if (body.named_child(i).kind() == Kind::RaiseStatement) add_required(node.field(Field::Condition));
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
           if (Node body = node.field(Field::Consequence)) periodic_.push_back(body.span());
         bool guard = is_guard(node.field(Field::Condition));
@@ -327,19 +331,28 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           if (is_optional_import(node, handler)) {
             // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
             // optional library is there: a branch on them is a guard.
-            bool fallback = false;
+            bool imports = false;
+            std::vector<std::string_view> bound;
             for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
               Node a(&tree, k);
-              if (a.kind() == Kind::ImportStatement || a.kind() == Kind::ImportFromStatement) fallback = true;
+              if (a.kind() == Kind::ImportStatement || a.kind() == Kind::ImportFromStatement) imports = true;
               if (a.kind() != Kind::Assignment) continue;
-              fallback = true;
-              if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier)
+              if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier) {
                 optional_names_.insert(std::string(left.text()));
+                bound.push_back(left.text());
+              }
             }
-            if (Node body = node.field(Field::Body)) add_guard(body.span(), {body, handler}, {fallback, false});
+            // Whether the handler's names are a fallback is known once the whole file is seen.
+            if (Node body = node.field(Field::Body)) {
+              add_guard(body.span(), {body, handler}, {imports, false});
+              guards_.back().fallback_names = std::move(bound);
+            }
             break;
           }
         }
+        break;
+      case Kind::AssertStatement:
+        add_required(node);
         break;
       default:
         break;
@@ -379,7 +392,19 @@ Context SemanticModel::caller_role(const CallSite& c) const {
   return functions_[c.caller].role;
 }
 
+void SemanticModel::add_required(Node n) {
+  if (!n) return;
+  const Tree& tree = *n.tree();
+  for (uint32_t id = n.id(); id < tree.subtree_end(n); ++id)
+    if (Node i(&tree, id); i.kind() == Kind::Identifier) required_names_.insert(std::string(i.text()));
+}
+
 void SemanticModel::finish() {
+  // An optional import's handler binds a fallback when one of its names is not required
+  // elsewhere in the file (asserted, or raised on when missing).
+  for (Guard& g : guards_)
+    for (std::string_view name : g.fallback_names)
+      if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
   // Handed to a tracing transform or to a host keyword anywhere in the file.
   for (Function& f : functions_) {
     if (f.own != Context::Unknown) continue;
@@ -444,7 +469,7 @@ int SemanticModel::innermost_function(uint32_t offset) const {
 }
 
 void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken) {
-  Guard g{span, {}, {}, {}, !taken.empty() && taken.front()};
+  Guard g{span, {}, {}, {}, !taken.empty() && taken.front(), {}};
   for (size_t k = 0; k < branches.size(); ++k) {
     Node b = branches[k];
     if (!b) continue;

@@ -128,7 +128,12 @@ class SemanticModel {
     // missing (a library's PyTorch and JAX halves), not a module the project can run without.
     std::vector<bool> taken;
     bool condition_taken = false;  // the condition itself (`if x.is_cuda and _init():`)
+    // An optional import's: the names its handler binds (`fused = None`), a fallback unless the
+    // file requires them (`assert fused is not None`, `if fused is None: raise`).
+    std::vector<std::string_view> fallback_names;
   };
+  void add_required(Node n);  // the identifiers in `n` must be there (an assert, a raise's condition)
+  std::unordered_set<std::string> required_names_;
   void add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken);
   bool in_guard(uint32_t offset) const;
   // Whether a use of `name` at `offset` is behind a guard that does not use it on its other path;

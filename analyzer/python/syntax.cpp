@@ -55,6 +55,8 @@ constexpr std::array<std::pair<Kind, std::string_view>, size_t(Kind::kCount) - 1
     {Kind::CaseClause, "case_clause"},
     {Kind::ExpressionStatement, "expression_statement"},
     {Kind::Assignment, "assignment"},
+    {Kind::AssertStatement, "assert_statement"},
+    {Kind::RaiseStatement, "raise_statement"},
     {Kind::Comment, "comment"},
 }};
 

@@ -57,6 +57,8 @@ enum class Kind : uint8_t {
   CaseClause,
   ExpressionStatement,
   Assignment,
+  AssertStatement,
+  RaiseStatement,
   Comment,
   kCount,
 };

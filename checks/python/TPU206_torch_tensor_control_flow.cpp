@@ -115,23 +115,21 @@ std::optional<std::string> tensor_test(Node cond, const PythonContext& ctx) {
   return std::nullopt;
 }
 
-// The condition of the `assert` statement whose first call is `call`, or a null node. Asserts
-// have no node kind of their own in the walk, so the check meets them through their first call.
+// The condition of the `assert` statement whose first call is `call`, or a null node. The check
+// is one of calls, so it meets asserts through their first call.
 Node assert_condition(Node call, const PythonContext& ctx) {
   Node cond = call;
   for (int depth = 0; depth < 4; ++depth) {
     Node parent = cond.parent();
     if (!parent) return Node();
-    // The kind tells most parents without the out-of-line type(): the statement and operators
-    // below have no Kind of their own.
+    // The kind tells most parents without the out-of-line type(): the operators below have no
+    // Kind of their own.
     Kind kind = parent.kind();
     if (kind == Kind::Call || kind == Kind::Attribute) {
       cond = parent;
       continue;
     }
-    if (kind != Kind::Other) return Node();
-    std::string_view t = parent.type();
-    if (t == "assert_statement") {
+    if (kind == Kind::AssertStatement) {
       if (parent.named_child(0) != cond) return Node();
       // Only the condition's first call reports, once per assert.
       std::vector<Node> stack{cond};
@@ -143,6 +141,8 @@ Node assert_condition(Node call, const PythonContext& ctx) {
       }
       return Node();
     }
+    if (kind != Kind::Other) return Node();
+    std::string_view t = parent.type();
     if (t != "comparison_operator" && t != "boolean_operator" && t != "not_operator" &&
         t != "parenthesized_expression")
       return Node();
