@@ -101,9 +101,11 @@ void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
     const Context c = p.kind == FileLinks::Kind::File ? model.context_at(p.at)
                                                        : model.context_of_use(target.substr(target.rfind('.') + 1), p.at);
     if (c == Context::Test) continue;
+    // Top-level functions are in source order and apart: the last one starting at or before it.
     int32_t function = -1;
-    for (size_t i = 0; i < functions.size(); ++i)
-      if (functions[i].span.begin <= p.at && p.at < functions[i].span.end) function = int32_t(i);
+    auto after = std::upper_bound(functions.begin(), functions.end(), p.at,
+                                  [](uint32_t at, const SemanticModel::TopLevelFunction& f) { return at < f.span.begin; });
+    if (after != functions.begin() && p.at < std::prev(after)->span.end) function = int32_t(after - functions.begin() - 1);
     out.uses.push_back({p.kind, p.target, file_.position(p.at).line, c == Context::Guarded, function});
   }
   // One use per target, place and guard: a name referred to a hundred times in one function is

@@ -532,15 +532,23 @@ Context SemanticModel::role_at(uint32_t offset) const {
 
 std::vector<SemanticModel::TopLevelFunction> SemanticModel::top_level_functions() const {
   std::vector<TopLevelFunction> out;
+  std::unordered_map<std::string_view, std::vector<size_t>> by_name;
   for (const Function& f : functions_)
-    if (f.parent < 0 && f.class_index < 0) out.push_back({f.name, f.span, false});
+    if (f.parent < 0 && f.class_index < 0) {
+      by_name[f.name].push_back(out.size());
+      out.push_back({f.name, f.span, false});
+    }
+  if (out.empty()) return out;
   for (const CallSite& c : calls_) {
-    if (c.guarded) continue;
+    auto it = by_name.find(c.callee);
+    if (it == by_name.end() || c.guarded) continue;
     const Context by = caller_role(c);
     if (by == Context::Guarded || by == Context::Test) continue;
-    for (TopLevelFunction& f : out)
-      if (f.name == c.callee && !(f.span.begin <= c.at && c.at < f.span.end)) f.used_here = true;
+    for (size_t k : it->second)
+      if (!(out[k].span.begin <= c.at && c.at < out[k].span.end)) out[k].used_here = true;
   }
+  // Pieces re-parsed after a syntax error add their functions after the whole parse's.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.span.begin < b.span.begin; });
   return out;
 }
 

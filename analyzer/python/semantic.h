@@ -66,7 +66,7 @@ class SemanticModel {
   // (`if n_gpus == 1: run() else: spawn(run)`), and only the guarded path is (not the else of
   // `if x.is_cuda:`, nor an optional import with no fallback).
   Context context_of_use(std::string_view name, uint32_t offset) const;
-  // The file's top-level functions (not methods, not nested), in order: where each is, and
+  // The file's top-level functions (not methods, not nested), in source order: where each is, and
   // whether the file itself calls it from code that is neither guarded nor a test (another
   // function, or module level). Call after finish().
   struct TopLevelFunction {
