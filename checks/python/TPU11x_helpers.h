@@ -1,6 +1,7 @@
-// Helpers shared by the Python custom-kernel checks (TPU11x) and the CUDA-only library checks
-// (TPU50x): decorators, local assignments, string literals, kernel sizes, optional imports and
-// first-party modules. Only those checks include this header.
+// Helpers shared by the Python custom-kernel checks (TPU11x) and the library checks (TPU50x
+// CUDA-only libraries, TPU611 host-only ones): decorators, local assignments, string literals,
+// kernel sizes, optional imports, first-party modules and library tables by module. Only those
+// checks include this header.
 #pragma once
 
 #include <algorithm>
@@ -129,6 +130,17 @@ std::vector<std::string_view> top_level_packages(const Row (&table)[N], std::str
 }
 inline bool in_packages(const std::vector<std::string_view>& packages, std::string_view dotted) {
   return std::binary_search(packages.begin(), packages.end(), top_level(dotted));
+}
+
+// The row of `table` whose `column` is `name` or a dotted prefix of it ("scipy" for
+// "scipy.optimize.linear_sum_assignment"); the longest such prefix wins; null if none.
+template <class Row, std::size_t N>
+const Row* longest_module_row(const Row (&table)[N], std::string_view Row::*column, std::string_view name) {
+  const Row* best = nullptr;
+  for (const Row& row : table)
+    if (python::has_module_prefix(name, row.*column) && (!best || (row.*column).size() > (best->*column).size()))
+      best = &row;
+  return best;
 }
 
 

@@ -26,12 +26,7 @@ const std::vector<std::string_view>& library_packages() {
 // "flash_attn"); the longest such prefix wins.
 const data::CudaOnlyLibrariesRow* find_library(std::string_view module) {
   if (!pyhelp::in_packages(library_packages(), module)) return nullptr;
-  const data::CudaOnlyLibrariesRow* best = nullptr;
-  for (const auto& row : data::kCudaOnlyLibraries) {
-    if (python::has_module_prefix(module, row.module) && (!best || row.module.size() > best->module.size()))
-      best = &row;
-  }
-  return best;
+  return pyhelp::longest_module_row(data::kCudaOnlyLibraries, &data::CudaOnlyLibrariesRow::module, module);
 }
 
 // False when the statement is absolute and none of the packages it names at the top is a

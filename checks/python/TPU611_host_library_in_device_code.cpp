@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/check_def.h"
+#include "checks/python/TPU11x_helpers.h"
 #include "data/host_only_libraries.h"
 
 namespace tpulint::checks {
@@ -15,17 +16,6 @@ namespace {
 
 using python::Kind;
 using python::Node;
-
-// The row whose module is the longest dotted prefix of `qualified`, or null.
-const data::HostOnlyLibrariesRow* library_of(std::string_view qualified) {
-  const data::HostOnlyLibrariesRow* best = nullptr;
-  for (const auto& row : data::kHostOnlyLibraries) {
-    const std::string_view m = row.module;
-    const bool covers = qualified == m || (qualified.starts_with(m) && qualified.size() > m.size() && qualified[m.size()] == '.');
-    if (covers && (!best || m.size() > best->module.size())) best = &row;
-  }
-  return best;
-}
 
 class HostLibraryInDeviceCode final : public python::PythonCheck {
   std::span<const Kind> kinds() const override {
@@ -44,7 +34,8 @@ class HostLibraryInDeviceCode final : public python::PythonCheck {
   void check(Node call, python::PythonContext& ctx) const override {
     const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
     if (!callee) return;
-    const data::HostOnlyLibrariesRow* row = library_of(*callee);
+    const data::HostOnlyLibrariesRow* row =
+        pyhelp::longest_module_row(data::kHostOnlyLibraries, &data::HostOnlyLibrariesRow::module, *callee);
     if (!row) return;
     ctx.report(call,
                fmt::format("'{}' runs on the host ({}, {}): in device code every step waits for the device, "
