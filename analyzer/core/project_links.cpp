@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/source_file.h"
+
 namespace tpulint {
 
 namespace {
@@ -20,17 +22,6 @@ std::string module_of(std::string_view path) {
   std::string out(path);
   std::replace(out.begin(), out.end(), '/', '.');
   return out;
-}
-
-std::string_view directory_of(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
-}
-
-size_t common_prefix(std::string_view a, std::string_view b) {
-  size_t n = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
 }
 
 struct Edge {

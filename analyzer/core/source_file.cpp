@@ -122,4 +122,20 @@ std::filesystem::path scan_root_of(const std::filesystem::path& absolute_path, s
   return root;
 }
 
+std::string_view directory_of(std::string_view relative_path) {
+  const size_t slash = relative_path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : relative_path.substr(0, slash);
+}
+
+std::string_view file_name_of(std::string_view relative_path) {
+  const size_t slash = relative_path.rfind('/');
+  return slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1);
+}
+
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
 }  // namespace tpulint

@@ -47,6 +47,12 @@ class SourceFile {
 // The scan root a file was found under: its absolute path less its relative one ('/'-separated).
 std::filesystem::path scan_root_of(const std::filesystem::path& absolute_path, std::string_view relative_path);
 
+// Of a '/'-separated path relative to the scan root: its directory ("" at the root), its file
+// name, and how many leading bytes two paths share (which of several files is nearest another).
+std::string_view directory_of(std::string_view relative_path);
+std::string_view file_name_of(std::string_view relative_path);
+size_t common_prefix(std::string_view a, std::string_view b);
+
 // Line terminators are "\n", "\r\n" and a lone "\r", as in Python and C++.
 std::vector<uint32_t> line_starts(std::string_view text);
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/source_file.h"
+
 namespace tpulint::cxx {
 
 namespace fs = std::filesystem;
@@ -53,12 +55,6 @@ std::shared_ptr<const HeaderIndex> index_for(const fs::path& root) {
 
 // A header the resolver follows is read whole to find its includes; a larger one is not followed.
 constexpr uint64_t kMaxHeaderSize = uint64_t(16) << 20;
-
-size_t common_prefix(std::string_view a, std::string_view b) {
-  size_t n = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
-}
 
 bool torch_family(std::string_view spelled) {
   for (std::string_view p : {"torch/", "ATen/", "c10/", "pybind11/", "caffe2/"})

@@ -8,12 +8,6 @@ namespace tpulint::python {
 
 namespace {
 
-// The file name of a '/'-separated path.
-std::string_view file_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 // `relative` joined to the directory `dir`, with "." and ".." parts resolved; "" when it leaves the
 // scan root or is absolute.
 std::string join_inside(std::string_view dir, std::string_view relative) {
@@ -53,7 +47,7 @@ LinkRecorder::LinkRecorder(const SourceFile& file, const CodeRoleFacts& facts, c
   const std::string package = package_of(file.path());
   own_package_ = package.substr(0, package.find('.'));
   build_script_ = std::any_of(facts.build_scripts.begin(), facts.build_scripts.end(),
-                              [&](const std::string& p) { return matches_name_pattern(p, file_name(file.path())); });
+                              [&](const std::string& p) { return matches_name_pattern(p, file_name_of(file.path())); });
 }
 
 void LinkRecorder::add_imports(const ImportTable& imports) {
@@ -70,9 +64,7 @@ void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
 void LinkRecorder::add_native_paths(std::string_view text) {
   // A build script names the sources it builds: they are used where the extension is imported.
   if (build_script_) return;
-  const std::string_view path = file_.path();
-  const size_t slash = path.rfind('/');
-  const std::string_view dir = slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+  const std::string_view dir = directory_of(file_.path());
   for (size_t quote = text.find_first_of("'\""); quote != std::string_view::npos;
        quote = text.find_first_of("'\"", quote + 1)) {
     // A literal's closing quote after a native source suffix: back to its opening quote on the line.
