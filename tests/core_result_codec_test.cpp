@@ -36,8 +36,8 @@ FileResult awkward_result() {
     r.findings.push_back(f);
   }
   r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
-  r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, true, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, false, -1}};
-  r.links.functions = {{"f\\", 3, 40, true}};
+  r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, Context::Guarded, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, Context::Host, -1}};
+  r.links.functions = {{"f\\", 3, 40, true, Context::OneTime}};
   return r;
 }
 
@@ -46,13 +46,13 @@ void check_same_links(const FileLinks& back, const FileLinks& sent) {
   for (size_t i = 0; i < sent.uses.size(); ++i) {
     const FileLinks::Use& a = sent.uses[i];
     const FileLinks::Use& b = back.uses[i];
-    CHECK((b.kind == a.kind && b.target == a.target && b.line == a.line && b.guarded == a.guarded && b.function == a.function));
+    CHECK((b.kind == a.kind && b.target == a.target && b.line == a.line && b.context == a.context && b.function == a.function));
   }
   REQUIRE(back.functions.size() == sent.functions.size());
   for (size_t i = 0; i < sent.functions.size(); ++i) {
     const FileLinks::Function& a = sent.functions[i];
     const FileLinks::Function& b = back.functions[i];
-    CHECK((b.name == a.name && b.first_line == a.first_line && b.last_line == a.last_line && b.used_here == a.used_here));
+    CHECK((b.name == a.name && b.first_line == a.first_line && b.last_line == a.last_line && b.used_here == a.used_here && b.role == a.role));
   }
 }
 

@@ -269,3 +269,112 @@ TEST_CASE("links: an optional import whose fallback the code refuses (assert, ra
                   "    return fused_scale.scale(x, a)\n");
   CHECK(only_context(scan(dir), "csrc/scale.cu", "TPU101") != "guarded");
 }
+
+namespace {
+
+// Each finding of `path` whose check is `id`: its context, and "+discounted" when it is.
+std::vector<std::string> placed(const json& report, const std::string& path, const std::string& id) {
+  std::vector<std::string> out;
+  for (const json& f : report.at("findings"))
+    if (f.at("path") == path && f.at("id") == id)
+      out.push_back(f.at("context").get<std::string>() + (f.at("discounted").get<bool>() ? "+discounted" : ""));
+  return out;
+}
+
+// A helper with a dynamic-shape op (TPU201, a check about device code only) in a module of its
+// own, and a Dataset in another module that calls it.
+void write_host_helper(const TempDir& dir) {
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/boxes.py",
+            "import torch\n"
+            "def keep_valid(boxes):\n"
+            "    return boxes[torch.nonzero(boxes[:, 2] > 0).squeeze(1)]\n");
+  dir.write("pkg/data.py",
+            "from torch.utils.data import Dataset\n"
+            "from pkg.boxes import keep_valid\n"
+            "class Boxes(Dataset):\n"
+            "    def __getitem__(self, i):\n"
+            "        return keep_valid(self.items[i])\n");
+}
+
+}  // namespace
+
+TEST_CASE("links: a helper only another module's Dataset calls is host code", "[e2e][links]") {
+  TempDir dir;
+  write_host_helper(dir);
+  CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
+}
+
+TEST_CASE("links: a helper a model's forward also calls, in a third module, stays device code", "[e2e][links]") {
+  TempDir dir;
+  write_host_helper(dir);
+  dir.write("pkg/model.py",
+            "import torch\n"
+            "from pkg import boxes\n"
+            "class Head(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return boxes.keep_valid(x)\n");
+  CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"hot-path"});
+}
+
+TEST_CASE("links: a helper its own file calls from code of no role keeps its file's role", "[e2e][links]") {
+  TempDir dir;
+  write_host_helper(dir);
+  dir.write("pkg/boxes.py",
+            "import torch\n"
+            "def keep_valid(boxes):\n"
+            "    return boxes[torch.nonzero(boxes[:, 2] > 0).squeeze(1)]\n"
+            "def clean(boxes):\n"
+            "    return keep_valid(boxes)\n");
+  CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"unknown"});
+}
+
+TEST_CASE("links: roles pass along chains of helpers in different modules", "[e2e][links]") {
+  TempDir dir;
+  write_host_helper(dir);
+  dir.write("pkg/ops.py",
+            "from pkg.boxes import keep_valid\n"
+            "def prepare(b):\n"
+            "    return keep_valid(b) * 2\n");
+  dir.write("pkg/data.py",
+            "from torch.utils.data import Dataset\n"
+            "from pkg.ops import prepare\n"
+            "class Boxes(Dataset):\n"
+            "    def __getitem__(self, i):\n"
+            "        return prepare(self.items[i])\n");
+  CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
+}
+
+TEST_CASE("links: a function handed to jax.jit in another module is the hot path", "[e2e][links]") {
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/losses.py",
+            "import jax.numpy as jnp\n"
+            "def objective(params, x):\n"
+            "    return jnp.nonzero(x)[0].sum()\n");
+  dir.write("pkg/train.py",
+            "import jax\n"
+            "from pkg.losses import objective\n"
+            "def main():\n"
+            "    step = jax.jit(objective)\n"
+            "    return step\n");
+  CHECK(placed(scan(dir), "pkg/losses.py", "TPU210") == std::vector<std::string>{"hot-path"});
+}
+
+TEST_CASE("links: each shard links the whole project; merged shards are the whole scan", "[e2e][links][shard]") {
+  TempDir dir, out;
+  write_host_helper(dir);
+  write_guarded_user(dir);
+  for (int k = 0; k < 6; ++k) dir.write("pkg/m" + std::to_string(k) + ".py", "import torch\nx = torch.ones(2).cuda()\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  std::string shards;
+  for (int k = 1; k <= 4; ++k) {
+    auto r = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero --shard " + std::to_string(k) + "/4");
+    REQUIRE(r.exit_code == 0);
+    shards += " '" + out.write("s" + std::to_string(k) + ".json", r.out).string() + "'";
+  }
+  auto merged = run_tpulint("merge" + shards + " --format json --exit-zero");
+  REQUIRE(merged.exit_code == 0);
+  CHECK(merged.out == whole);
+  CHECK(placed(json::parse(merged.out), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
+}

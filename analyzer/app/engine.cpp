@@ -267,13 +267,34 @@ bool in_shard(std::string_view path, unsigned index, unsigned count) {
   return count <= 1 || content_hash(path) % count == index - 1;
 }
 
+namespace {
+
+// What the project links read (core/project_links.h): Python files' uses, and the extensions the
+// build files name. Every shard analyzes all of them, so that each links the whole project.
+bool feeds_links(Language language) { return language == Language::Python || language == Language::Cmake; }
+
+// The results of the files `keep` accepts, with their findings.
+AnalyzedFiles only_files(AnalyzedFiles all, const std::function<bool(const FileResult&)>& keep) {
+  AnalyzedFiles kept;
+  for (size_t i = 0; i < all.results.size(); ++i) {
+    if (!keep(all.results[i])) continue;
+    const AnalyzedFiles::Range range = all.ranges[i];
+    all.results[i].findings.assign(std::make_move_iterator(all.findings.begin() + ptrdiff_t(range.begin)),
+                                   std::make_move_iterator(all.findings.begin() + ptrdiff_t(range.begin + range.size)));
+    kept.add(std::move(all.results[i]));
+  }
+  return kept;
+}
+
+}  // namespace
+
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
   // Of the whole project, before a shard is cut out of it: every shard sees the same index.
   auto project = std::make_shared<const ProjectIndex>(project_index(discovery));
+  auto other = [&](const auto& f) { return !in_shard(f.path, request.shard_index, request.shard_count); };
   if (request.shard_count > 1) {
-    auto other = [&](const auto& f) { return !in_shard(f.path, request.shard_index, request.shard_count); };
-    std::erase_if(discovery.files, other);
+    std::erase_if(discovery.files, [&](const DiscoveredFile& f) { return other(f) && !feeds_links(f.language); });
     std::erase_if(discovery.skipped, other);
   }
   ScanDatabase database = compile_database(discovery.root);
@@ -300,7 +321,11 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
-  link_project(results, request.path_weights);
+  link_project(results, request.path_weights, checks::registry());
+  if (request.shard_count > 1) {
+    results = only_files(std::move(results), [&](const FileResult& r) { return !other(r); });
+    std::erase_if(discovery.files, other);
+  }
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },

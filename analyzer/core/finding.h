@@ -69,16 +69,20 @@ struct FileLinks {
     Kind kind = Kind::Module;
     std::string target;
     uint32_t line = 0;
-    bool guarded = false;  // behind a device or backend guard, or an optional import, in its file
+    // Where its file uses it: Guarded behind a device or backend guard or in an optional import;
+    // else the role of the code there (HotPath when handed to a tracing transform).
+    Context context = Context::Unknown;
+    bool guarded() const { return context == Context::Guarded; }
     int32_t function = -1; // the index in `functions` of the top-level function it is in; -1: none
   };
-  // The file's top-level functions, with whether the file itself uses each outside a guard (a
-  // function only other modules call takes its role from their calls).
+  // The file's top-level functions, with whether the file itself uses each outside a guard, and
+  // the role its file gives it (a function only other modules call takes its role from their uses).
   struct Function {
     std::string name;
     uint32_t first_line = 0;
     uint32_t last_line = 0;
     bool used_here = false;
+    Context role = Context::Unknown;
   };
   std::vector<Use> uses;
   std::vector<Function> functions;

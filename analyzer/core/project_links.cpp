@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/role_vote.h"
 #include "core/source_file.h"
 
 namespace tpulint {
@@ -83,6 +84,39 @@ class Linker {
         }
       }
     }
+  }
+
+  // Roles from the other modules' uses: a top-level function its own file neither calls nor gives
+  // a role takes the role its live uses from core code vote for (a helper only a Dataset calls is
+  // host code), through chains of such helpers. Run after settle().
+  void settle_roles() {
+    role_.resize(files_.size());
+    for (size_t i = 0; i < files_.size(); ++i) role_[i].assign(files_[i].links.functions.size(), Context::Unknown);
+    for (int pass = 0; pass < 8; ++pass) {
+      bool changed = false;
+      for (const auto& [key, edges] : name_edges_) {
+        const FileLinks::Function& function = files_[key.file].links.functions[key.function];
+        if (function.role != Context::Unknown || function.used_here || guarded_[key.file][key.function] ||
+            optional_[key.file])
+          continue;
+        RoleVote vote;
+        for (const Edge& e : edges)
+          if (counts_[e.from] && live(e)) vote.take(use_role(e));
+        if (Context role = vote.role(); role != role_[key.file][key.function]) {
+          role_[key.file][key.function] = role;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+  }
+
+  // The role other modules give the code of file `i` at `line`: Unknown when they give none.
+  Context role_at(size_t i, uint32_t line) const {
+    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
+    for (size_t k = 0; k < functions.size(); ++k)
+      if (functions[k].first_line <= line && line <= functions[k].last_line) return role_[i][k];
+    return Context::Unknown;
   }
 
   // Whether a finding of file `i` stands on guarded code.
@@ -189,9 +223,16 @@ class Linker {
     }
   }
 
+  // A use's role: its own, or, in a function of no role of its own file, the one other modules give it.
+  Context use_role(const Edge& e) const {
+    const FileLinks::Use& use = files_[e.from].links.uses[e.use];
+    if (use.context == Context::Unknown && use.function >= 0) return role_[e.from][size_t(use.function)];
+    return use.context;
+  }
+
   bool live(const Edge& e) const {
     const FileLinks::Use& use = files_[e.from].links.uses[e.use];
-    return !use.guarded && !optional_[e.from] && !(use.function >= 0 && guarded_[e.from][size_t(use.function)]);
+    return !use.guarded() && !optional_[e.from] && !(use.function >= 0 && guarded_[e.from][size_t(use.function)]);
   }
 
   // Whether some core code uses it, and all of that use is guarded.
@@ -214,22 +255,32 @@ class Linker {
   std::unordered_map<FunctionKey, std::vector<Edge>, FunctionKeyHash> name_edges_;
   std::vector<bool> optional_;
   std::vector<std::vector<bool>> guarded_;
+  std::vector<std::vector<Context>> role_;
 };
 
 }  // namespace
 
-void link_project(AnalyzedFiles& files, const PathWeights& weights) {
+void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry) {
   const bool any_links = std::any_of(files.results.begin(), files.results.end(),
                                      [](const FileResult& r) { return !r.links.uses.empty(); });
   if (!any_links) return;
   Linker linker(files, weights);
   linker.settle();
+  linker.settle_roles();
   for (size_t i = 0; i < files.results.size(); ++i) {
     const AnalyzedFiles::Range range = files.ranges[i];
     for (size_t k = range.begin; k < range.begin + range.size; ++k) {
       Finding& f = files.findings[k];
-      if (f.category == Category::AnalyzerNote || f.discounted || !linker.guarded(i, f)) continue;
-      f.context = Context::Guarded;
+      if (f.category == Category::AnalyzerNote || f.discounted) continue;
+      if (linker.guarded(i, f)) {
+        f.context = Context::Guarded;
+      } else if (f.context == Context::Unknown) {
+        f.context = linker.role_at(i, f.start.line);
+        const CheckInfo* check = registry.find(f.check_id);
+        if (!check || !discounts_finding(f.context, *check)) continue;
+      } else {
+        continue;
+      }
       f.discounted = true;
       f.severity = Severity::Info;
     }

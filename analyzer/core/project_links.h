@@ -10,6 +10,11 @@
 // - A top-level function is guarded when its own file never uses it outside a guard, other core
 //   files refer to it, and every such reference is guarded.
 //
+// - A top-level function its own file neither uses nor gives a role takes the role of its uses in
+//   the other modules' core code (core/role_vote.h): a helper only Datasets call is host code, one
+//   only handed to `jax.jit` elsewhere is the hot path. Its findings of no context take that role,
+//   and are discounted where it discounts their check (discounts_finding).
+//
 // Findings in optional files and guarded functions, and findings whose related files (an
 // extension's sources) are all optional, take the guarded context and are discounted
 // (discounts_finding). Uses from code that does not decide the verdict (tests, examples, by path
@@ -17,10 +22,11 @@
 #pragma once
 
 #include "core/scan.h"
+#include "core/registry.h"
 #include "core/score.h"
 
 namespace tpulint {
 
-void link_project(AnalyzedFiles& files, const PathWeights& weights);
+void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry);
 
 }  // namespace tpulint

@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r5";
+constexpr std::string_view kMagic = "r6";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -199,7 +199,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, int(u.kind));
     put_string(out, u.target);
     put_number(out, u.line);
-    put_number(out, int(u.guarded));
+    put_number(out, int(u.context));
     put_number(out, u.function);
   }
   put_number(out, r.links.functions.size());
@@ -208,6 +208,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, f.first_line);
     put_number(out, f.last_line);
     put_number(out, int(f.used_here));
+    put_number(out, int(f.role));
   }
 }
 
@@ -267,7 +268,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     u.kind = FileLinks::Kind(std::min(in.number<int>(), int(FileLinks::Kind::File)));
     u.target = in.string();
     u.line = in.number<uint32_t>();
-    u.guarded = in.number<int>() != 0;
+    u.context = Context(std::min(in.number<int>(), int(Context::Test)));
     u.function = in.number<int32_t>();
   }
   size_t functions = in.count();
@@ -277,6 +278,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.first_line = in.number<uint32_t>();
     f.last_line = in.number<uint32_t>();
     f.used_here = in.number<int>() != 0;
+    f.role = Context(std::min(in.number<int>(), int(Context::Test)));
   }
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());

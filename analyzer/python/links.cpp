@@ -86,23 +86,25 @@ void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
   for (const auto& f : functions)
     out.functions.push_back({std::string(f.name), file_.position(f.span.begin).line,
                              file_.position(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin).line,
-                             f.used_here});
+                             f.used_here, f.role});
   for (const Pending& p : pending_) {
     // The last name used: the module's or the function's.
     const std::string_view target = p.target;
     const Context c = p.kind == FileLinks::Kind::File ? model.context_at(p.at)
                                                        : model.context_of_use(target.substr(target.rfind('.') + 1), p.at);
     if (c == Context::Test) continue;
+    const Context handed = p.kind == FileLinks::Kind::File ? Context::Unknown : model.handed_role(target.substr(target.rfind('.') + 1));
     // Top-level functions are in source order and apart: the last one starting at or before it.
     int32_t function = -1;
     auto after = std::upper_bound(functions.begin(), functions.end(), p.at,
                                   [](uint32_t at, const SemanticModel::TopLevelFunction& f) { return at < f.span.begin; });
     if (after != functions.begin() && p.at < std::prev(after)->span.end) function = int32_t(after - functions.begin() - 1);
-    out.uses.push_back({p.kind, p.target, file_.position(p.at).line, c == Context::Guarded, function});
+    const Context context = c != Context::Guarded && handed != Context::Unknown ? handed : c;
+    out.uses.push_back({p.kind, p.target, file_.position(p.at).line, context, function});
   }
   // One use per target, place and guard: a name referred to a hundred times in one function is
   // one use of it there.
-  auto key = [](const FileLinks::Use& u) { return std::tie(u.kind, u.target, u.function, u.guarded); };
+  auto key = [](const FileLinks::Use& u) { return std::tie(u.kind, u.target, u.function, u.context); };
   std::stable_sort(out.uses.begin(), out.uses.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
   out.uses.erase(std::unique(out.uses.begin(), out.uses.end(), [&](const auto& a, const auto& b) { return key(a) == key(b); }),
                  out.uses.end());

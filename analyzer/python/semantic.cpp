@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/role_vote.h"
 #include "python/imports.h"
 
 namespace tpulint::python {
@@ -66,20 +67,6 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
     begin = slash + 1;
   }
   return false;
-}
-
-// Device code runs per step; among code that does not, the host data path is the likeliest to
-// matter to a reader, then evaluation, then one-time code and tests; guarded last, since code
-// also reached without a guard runs on a TPU.
-int excused_rank(Context c) {
-  switch (c) {
-    case Context::Host: return 5;
-    case Context::Eval: return 4;
-    case Context::OneTime: return 3;
-    case Context::Test: return 2;
-    case Context::Guarded: return 1;
-    default: return 0;
-  }
 }
 
 // Whether a try statement with this handler makes an optional dependency: the handler catches a
@@ -406,13 +393,8 @@ void SemanticModel::finish() {
     for (std::string_view name : g.fallback_names)
       if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
   // Handed to a tracing transform or to a host keyword anywhere in the file.
-  for (Function& f : functions_) {
-    if (f.own != Context::Unknown) continue;
-    if (std::find(traced_names_.begin(), traced_names_.end(), f.name) != traced_names_.end())
-      f.own = Context::HotPath;
-    else if (std::find(host_names_.begin(), host_names_.end(), f.name) != host_names_.end())
-      f.own = Context::Host;
-  }
+  for (Function& f : functions_)
+    if (f.own == Context::Unknown) f.own = handed_role(f.name);
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
     for (CallSite& c : calls_) c.in_training_loop = in_training_loop(c.at);
@@ -428,19 +410,12 @@ void SemanticModel::finish() {
     for (size_t i = 0; i < functions_.size(); ++i) {
       Function& f = functions_[i];
       if (f.own != Context::Unknown) continue;
-      bool hot = false, unknown = false, any = false;
-      Context excused = Context::Unknown;
-      auto take = [&](Context r) {
-        any = true;
-        if (r == Context::HotPath || r == Context::Loop) hot = true;
-        else if (excused_rank(r) == 0) unknown = true;
-        else if (excused_rank(r) > excused_rank(excused)) excused = r;
-      };
+      RoleVote vote;
       if (auto it = calls_of.find(f.name); it != calls_of.end())
         for (const CallSite* c : it->second)
-          if (c->caller != int(i)) take(caller_role(*c));
-      if (f.parent >= 0) take(functions_[f.parent].role);
-      Context role = !any ? Context::Unknown : hot ? Context::HotPath : unknown ? Context::Unknown : excused;
+          if (c->caller != int(i)) vote.take(caller_role(*c));
+      if (f.parent >= 0) vote.take(functions_[f.parent].role);
+      Context role = vote.role();
       if (role == Context::Unknown && host_module_) role = Context::Host;
       if (role != f.role) {
         f.role = role;
@@ -514,6 +489,12 @@ bool SemanticModel::guarded_use(std::string_view name, uint32_t offset, bool onl
   return false;
 }
 
+Context SemanticModel::handed_role(std::string_view name) const {
+  if (std::find(traced_names_.begin(), traced_names_.end(), name) != traced_names_.end()) return Context::HotPath;
+  if (std::find(host_names_.begin(), host_names_.end(), name) != host_names_.end()) return Context::Host;
+  return Context::Unknown;
+}
+
 Context SemanticModel::context_of_use(std::string_view name, uint32_t offset) const {
   return guarded_use(name, offset, true) ? Context::Guarded : role_at(offset);
 }
@@ -536,7 +517,7 @@ std::vector<SemanticModel::TopLevelFunction> SemanticModel::top_level_functions(
   for (const Function& f : functions_)
     if (f.parent < 0 && f.class_index < 0) {
       by_name[f.name].push_back(out.size());
-      out.push_back({f.name, f.span, false});
+      out.push_back({f.name, f.span, false, f.role});
     }
   if (out.empty()) return out;
   for (const CallSite& c : calls_) {

@@ -73,8 +73,13 @@ class SemanticModel {
     std::string_view name;
     ByteSpan span;
     bool used_here = false;
+    Context role = Context::Unknown;  // its role from this file alone
   };
   std::vector<TopLevelFunction> top_level_functions() const;
+  // The role a function of that name takes from where the file hands it over, whichever module
+  // defines it: the hot path when handed to a tracing transform (`jax.jit(train_step)`), the host
+  // when handed to a host keyword (`collate_fn=collate`); Unknown otherwise.
+  Context handed_role(std::string_view name) const;
 
  private:
   struct Function {
