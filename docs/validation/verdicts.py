@@ -2,7 +2,7 @@
 """Scores tpulint's verdicts, scores, effort and key blockers against the expert labels of
 docs/validation/verdicts.tsv, for one half of the corpus.
 
-Usage: docs/validation/verdicts.py calibration|validation [--tpulint build/tpulint]
+Usage: docs/validation/verdicts.py calibration|validation|fresh [--tpulint build/tpulint]
            [--reports DIR] [--rescan] [--markdown]
 
 Each labeled repository (its local checkout, see the TSV) is scanned once with
@@ -17,7 +17,7 @@ measures the issue asks for:
     label's (the labels are of the core code);
   - the share of GPU-only code against the label's share of core code without a TPU path;
   - repositories of different rank that share a score.
-Reads nothing of the validation half unless asked for it by name.
+Reads nothing of the validation or fresh half unless asked for it by name.
 """
 import argparse
 import fnmatch
