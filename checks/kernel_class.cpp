@@ -19,11 +19,6 @@ namespace {
 constexpr uint32_t kTrivialMaxLines = 80;
 constexpr uint32_t kTrivialMaxStatements = 40;
 
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_lower(c) || is_upper(c) || is_digit(c); }
-
 // The table's patterns without their underscores: what a run of words must spell.
 std::string joined(std::string_view pattern) {
   std::string out;
@@ -153,32 +148,6 @@ HoursRange trivial_hours(uint32_t lines) {
   if (lines <= 10) return {0.5, 1.5};
   if (lines <= 25) return {1, 2};
   return {1, 3};
-}
-
-std::vector<std::string> identifier_words(std::string_view name) {
-  std::vector<std::string> words;
-  std::string word;
-  auto flush = [&] {
-    if (!word.empty()) words.push_back(std::move(word));
-    word.clear();
-  };
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (!is_alnum(c)) {
-      flush();
-      continue;
-    }
-    if (!word.empty()) {
-      char prev = name[i - 1];
-      bool next_lower = i + 1 < name.size() && is_lower(name[i + 1]);
-      if ((is_upper(c) && (is_lower(prev) || is_digit(prev))) || (is_upper(c) && is_upper(prev) && next_lower) ||
-          (is_digit(c) != is_digit(prev)))
-        flush();
-    }
-    word += char(std::tolower(static_cast<unsigned char>(c)));
-  }
-  flush();
-  return words;
 }
 
 bool matches(std::span<const std::string> words, std::string_view pattern) {

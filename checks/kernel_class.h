@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/finding.h"
+#include "core/identifier_words.h"
 #include "cxx/native_facts.h"
 #include "data/standard_kernels.h"
 
@@ -52,10 +53,7 @@ struct KernelShape {
 bool trivial_shape(const KernelShape& s);
 HoursRange trivial_hours(uint32_t lines);
 
-// An identifier or path component in lower-case words: split at non-alphanumerics, at case
-// changes (`RoIAlignForward` -> ro, i, align, forward; `XEntropy` -> x, entropy) and between
-// letters and digits.
-std::vector<std::string> identifier_words(std::string_view name);
+using tpulint::identifier_words;
 
 // Whether `pattern` (snake_case, from the table) equals a run of consecutive `words` joined.
 bool matches(std::span<const std::string> words, std::string_view pattern);

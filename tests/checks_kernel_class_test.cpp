@@ -431,3 +431,44 @@ TEST_CASE("the findings of a file that only instantiates a template join its wor
   // With code of its own, the same file is priced in full.
   for (const Finding& f : analyze(generated + "int heads(int h) { return h; }\n")) CHECK(f.effort != EffortClass::None);
 }
+
+TEST_CASE("inline assembly in device code is priced with the function it is in; PTX in host code on its own",
+          "[checks][kernels]") {
+  auto dir = std::filesystem::temp_directory_path() / "tpulint_kernel_class_test";
+  std::filesystem::create_directories(dir);
+  cxx::NativeAnalyzer analyzer(checks::native_checks(std::vector<std::string_view>{"TPU101", "TPU103"}), {});
+  SourceFile file("scan_kernel.cu", dir / "scan_kernel.cu", Language::Cuda,
+                  "__global__ void scan_kernel(const float* in, float* out) {\n"
+                  "  float v;\n"
+                  "  asm(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(v) : \"l\"(in + threadIdx.x));\n"
+                  "  __shared__ float s[256];\n"
+                  "  s[threadIdx.x] = v;\n"
+                  "  __syncthreads();\n"
+                  "  for (int k = 1; k < blockDim.x; k *= 2) s[threadIdx.x] += s[threadIdx.x - k];\n"
+                  "  out[threadIdx.x] = s[threadIdx.x];\n"
+                  "}\n"
+                  "inline void fence() { asm volatile(\"fence.acq_rel.gpu;\" ::: \"memory\"); }\n");
+  FileResult result;
+  analyzer.analyze(file, result);
+  std::vector<const Finding*> device_asm, host_asm, kernel_defs;
+  for (const Finding& f : result.findings) {
+    if (f.check_id == "TPU101") kernel_defs.push_back(&f);
+    if (f.check_id == "TPU103") (f.start.line == 3 ? device_asm : host_asm).push_back(&f);
+  }
+  REQUIRE(kernel_defs.size() == 1);
+  REQUIRE(device_asm.size() == 1);
+  REQUIRE(host_asm.size() == 1);
+  CHECK(kernel_defs[0]->hours.high > 0);
+  CHECK(device_asm[0]->hours.high == 0);
+  CHECK(device_asm[0]->message.find("rewritten with 'scan_kernel'") != std::string_view::npos);
+  CHECK(host_asm[0]->hours.low == 8);
+  CHECK(host_asm[0]->hours.high == 24);
+}
+
+TEST_CASE("Mamba's causal depthwise conv1d is a standard op, by kernel name and by file", "[checks][kernels]") {
+  for (std::string_view name : {"causal_conv1d_fwd_kernel", "causal_conv1d_channellast_bwd_kernel", "causal_conv1d_update_kernel",
+                                "_causal_conv1d_fwd_kernel"})
+    CHECK(op_of(name) == "causal_conv1d");
+  CHECK(file_op("csrc/causal_conv1d_bwd.cu") == "causal_conv1d");
+  CHECK(op_of("conv1d_kernel") != "causal_conv1d");  // a plain convolution is not this op
+}

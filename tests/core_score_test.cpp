@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/plan.h"
 #include "core/scan.h"
 #include "core/score.h"
 
@@ -401,9 +402,11 @@ TEST_CASE("verdict: code with no TPU path making much of the core, or a long rew
   CHECK_THAT(s.verdict_reason, Catch::Contains("20% of the core code"));
   // The same kernel in a project ten times larger is 2%: significant.
   CHECK(compute_score(f, {}, 20000).verdict == Verdict::Significant);
-  // A small share that is still a long rewrite.
+  // A small share that is still a long rewrite: ten kernels of ten ops (of one op, in one file,
+  // they would be one kernel family).
   std::vector<Finding> long_rewrite;
-  for (uint32_t i = 0; i < 10; ++i) long_rewrite.push_back(kernel(EffortClass::High, "pkg/k.cu", 50, {40, 100}, i + 1));
+  for (uint32_t i = 0; i < 10; ++i)
+    long_rewrite.push_back(kernel(EffortClass::High, "pkg/op" + std::to_string(i) + ".cu", 50, {40, 100}, i + 1));
   CHECK(compute_score(long_rewrite, {}, 100000).verdict == Verdict::StayOnGpu);
   // Standard ops with known TPU replacements are the project's value when they are most of it: a
   // kernel library. A few of them in a larger project are a port with a known path.
@@ -531,4 +534,43 @@ TEST_CASE("native code counts whole: all of it once one native core file is GPU 
   CHECK(p.verdict == Verdict::StayOnGpu);  // 20% with no TPU path, 400 lines
   // Findings in a native file of the core code add no lines of their own (the file counts).
   CHECK(p.tally.core_gpu_lines == 100);
+}
+
+TEST_CASE("kernel families: one directory, one name but for the words of a pass", "[core][score]") {
+  using F = KernelFamilies;
+  CHECK(F::family_of("csrc/causal_conv1d_fwd.cu") == F::family_of("csrc/causal_conv1d_bwd.cu"));
+  CHECK(F::family_of("csrc/roi_align_kernel.cu") == F::family_of("csrc/roi_align_cuda.cu"));
+  CHECK(F::family_of("gsplat/cuda/csrc/RasterizeToPixelsFwd.cu") == F::family_of("gsplat/cuda/csrc/RasterizeToPixelsBwd.cu"));
+  CHECK(F::family_of("ops/GSForward.cu") == F::family_of("ops/GSBackward.cu"));
+  CHECK(F::family_of("csrc/roi_align_fwd.cu") != F::family_of("csrc/nms_fwd.cu"));
+  CHECK(F::family_of("a/causal_conv1d_fwd.cu") != F::family_of("b/causal_conv1d_fwd.cu"));
+  CHECK(F::family_of("csrc/causal_conv1d_update.cu") != F::family_of("csrc/causal_conv1d_fwd.cu"));
+  CHECK(F::family_of("kernel.cu") == "kernel.cu");  // nothing but pass words: the file alone
+}
+
+TEST_CASE("kernel families: the most expensive kernel whole, the others at a share, in score and plan",
+          "[core][score][plan]") {
+  const double share = KernelFamilies::kShare;
+  std::vector<Finding> findings = {
+      kernel(EffortClass::High, "csrc/scan_fwd.cu", 120, {40, 120}, 3),
+      kernel(EffortClass::High, "csrc/scan_bwd.cu", 200, {60, 180}, 5),
+      kernel(EffortClass::High, "csrc/scan_bwd.cu", 80, {20, 60}, 90),
+      kernel(EffortClass::High, "csrc/sort.cu", 100, {30, 90}, 7),
+  };
+  for (Finding& f : findings) f.subject = "ext";  // one work item
+  const ScoreSummary s = compute_score(findings);
+  CHECK(s.core_hours.low == Approx(60 + share * (40 + 20) + 30));
+  CHECK(s.core_hours.high == Approx(180 + share * (120 + 60) + 90));
+  CHECK(s.tally.core_novel_hours == Approx(60 + share * (40 + 20) + 30));
+  const std::vector<WorkItem> plan = plan_work(findings, {});
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].hours.high == Approx(s.core_hours.high));
+  // Whatever the order of the findings.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  // Fixing the most expensive kernel prices the next one whole, and the total still falls.
+  findings.erase(std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.hours.high == 180; }));
+  const ScoreSummary fixed = compute_score(findings);
+  CHECK(fixed.core_hours.high == Approx(120 + share * 60 + 90));
+  CHECK(fixed.score >= s.score);
 }

@@ -76,3 +76,24 @@ TEST_CASE("a Python module named like an extension is not a compiled extension",
   CHECK(ids(dir.path(), "det/config/config.py").empty());
   CHECK(ids(dir.path(), "det/layers/nms.py") == std::vector<std::string>{"TPU117:2", "TPU117:3"});
 }
+
+TEST_CASE("a kernel language imported to write the file's kernels is priced with them", "[python][kernels]") {
+  TempDir dir;
+  const std::string kernel =
+      "@triton.jit\n"
+      "def scale_kernel(x, out, n, BLOCK: tl.constexpr):\n"
+      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+      "    tl.store(out + offs, tl.load(x + offs) * 2.0, mask=offs < n)\n";
+  dir.write("ops/scale.py", "import triton\nimport triton.language as tl\n" + kernel);
+  dir.write("ops/launch.py", "import triton\ndef grid(n):\n    return (triton.cdiv(n, 1024),)\n");
+  auto hours_of = [&](const std::string& relative) {
+    app::EngineOptions options;
+    options.select = {"TPU501"};
+    app::Engine engine(options);
+    FileResult r = engine.analyze_file(dir.path() / relative, relative);
+    REQUIRE(r.findings.size() == 1);
+    return r.findings[0].hours;
+  };
+  CHECK(hours_of("ops/scale.py").high == 0);  // the kernel's own finding prices the rewrite
+  CHECK(hours_of("ops/launch.py").high == 8);  // a file that only uses Triton still needs the swap
+}

@@ -25,6 +25,7 @@ std::string_view extension_key(std::string_view module) {
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code) {
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
+  const KernelFamilies families(findings);
   Tally total;
   // Keys and paths are views into `findings`, which outlive this function: a million-line scan
   // has tens of thousands of findings, and copying a key per finding was most of the plan.
@@ -64,7 +65,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     const bool repeated = duplicates.repeated(f);
     const double path_weight = path_weight_of(f.path);
     const bool native = !repeated && counts_in_native_file(f, path_weight, code);
-    const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native);
+    const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native, families.low_price(f));
     if (native) code.count(f, +1);
     total += added;
     Key key = declaration_of(key_of(f));
@@ -81,8 +82,9 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     if (native) last->native.push_back(&f);
     last->tally += added;
     if (!repeated) {
-      last->hours.low += f.hours.low;
-      last->hours.high += f.hours.high;
+      const HoursRange priced = families.priced(f);
+      last->hours.low += priced.low;
+      last->hours.high += priced.high;
     }
   }
   // In key order, as they were kept in an ordered map: the final sort meets ties in this order.

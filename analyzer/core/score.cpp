@@ -1,9 +1,12 @@
 #include "core/score.h"
 
+#include "core/identifier_words.h"
 #include "core/ignore_rules.h"
+#include "core/source_file.h"
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -118,7 +121,7 @@ bool counts_in_native_file(const Finding& f, double path_weight, const CoreCode&
   return (!f.discounted || f.context == Context::Guarded) && decides_verdict(path_weight) && code.is_native(f.path);
 }
 
-Tally tally_of(const Finding& f, double path_weight, bool in_native_file) {
+Tally tally_of(const Finding& f, double path_weight, bool in_native_file, double price) {
   Tally t;
   if (f.category == Category::AnalyzerNote) return t;
   if (f.discounted) {
@@ -127,15 +130,16 @@ Tally tally_of(const Finding& f, double path_weight, bool in_native_file) {
       t.core_gpu_lines = f.code_lines;
     return t;
   }
-  t.hours = f.hours.low * path_weight;
+  const double hours = f.hours.low * price;
+  t.hours = hours * path_weight;
   if (!decides_verdict(path_weight)) return t;
-  t.core_hours = f.hours.low;
-  if (f.effort >= EffortClass::Medium) t.core_change_hours = f.hours.low;
+  t.core_hours = hours;
+  if (f.effort >= EffortClass::Medium) t.core_change_hours = hours;
   const bool kernel = f.category == Category::CustomKernel && f.code_lines > 0;
   const bool novel = f.effort == EffortClass::High;
   if (novel) {
     t.core_novel = 1;
-    t.core_novel_hours = f.hours.low;
+    t.core_novel_hours = hours;
   } else if (f.effort == EffortClass::Medium && kernel) {
     t.core_kernels = 1;
   }
@@ -213,6 +217,51 @@ Shares shares_of(const Tally& t, const CoreCode& code) {
   return s;
 }
 
+namespace {
+
+bool is_kernel(const Finding& f) {
+  return f.category == Category::CustomKernel && f.code_lines > 0 && f.hours.high > 0 && !f.discounted;
+}
+
+}  // namespace
+
+std::string KernelFamilies::family_of(std::string_view path) {
+  static constexpr std::array<std::string_view, 10> kPassWords = {"fwd",    "bwd",     "forward", "backward", "grad",
+                                                                  "kernel", "kernels", "cuda",    "impl",     "cu"};
+  const std::string_view dir = directory_of(path);
+  std::string_view name = file_name_of(path);
+  name = name.substr(0, name.find('.'));
+  std::string out(dir);
+  out += '/';
+  bool any = false;
+  for (const std::string& w : identifier_words(name)) {
+    if (std::find(kPassWords.begin(), kPassWords.end(), w) != kPassWords.end()) continue;
+    out += any ? "_" : "";
+    out += w;
+    any = true;
+  }
+  return any ? out : std::string(path);
+}
+
+KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
+  std::unordered_map<std::string, std::vector<const Finding*>> members;
+  for (const Finding& f : findings)
+    if (is_kernel(f)) members[family_of(f.path)].push_back(&f);
+  // Per bound, the family's most expensive kernel, whatever the order of the findings.
+  auto others = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
+    for (const auto& [family, list] : members) {
+      const Finding* first = list.front();
+      for (const Finding* f : list)
+        if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
+          first = f;
+      for (const Finding* f : list)
+        if (f != first) out.insert(f);
+    }
+  };
+  others(&HoursRange::low, others_low_);
+  others(&HoursRange::high, others_high_);
+}
+
 bool SameLineDuplicates::repeated(const Finding& f) {
   return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line}).second;
 }
@@ -237,27 +286,29 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   size_t counted = 0;
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
+  const KernelFamilies families(findings);
   const CoreCode uncounted = code;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
     const double path_weight = path_weight_of(f.path);
     const bool native = counts_in_native_file(f, path_weight, code);
-    const Tally t = tally_of(f, path_weight, native);
+    const Tally t = tally_of(f, path_weight, native, families.low_price(f));
+    const HoursRange hours = families.priced(f);
     if (native) code.count(f, +1);
     out.tally += t;
-    out.hours.low += f.hours.low;
-    out.hours.high += f.hours.high;
+    out.hours.low += hours.low;
+    out.hours.high += hours.high;
     if (category == by_category.end() || category->first != f.category)
       category = by_category.try_emplace(f.category, CategoryTally{uncounted, {}, 0, {}}).first;
     if (native) category->second.code.count(f, +1);
     category->second.tally += t;
     ++category->second.findings;
-    category->second.hours.low += f.hours.low;
-    category->second.hours.high += f.hours.high;
+    category->second.hours.low += hours.low;
+    category->second.hours.high += hours.high;
     if (!decides_verdict(path_weight) || f.discounted) continue;
-    out.core_hours.low += f.hours.low;
-    out.core_hours.high += f.hours.high;
+    out.core_hours.low += hours.low;
+    out.core_hours.high += hours.high;
     if (t.core_novel > 0 && !first_novel) first_novel = &f;
     if (t.core_kernels > 0 && !first_kernel) first_kernel = &f;
     if (t.core_errors > 0 && !first_error) first_error = &f;

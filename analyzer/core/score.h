@@ -51,9 +51,10 @@ struct Tally {
 };
 
 // What one finding adds, its path weighing `path_weight` (path_weight()); `in_native_file`: its
-// file is a C/C++/CUDA file of the core code, whose lines CoreCode counts. Analyzer notes add nothing;
-// a discounted finding adds nothing but, in guarded code, a kernel's lines to the GPU-only code.
-Tally tally_of(const Finding& f, double path_weight, bool in_native_file = false);
+// file is a C/C++/CUDA file of the core code, whose lines CoreCode counts; `price`: the share of
+// its low hours it is priced at (KernelFamilies). Analyzer notes add nothing; a discounted finding
+// adds nothing but, in guarded code, a kernel's lines to the GPU-only code.
+Tally tally_of(const Finding& f, double path_weight, bool in_native_file = false, double price = 1);
 
 // Whether a finding makes its native file GPU code (a kernel, a CUDA API or CUDA library use), and
 // code with no TPU path (a novel kernel or device function, with no fallback: not discounted).
@@ -174,6 +175,31 @@ class SameLineDuplicates {
     size_t operator()(const Key& k) const;
   };
   std::unordered_set<Key, KeyHash> seen_;
+};
+
+// The kernels of one op's passes and variants are one rewrite: those of one file, and those of
+// files named alike but for a pass (`causal_conv1d_fwd.cu`, `causal_conv1d_bwd.cu`;
+// `RasterizeToPixelsFwd.cu`, `RasterizeToPixelsBwd.cu`: one directory, one name once the words
+// fwd, bwd, forward, backward, grad, kernel(s), cuda and impl are taken out). The most expensive
+// kernel of a family is priced whole and each other at kShare of its hours: a backward pass
+// follows from the rewritten forward (JAX and XLA differentiate it), a layout or decode variant
+// reuses its design. The low and the high bounds each take their own most expensive kernel, so
+// that each only falls when a kernel is fixed. A kernel is a finding of a custom kernel with code
+// lines and hours, not discounted. Keeps pointers: the findings must outlive it.
+class KernelFamilies {
+ public:
+  static constexpr double kShare = 0.25;
+  explicit KernelFamilies(std::span<const Finding> findings);
+  // The share of its low and of its high hours `f` is priced at: kShare for a family's other
+  // kernels, else 1.
+  double low_price(const Finding& f) const { return others_low_.contains(&f) ? kShare : 1.0; }
+  double high_price(const Finding& f) const { return others_high_.contains(&f) ? kShare : 1.0; }
+  HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
+  // The family a file's kernels belong to: its directory and its name without the words of a pass.
+  static std::string family_of(std::string_view path);
+
+ private:
+  std::unordered_set<const Finding*> others_low_, others_high_;
 };
 
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary

@@ -42,6 +42,12 @@ class InlineAssembly final : public cxx::NativeCheck {
           f.hours = {};
           continue;
         }
+        // Any other device function is rewritten whole, and its finding (TPU101, TPU104) prices
+        // that rewrite, assembly included (a kernel's shape counts it as block-level code).
+        Finding& f = ctx.report(a.span, fmt::format("{}; it is rewritten with '{}'", message, a.function),
+                                "express the operation with CUDA-free code: tensor ops, or a Pallas kernel", a.function);
+        f.hours = {};
+        continue;
       }
       ctx.report(a.span, message, "express the operation with CUDA-free code: tensor ops, or a Pallas kernel",
                  a.function);
@@ -87,9 +93,11 @@ extern const CheckDef TPU103_inline_assembly{
                    "counterpart: the code around it must be redesigned, not translated.",
             .example = "asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));",
             .use_instead = "Tensor ops that XLA lowers to the TPU's matrix units, or a Pallas kernel.",
-            .effort = "High: 8-24 h per statement, because it sits in the most tuned code of a kernel. In the device "
-                      "code of a standard op with a known TPU replacement (see TPU101), medium and 0 h: it goes away "
-                      "when the op is swapped for its replacement.",
+            .effort = "High: 8-24 h per statement outside device code (PTX in host code, or in a function Clang "
+                      "could not place). In device code, 0 h of its own: the kernel or device function it is in "
+                      "is rewritten whole and priced by its own finding (TPU101, TPU104), whose shape counts the "
+                      "assembly as block-level code; in the device code of a standard op with a known TPU "
+                      "replacement, medium: it goes away when the op is swapped for its replacement.",
             .heuristic = "Host-side assembly (x86 `pause`, `rdtsc`) is not reported: the TPU host is an "
                          "ordinary CPU. Assembly counts as PTX when it is in device code or its text "
                          "contains PTX markers; PTX built from macros whose text is not visible can be "

@@ -53,6 +53,19 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   return dsl;
 }
 
+bool defines_kernels_of(std::string_view module, const python::PythonContext& ctx) {
+  const python::Tree& tree = ctx.tree();
+  for (uint32_t id = 0; id < tree.node_count(); ++id) {
+    Node d(&tree, id);
+    if (d.kind() != Kind::DecoratedDefinition) continue;
+    Node fn = d.field(Field::Definition);
+    if (!fn || fn.kind() != Kind::FunctionDefinition || kernel_dsl(fn, ctx) == KernelDsl::None) continue;
+    for (const Decorator& dec : decorators_of(fn, ctx))
+      if (dec.name.size() > module.size() && dec.name.starts_with(module) && dec.name[module.size()] == '.') return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::string_view name_of(Node fn) {

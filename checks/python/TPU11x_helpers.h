@@ -37,6 +37,9 @@ enum class KernelDsl : uint8_t {
 };
 KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
 std::string_view display_name(KernelDsl dsl);
+// Whether the file defines a kernel (or device function) through a decorator of `module`
+// ("triton": `@triton.jit`; "numba.cuda": `@cuda.jit`), at any depth.
+bool defines_kernels_of(std::string_view module, const python::PythonContext& ctx);
 
 // Hours to port a kernel of `lines` lines. Tile-level kernels (Triton, TileLang) share Pallas's
 // block-level model, so a port is closer to a translation; thread-level ones (CUDA C, Numba,

@@ -136,6 +136,10 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
     if (no_path) {
       f.effort = EffortClass::High;
       f.hours = {16, 40};
+    } else if (pyhelp::defines_kernels_of(lib.module, ctx)) {
+      // A kernel language imported to write the file's kernels: their findings (TPU111, TPU113)
+      // price the rewrite, the import goes with them.
+      f.hours = {};
     }
     return &f;
   }
@@ -176,7 +180,10 @@ extern const CheckDef TPU501_cuda_only_library_import{
                            "Pallas for Triton kernels; `jax.numpy` for CuPy; `tpu-info` for NVML monitoring.",
             .effort = "Medium (2-8 h per importing file) when a replacement exists; High (16-40 h) when the "
                       "table lists no TPU path and the code that uses the library must be rewritten; Low "
-                      "(0.25-1 h) for an optional import, where the work is checking the fallback.",
+                      "(0.25-1 h) for an optional import, where the work is checking the fallback. A kernel "
+                      "language (Triton, Numba CUDA, CuTe, TileLang) imported by a file that defines kernels "
+                      "in it costs nothing of its own: those kernels' findings (TPU111, TPU113) price the "
+                      "rewrite.",
             .heuristic = "Imports of the scanned project's own package are not reported (scanning apex itself "
                          "reports its kernels, not `import apex`): a library is the project's own when the scan "
                          "root, its `src/` or the importing file's directory holds `<name>/__init__.py` or "
