@@ -289,6 +289,32 @@ TEST_CASE("a baseline hides today's findings through moved code, and shows chang
   CHECK(bad.err.find("not a tpulint baseline") != std::string::npos);
 }
 
+// Baselines written before fingerprints left out comments and messages match nothing now.
+TEST_CASE("a baseline of an earlier format is refused with how to make it again", "[e2e][baseline]") {
+  TempDir dir;
+  dir.write("m.py", kModel);
+  dir.write("old.json", "{\"tool\": \"tpulint\", \"baseline_version\": 1, \"findings\": []}");
+  auto r = run_tpulint(scan_json(dir, "--baseline '" + dir.str("old.json") + "'"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a baseline of another version of tpulint (baseline_version 1, this one reads 2)") !=
+        std::string::npos);
+  CHECK(r.err.find("make it again with `tpulint baseline PATH -o") != std::string::npos);
+}
+
+// Issue 36: a comment appended to a baselined line made its finding new, and a message reworded
+// in a release would have made every finding new.
+TEST_CASE("a baselined finding stays baselined when a comment is added to its line", "[e2e][baseline]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  std::string base = dir.str("baseline.json");
+  REQUIRE(run_tpulint("baseline '" + dir.str("pkg") + "' -o '" + base + "'").exit_code == 0);
+  std::string model = kModel;
+  model.replace(model.find("model.cuda()"), 12, "model.cuda()  # TODO(port): use the XLA device");
+  dir.write("pkg/model.py", model);
+  auto r = report_of(run_tpulint(scan_json(dir.str("pkg"), "--baseline '" + base + "'")));
+  CHECK(r.at("findings").empty());
+}
+
 TEST_CASE("diff mode reports only findings on lines added or changed since a revision", "[e2e][diff]") {
   TempDir dir;
   std::string git = "git -C '" + dir.str() + "' -c user.name=t -c user.email=t@example.com ";

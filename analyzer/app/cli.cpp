@@ -78,12 +78,17 @@ void write_timings(const ScanReport& report, const fs::path& path, std::ostream&
   err << fmt::format("tpulint: timings: one line per file in {}\n", path.string());
 }
 
+// The baseline file's format. A file of another format holds fingerprints of another definition
+// (version 1 hashed the message and the whole line), which would match nothing and make every
+// accepted finding new: it is refused, with how to make it again.
+constexpr int kBaselineVersion = 2;
+
 // The baseline file: the fingerprints of accepted findings, with enough to read it by eye.
 std::string baseline_json(const ScanReport& report) {
   nlohmann::ordered_json doc;
   doc["tool"] = kToolName;
   doc["version"] = kToolVersion;
-  doc["baseline_version"] = 1;
+  doc["baseline_version"] = kBaselineVersion;
   auto prints = fingerprints(report.findings);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (size_t i = 0; i < report.findings.size(); ++i) {
@@ -97,9 +102,14 @@ std::string baseline_json(const ScanReport& report) {
 
 std::set<std::string> read_baseline(const fs::path& path) {
   auto j = read_json(path, "--baseline");
-  if (!j.is_object() || j.value("baseline_version", 0) != 1 || !j.contains("findings") || !j["findings"].is_array())
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array() || !j.contains("baseline_version"))
     throw UsageError(fmt::format("--baseline: '{}' is not a tpulint baseline (make one with `tpulint baseline`)",
                                  path.string()));
+  if (j["baseline_version"] != kBaselineVersion)
+    throw UsageError(fmt::format(
+        "--baseline: '{}' is a baseline of another version of tpulint (baseline_version {}, this one reads {}), whose "
+        "fingerprints differ: make it again with `tpulint baseline PATH -o {}`",
+        path.string(), j["baseline_version"].dump(), kBaselineVersion, path.string()));
   std::set<std::string> prints;
   for (const auto& f : j["findings"]) {
     if (!f.is_object() || !f.contains("fingerprint") || !f["fingerprint"].is_string())
