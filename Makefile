@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs install bench sanitize sanitize-build fuzz clean
+.PHONY: all deps test-deps configure build test demo docs install bench sanitize sanitize-build fuzz release-tag clean
 
 all: build
 
@@ -62,6 +62,14 @@ PREFIX ?= /usr/local
 install: build
 	install -D -m 755 $(BUILD_DIR)/tpulint $(DESTDIR)$(PREFIX)/bin/tpulint
 	install -D -m 644 $(BUILD_DIR)/libtpulint_clang.so $(DESTDIR)$(PREFIX)/lib/tpulint/libtpulint_clang.so
+
+# Tags HEAD as the release of the version in CMakeLists.txt's project(): v<VERSION>, the `rev:`
+# pre-commit users name (docs/ci.md). Local only; publish it with `git push origin v<VERSION>`.
+release-tag:
+	@version=$$(sed -n 's/^project(tpulint VERSION \([0-9][0-9.]*\) .*/\1/p' CMakeLists.txt); \
+	test -n "$$version" || { echo "release-tag: no version in CMakeLists.txt's project()" >&2; exit 1; }; \
+	git diff --quiet HEAD || { echo "release-tag: the work tree has changes: commit them first" >&2; exit 1; }; \
+	git tag -a "v$$version" -m "tpulint $$version" && echo "tagged v$$version; publish it with: git push origin v$$version"
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "checks/registry.h"
+#include "core/version.h"
 #include "report/check_docs.h"
 
 namespace fs = std::filesystem;
@@ -37,5 +38,25 @@ TEST_CASE("docs/checks is up to date with the checks' metadata (run `make docs`)
     if (stem == "README") continue;
     INFO(e.path().string() << " documents no registered check");
     CHECK(registry.find(stem) != nullptr);
+  }
+}
+
+// Issue 36: docs/ci.md told users `rev: v0.1.0`, a tag that did not exist, and the project's URL
+// was written out in several places. A release is tagged v<VERSION> of CMakeLists.txt, and every
+// link to the project's repository in the docs is kToolUrl, defined there too.
+TEST_CASE("docs/ci.md names the release tag of this version and the project's one URL", "[docs]") {
+  const std::string ci = read(fs::path(TPULINT_SOURCE_DIR) / "docs" / "ci.md");
+  CHECK(ci.find("rev: v" + std::string(kToolVersion) + " ") != std::string::npos);
+  CHECK(ci.find("make release-tag") != std::string::npos);
+  // The repository users clone or name as a pre-commit hook repository.
+  for (const std::string name : {"docs/ci.md", "README.md"}) {
+    std::istringstream text(read(fs::path(TPULINT_SOURCE_DIR) / name));
+    for (std::string line; std::getline(text, line);) {
+      const size_t url = line.find("https://");
+      if (url == std::string::npos || (line.find("git clone") == std::string::npos && line.find("repo:") == std::string::npos))
+        continue;
+      INFO(name << ": " << line);
+      CHECK(line.substr(url, line.find_first_of(" \t", url) - url) == kToolUrl);
+    }
   }
 }

@@ -289,6 +289,142 @@ TEST_CASE("a baseline hides today's findings through moved code, and shows chang
   CHECK(bad.err.find("not a tpulint baseline") != std::string::npos);
 }
 
+// Issue 36: pre-commit names each staged file, and a file the configuration excludes was
+// analyzed (the commit refused) because a file named explicitly always was.
+TEST_CASE("force-exclude applies the excludes to paths named explicitly", "[e2e][config][exclude]") {
+  TempDir dir;
+  dir.write("pyproject.toml", "[tool.tpulint]\nexclude = [\"data/\", \"gen_*.py\"]\n");
+  dir.write("data/prep.py", kModel);
+  dir.write("data/deep/more.py", kModel);
+  dir.write("pkg/gen_ops.py", kModel);
+  dir.write("pkg/model.py", kModel);
+  dir.write("build/out.py", kModel);
+  const std::string named = "'" + dir.str("data/prep.py") + "' '" + dir.str("data/deep") + "' '" +
+                            dir.str("pkg/gen_ops.py") + "' '" + dir.str("pkg/model.py") + "' '" + dir.str("build/out.py") + "'";
+  // Without it, a file named explicitly is analyzed whatever the excludes say.
+  auto plain = report_of(run_tpulint("scan " + named + " --format json"));
+  CHECK(plain.at("files").size() == 5);
+
+  auto forced = report_of(run_tpulint("scan " + named + " --format json --force-exclude"));
+  CHECK(locations(forced) == std::vector<std::string>{"TPU201 pkg/model.py:4", "TPU401 pkg/model.py:8"});
+  dir.write("pyproject.toml", "[tool.tpulint]\nexclude = [\"data/\", \"gen_*.py\"]\nforce-exclude = true\n");
+  auto configured = report_of(run_tpulint("scan " + named + " --format json"));
+  CHECK(locations(configured) == locations(forced));
+
+  // Every path named is excluded: nothing to scan is no error (a commit of excluded files).
+  auto nothing = run_tpulint("scan '" + dir.str("data/prep.py") + "' --fail-on warning");
+  CHECK(nothing.exit_code == 0);
+  CHECK(nothing.err.find("nothing to scan: the excludes cover every path named (1; --force-exclude)") != std::string::npos);
+  // A directory scan is as before: the root is never excluded, and excluded files stay out.
+  auto whole = report_of(run_tpulint("scan '" + dir.str() + "' --format json"));
+  CHECK(locations(whole) == locations(forced));
+
+  dir.write("pyproject.toml", "[tool.tpulint]\nforce-exclude = 1\n");
+  auto bad = run_tpulint("scan '" + dir.str() + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("'force-exclude' must be true or false") != std::string::npos);
+}
+
+// Issue 36: no configuration key named the baseline, so a pre-commit hook (which passes no
+// --baseline) refused every commit touching a file with old findings.
+TEST_CASE("config: baseline names the baseline file, inside the project", "[e2e][config][baseline]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  dir.write(".tpulint.toml", "baseline = \"tpulint-baseline.json\"\n");
+  // `tpulint baseline` makes the file the key names; it does not need it.
+  auto made = run_tpulint("baseline '" + dir.str() + "' -o '" + dir.str("tpulint-baseline.json") + "'");
+  REQUIRE(made.exit_code == 0);
+  dir.write("pkg/model.py", std::string(kModel) + "\ndef again(m):\n    return m.cuda()\n");
+  auto r = report_of(run_tpulint(scan_json(dir.str("pkg"), "--fail-on warning")));
+  CHECK(locations(r) == std::vector<std::string>{"TPU401 pkg/model.py:11"});
+  REQUIRE(r.at("hidden_findings").size() == 1);
+  CHECK(r.at("hidden_findings")[0].at("count") == 2);
+
+  // The command line wins.
+  dir.write("other.json", "{\"baseline_version\": 2, \"findings\": []}");
+  CHECK(report_of(run_tpulint(scan_json(dir, "--baseline '" + dir.str("other.json") + "'"))).at("findings").size() == 3);
+
+  // A baseline the key names that is missing: exit 2, naming the key and the file.
+  dir.write(".tpulint.toml", "baseline = \"ci/missing.json\"\n");
+  auto missing = run_tpulint(scan_json(dir));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "tpulint: error: " + dir.str(".tpulint.toml") +
+                           ": 'baseline': no such file 'ci/missing.json' (make it with `tpulint baseline . -o "
+                           "ci/missing.json`)\n");
+  CHECK(missing.out.empty());
+
+  // The configuration comes with the scanned tree: it names no file outside it, and reads none
+  // through a symbolic link.
+  for (std::string outside : {"../baseline.json", "/etc/passwd", "a/../../b.json", ""}) {
+    dir.write(".tpulint.toml", "baseline = \"" + outside + "\"\n");
+    auto r2 = run_tpulint(scan_json(dir));
+    INFO(outside);
+    CHECK(r2.exit_code == 2);
+    CHECK(r2.err.find("'baseline' must be the path of a file in the project") != std::string::npos);
+  }
+  TempDir elsewhere;
+  elsewhere.write("b.json", "{\"baseline_version\": 2, \"findings\": []}");
+  dir.symlink(elsewhere.str("b.json"), "link.json");
+  dir.write(".tpulint.toml", "baseline = \"link.json\"\n");
+  auto link = run_tpulint(scan_json(dir));
+  CHECK(link.exit_code == 2);
+  CHECK(link.err.find("'baseline': cannot read 'link.json'") != std::string::npos);
+}
+
+// Baselines written before fingerprints left out comments and messages match nothing now.
+TEST_CASE("a baseline of an earlier format is refused with how to make it again", "[e2e][baseline]") {
+  TempDir dir;
+  dir.write("m.py", kModel);
+  dir.write("old.json", "{\"tool\": \"tpulint\", \"baseline_version\": 1, \"findings\": []}");
+  auto r = run_tpulint(scan_json(dir, "--baseline '" + dir.str("old.json") + "'"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a baseline of another version of tpulint (baseline_version 1, this one reads 2)") !=
+        std::string::npos);
+  CHECK(r.err.find("make it again with `tpulint baseline PATH -o") != std::string::npos);
+}
+
+// Issue 36: a comment appended to a baselined line made its finding new, and a message reworded
+// in a release would have made every finding new.
+TEST_CASE("a baselined finding stays baselined when a comment is added to its line", "[e2e][baseline]") {
+  TempDir dir;
+  dir.write("pkg/model.py", kModel);
+  std::string base = dir.str("baseline.json");
+  REQUIRE(run_tpulint("baseline '" + dir.str("pkg") + "' -o '" + base + "'").exit_code == 0);
+  std::string model = kModel;
+  model.replace(model.find("model.cuda()"), 12, "model.cuda()  # TODO(port): use the XLA device");
+  dir.write("pkg/model.py", model);
+  auto r = report_of(run_tpulint(scan_json(dir.str("pkg"), "--baseline '" + base + "'")));
+  CHECK(r.at("findings").empty());
+}
+
+// Issue 36: fail-under from the configuration gated the score of the two files pre-commit
+// passed ("score 49.8").
+TEST_CASE("fail-under does not gate the score of files named one by one, nor a --diff run by config",
+          "[e2e][thresholds]") {
+  TempDir dir;
+  std::string git = "git -C '" + dir.str() + "' -c user.name=t -c user.email=t@example.com ";
+  dir.write("pkg/model.py", kModel);
+  dir.write("pkg/clean.py", "x = 1\n");
+  dir.write(".tpulint.toml", "fail-under = 99\n");
+  REQUIRE(std::system((git + "init -q && " + git + "add -A && " + git + "commit -q -m base").c_str()) == 0);
+  CHECK(run_tpulint(scan_json(dir)).exit_code == 1);  // the repository's score gates
+
+  auto named = run_tpulint("scan '" + dir.str("pkg/model.py") + "' '" + dir.str("pkg/clean.py") + "' --format json");
+  CHECK(named.exit_code == 0);
+  CHECK(named.err ==
+        "tpulint: fail-under 99 not applied: the score of 2 files named on the command line is not the repository's\n");
+  // Given on the command line too: a partial score never gates.
+  auto option = run_tpulint(scan_json(dir.str("pkg/model.py"), "--fail-under 50"));
+  CHECK(option.exit_code == 0);
+  CHECK(option.err.find("fail-under 50 not applied: the score of 1 file named") != std::string::npos);
+
+  // --diff: the configuration's threshold is left to full scans; --fail-under gates the tree's score.
+  auto diff = run_tpulint(scan_json(dir, "--diff HEAD"));
+  CHECK(diff.exit_code == 0);
+  CHECK(diff.err.find("fail-under 99 (from .tpulint.toml) not applied with --diff") != std::string::npos);
+  CHECK(run_tpulint(scan_json(dir, "--diff HEAD --fail-under 99")).exit_code == 1);
+}
+
 TEST_CASE("diff mode reports only findings on lines added or changed since a revision", "[e2e][diff]") {
   TempDir dir;
   std::string git = "git -C '" + dir.str() + "' -c user.name=t -c user.email=t@example.com ";
@@ -307,6 +443,13 @@ TEST_CASE("diff mode reports only findings on lines added or changed since a rev
   auto scored = run_tpulint("scan '" + dir.str() + "' --diff HEAD --diff-score --color never");
   REQUIRE(scored.exit_code == 0);
   CHECK(scored.out.find("against HEAD: ") != std::string::npos);
+
+  // Before the first commit (pre-commit's hook runs `--diff HEAD` then too), every file is new.
+  TempDir fresh;
+  fresh.write("model.py", kModel);
+  REQUIRE(std::system(("git -C '" + fresh.str() + "' init -q").c_str()) == 0);
+  auto unborn = report_of(run_tpulint("scan '" + fresh.str() + "' --format json --diff HEAD"));
+  CHECK(locations(unborn) == std::vector<std::string>{"TPU201 model.py:4", "TPU401 model.py:8"});
 
   auto bad_ref = run_tpulint("scan '" + dir.str() + "' --diff no-such-ref");
   CHECK(bad_ref.exit_code == 2);
@@ -339,45 +482,160 @@ TEST_CASE("diff mode runs none of the commands a scanned repository's git config
   CHECK_FALSE(std::filesystem::exists(marker + "-textconv"));
 }
 
+namespace {
+
+// A git repository whose commits run this project's hooks (.pre-commit-hooks.yaml) through the
+// real pre-commit, with the tpulint under test first on PATH. Offline: the hook repository is a
+// local one, and pre-commit's cache is the test's own.
+class PreCommitProject {
+ public:
+  // `hook_ids` in .pre-commit-config.yaml; `files` are the first commit's, made without hooks.
+  PreCommitProject(const TempDir& dir, const std::vector<std::string>& hook_ids,
+                   const std::map<std::string, std::string>& files)
+      : dir_(dir) {
+    namespace fs = std::filesystem;
+    // The hooks as a repository pre-commit clones: this project's .pre-commit-hooks.yaml.
+    const std::string hooks = dir.str("hooks");
+    fs::create_directories(hooks);
+    fs::copy_file(TPULINT_SOURCE_DIR "/.pre-commit-hooks.yaml", hooks + "/.pre-commit-hooks.yaml");
+    // The binary under test as `tpulint` (TPULINT_TEST_BINARY may name it otherwise).
+    fs::create_directories(dir.str("bin"));
+    fs::create_symlink(tpulint::testing::tpulint_binary(), dir.str("bin/tpulint"));
+    // Exported: a command may be several, joined by the shell.
+    env_ = "export PATH='" + dir.str("bin") + "':\"$PATH\" PRE_COMMIT_HOME='" + dir.str("pre-commit-home") +
+           "' XDG_CACHE_HOME='" + dir.str("cache") + "' GIT_CONFIG_NOSYSTEM=1 HOME='" + dir.str() +
+           "' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com;";
+    REQUIRE(run("git", "init -q && git add -A && git commit -q -m hooks", hooks).exit_code == 0);
+
+    std::string config = "repos:\n- repo: " + hooks + "\n  rev: HEAD\n  hooks:\n";
+    for (const std::string& id : hook_ids) config += "  - id: " + id + "\n";
+    write(".pre-commit-config.yaml", config);
+    for (const auto& [path, text] : files) write(path, text);
+    REQUIRE(git("init -q && git add -A && git commit -q -m init && pre-commit install >/dev/null").exit_code == 0);
+  }
+
+  void write(const std::string& path, const std::string& text) const { dir_.write("project/" + path, text); }
+
+  // `git ARGS` (and whatever the shell runs after it) in the project.
+  tpulint::testing::CommandResult git(const std::string& args) const { return run("git", args, dir_.str("project")); }
+  // Stages every change and commits: pre-commit runs the hooks.
+  // What they print, standard output and error together, is in `out`.
+  tpulint::testing::CommandResult commit(const std::string& message) const {
+    return combined(git("add -A && git commit -q -m '" + message + "'"));
+  }
+  // Commits what is staged, leaving the rest of the work tree as it is.
+  tpulint::testing::CommandResult commit_staged(const std::string& message) const {
+    return combined(git("commit -q -m '" + message + "'"));
+  }
+  tpulint::testing::CommandResult pre_commit(const std::string& args) const {
+    return combined(run("pre-commit", args, dir_.str("project")));
+  }
+
+ private:
+  tpulint::testing::CommandResult run(const std::string& program, const std::string& args, const std::string& cwd) const {
+    return tpulint::testing::run_program(program, args, cwd, env_);
+  }
+
+  static tpulint::testing::CommandResult combined(tpulint::testing::CommandResult r) {
+    r.out += r.err;
+    return r;
+  }
+
+  const TempDir& dir_;
+  std::string env_;
+};
+
+// Whether `programs` are on PATH; if not, the test says it is skipped (ctest reports it so, by
+// its SKIP_REGULAR_EXPRESSION in tests/CMakeLists.txt) and returns.
+bool have_programs(std::initializer_list<const char*> programs) {
+  for (const char* p : programs)
+    if (std::system(("command -v '" + std::string(p) + "' >/dev/null 2>&1").c_str()) != 0) {
+      WARN("tpulint-test-skipped: '" << p << "' is not on PATH");
+      return false;
+    }
+  return true;
+}
+
+const char* kTrainingLoop =
+    "import torch\n"
+    "\n"
+    "\n"
+    "def train(model, loader, opt):\n"
+    "    for x, y in loader:\n"
+    "        loss = model(x).mean()\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+    "        print(loss.item())\n";
+
+}  // namespace
+
 // The hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a real commit.
 TEST_CASE("the pre-commit hook refuses a commit that adds a TPU blocker", "[e2e][precommit]") {
+  if (!have_programs({"git", "pre-commit"})) return;
   TempDir dir;
-  // A hook repository holding this project's .pre-commit-hooks.yaml, as pre-commit clones it.
-  std::string hooks = dir.str("hooks");
-  std::string git_hooks = "git -C '" + hooks + "' -c user.name=t -c user.email=t@example.com ";
-  std::filesystem::create_directories(hooks);
-  std::filesystem::copy_file(TPULINT_SOURCE_DIR "/.pre-commit-hooks.yaml", hooks + "/.pre-commit-hooks.yaml");
-  REQUIRE(std::system((git_hooks + "init -q && " + git_hooks + "add -A && " + git_hooks + "commit -q -m hooks").c_str()) == 0);
+  PreCommitProject project(dir, {"tpulint"}, {{"README.md", "a project\n"}});
 
-  std::string project = dir.str("project");
-  std::string env = "cd '" + project + "' && PATH='" + std::filesystem::path(TPULINT_BINARY).parent_path().string() +
-                    "':$PATH PRE_COMMIT_HOME='" + dir.str("cache") + "' ";
-  std::string git = env + "git -c user.name=t -c user.email=t@example.com ";
-  dir.write("project/.pre-commit-config.yaml",
-            "repos:\n- repo: " + hooks + "\n  rev: HEAD\n  hooks:\n  - id: tpulint\n");
-  dir.write("project/README.md", "a project\n");
-  REQUIRE(std::system((env + "git init -q && " + git + "add -A && " + git + "commit -q -m init && " + env +
-                       "pre-commit install >/dev/null").c_str()) == 0);
-  auto commit = [&](const std::string& message) {
-    return std::system((git + "add -A && " + git + "commit -q -m '" + message + "' >/dev/null 2>&1").c_str());
-  };
+  project.write("train.py",
+                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "        loss = model(x).mean()\n        loss.backward()\n        opt.step()\n");
+  CHECK(project.commit("clean training loop").exit_code == 0);
 
-  dir.write("project/train.py",
-            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
-            "        loss = model(x).mean()\n        loss.backward()\n        opt.step()\n");
-  CHECK(commit("clean training loop") == 0);
+  project.write("train.py",
+                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "        idx = torch.nonzero(mask)\n        loss = model(x[idx]).mean()\n        loss.backward()\n"
+                "        opt.step()\n");
+  CHECK(project.commit("adds torch.nonzero in the loop").exit_code != 0);
 
-  dir.write("project/train.py",
-            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
-            "        idx = torch.nonzero(mask)\n        loss = model(x[idx]).mean()\n        loss.backward()\n"
-            "        opt.step()\n");
-  CHECK(commit("adds torch.nonzero in the loop") != 0);
+  project.write("train.py",
+                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "        idx = torch.nonzero(mask)  # tpulint: ignore[TPU201]\n        loss = model(x[idx]).mean()\n"
+                "        loss.backward()\n        opt.step()\n");
+  CHECK(project.commit("suppressed").exit_code == 0);
+}
 
-  dir.write("project/train.py",
-            "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
-            "        idx = torch.nonzero(mask)  # tpulint: ignore[TPU201]\n        loss = model(x[idx]).mean()\n"
-            "        loss.backward()\n        opt.step()\n");
-  CHECK(commit("suppressed") == 0);
+// Issue 36: the hook analyzed a staged file the configuration excludes, refused a commit that
+// touched a file for its old findings, gated the staged files' "score" on fail-under, and the
+// score hook printed nothing unless pre-commit ran with --verbose.
+TEST_CASE("the pre-commit hooks refuse only what a commit adds, and the score hook shows the score",
+          "[e2e][precommit]") {
+  if (!have_programs({"git", "pre-commit"})) return;
+  TempDir dir;
+  PreCommitProject project(dir, {"tpulint", "tpulint-score"},
+                           {{"pyproject.toml", "[tool.tpulint]\nexclude = [\"data/\"]\nfail-under = 99\n"},
+                            {"engine.py", kTrainingLoop}});
+
+  // A staged file under an excluded directory: not analyzed (force-exclude), nothing to refuse.
+  project.write("data/prep.py", "def prep(x):\n    return x.cuda()\n");
+  auto excluded = project.commit("data preparation");
+  INFO(excluded.out);
+  CHECK(excluded.exit_code == 0);
+
+  // A file with an old finding (and a score under fail-under), touched: nothing new. A change
+  // left unstaged is not part of the commit (pre-commit stashes it while the hooks run).
+  project.write("engine.py", std::string(kTrainingLoop) + "# touch\n");
+  REQUIRE(project.git("add engine.py").exit_code == 0);
+  project.write("engine.py", std::string(kTrainingLoop) + "# touch\n\ndef place(m):\n    return m.cuda()\n");
+  auto touched = project.commit_staged("touch");
+  INFO(touched.out);
+  CHECK(touched.exit_code == 0);
+  CHECK(touched.out.find("TPU601") == std::string::npos);
+  CHECK(touched.out.find("TPU401") == std::string::npos);
+
+  // The change staged now adds a blocker: refused, naming it.
+  auto added = project.commit("adds .cuda()");
+  INFO(added.out);
+  CHECK(added.exit_code != 0);
+  CHECK(added.out.find("13:14  error  TPU401") != std::string::npos);
+  CHECK(added.out.find("TPU601") == std::string::npos);  // the old finding (line 9) is not reported
+
+  // The score of the whole repository, shown although the hook passes (fail-under dropped).
+  project.write("pyproject.toml", "[tool.tpulint]\nexclude = [\"data/\"]\n");
+  REQUIRE(project.git("checkout -q engine.py && git add -A && git commit -q --no-verify -m config").exit_code == 0);
+  auto score = project.pre_commit("run --hook-stage manual tpulint-score");
+  INFO(score.out);
+  CHECK(score.exit_code == 0);
+  CHECK(score.out.find(" / 100") != std::string::npos);
+  CHECK(score.out.find("engine.py") != std::string::npos);
 }
 
 TEST_CASE("the gitlab format is a code quality report", "[e2e][gitlab]") {

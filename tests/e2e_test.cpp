@@ -281,7 +281,7 @@ TEST_CASE("option -o FILE writes what the command would print: scan's report, ba
 
   auto baseline = run_tpulint("baseline " + project + " -o '" + dir.str("baseline.json") + "'");
   CHECK(baseline.exit_code == 0);
-  CHECK(json::parse(std::ifstream(dir.str("baseline.json"))).at("baseline_version") == 1);
+  CHECK(json::parse(std::ifstream(dir.str("baseline.json"))).at("baseline_version") == 2);
   auto with_format = run_tpulint("baseline " + project + " -o '" + dir.str("b2.json") + "' --format json");
   CHECK(with_format.exit_code == 2);
   CHECK(with_format.err.find("--format and --output are for `scan`") != std::string::npos);

@@ -21,6 +21,7 @@
 #include "checks/registry.h"
 #include "cxx/clang_frontend.h"
 #include "core/fingerprint.h"
+#include "core/source_tree.h"
 #include "core/version.h"
 #include "python/syntax.h"
 #include "report/check_docs.h"
@@ -50,14 +51,20 @@ std::string render(const ScanReport& report, const std::string& format, const re
   return std::move(ss).str();  // C++20: moves the buffer out instead of copying tens of MB
 }
 
-nlohmann::json read_json(const fs::path& path, std::string_view option) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("{}: cannot read '{}'", option, path.string()));
+nlohmann::json parse_json(std::string_view text, std::string_view name, std::string_view option) {
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("{}: '{}' is not valid JSON ({})", option, path.string(), e.what()));
+    throw UsageError(fmt::format("{}: '{}' is not valid JSON ({})", option, name, e.what()));
   }
+}
+
+nlohmann::json read_json(const fs::path& path, std::string_view option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("{}: cannot read '{}'", option, path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_json(text.str(), path.string(), option);
 }
 
 // The score of an earlier JSON report, for --compare.
@@ -78,12 +85,17 @@ void write_timings(const ScanReport& report, const fs::path& path, std::ostream&
   err << fmt::format("tpulint: timings: one line per file in {}\n", path.string());
 }
 
+// The baseline file's format. A file of another format holds fingerprints of another definition
+// (version 1 hashed the message and the whole line), which would match nothing and make every
+// accepted finding new: it is refused, with how to make it again.
+constexpr int kBaselineVersion = 2;
+
 // The baseline file: the fingerprints of accepted findings, with enough to read it by eye.
 std::string baseline_json(const ScanReport& report) {
   nlohmann::ordered_json doc;
   doc["tool"] = kToolName;
   doc["version"] = kToolVersion;
-  doc["baseline_version"] = 1;
+  doc["baseline_version"] = kBaselineVersion;
   auto prints = fingerprints(report.findings);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (size_t i = 0; i < report.findings.size(); ++i) {
@@ -95,15 +107,36 @@ std::string baseline_json(const ScanReport& report) {
   return report::json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
 }
 
-std::set<std::string> read_baseline(const fs::path& path) {
-  auto j = read_json(path, "--baseline");
-  if (!j.is_object() || j.value("baseline_version", 0) != 1 || !j.contains("findings") || !j["findings"].is_array())
-    throw UsageError(fmt::format("--baseline: '{}' is not a tpulint baseline (make one with `tpulint baseline`)",
-                                 path.string()));
+// A baseline file is read whole; a larger one is refused.
+constexpr uint64_t kMaxBaselineSize = uint64_t(256) << 20;
+
+// The fingerprints of a baseline file. The configuration's is read beneath its directory,
+// following no symlink, like any file of the scanned tree.
+std::set<std::string> read_baseline(const BaselineFile& baseline) {
+  const std::string& option = baseline.origin;
+  std::string name = baseline.in_tree ? *baseline.in_tree : baseline.path.string();
+  nlohmann::json j;
+  if (baseline.in_tree) {
+    FileRead read = SourceTree(baseline.path).read(*baseline.in_tree, kMaxBaselineSize);
+    if (read.status == FileRead::Status::Missing)
+      throw UsageError(fmt::format("{}: no such file '{}' (make it with `tpulint baseline . -o {}`)", option, name, name));
+    if (read.status != FileRead::Status::Read)
+      throw UsageError(fmt::format("{}: cannot read '{}': {}", option, name, read.reason()));
+    j = parse_json(read.text, name, option);
+  } else {
+    j = read_json(baseline.path, option);
+  }
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array() || !j.contains("baseline_version"))
+    throw UsageError(fmt::format("{}: '{}' is not a tpulint baseline (make one with `tpulint baseline`)", option, name));
+  if (j["baseline_version"] != kBaselineVersion)
+    throw UsageError(fmt::format(
+        "{}: '{}' is a baseline of another version of tpulint (baseline_version {}, this one reads {}), whose "
+        "fingerprints differ: make it again with `tpulint baseline PATH -o {}`",
+        option, name, j["baseline_version"].dump(), kBaselineVersion, name));
   std::set<std::string> prints;
   for (const auto& f : j["findings"]) {
     if (!f.is_object() || !f.contains("fingerprint") || !f["fingerprint"].is_string())
-      throw UsageError(fmt::format("--baseline: '{}' has an entry without a fingerprint", path.string()));
+      throw UsageError(fmt::format("{}: '{}' has an entry without a fingerprint", option, name));
     prints.insert(f["fingerprint"].get<std::string>());
   }
   return prints;
@@ -135,6 +168,7 @@ ScanReport run_engine(const ScanSettings& s) {
 // 1 when the report is over a threshold (unless --exit-zero), with the reason on stderr.
 int threshold_exit_code(const ScanSettings& s, const ScanReport& report, std::ostream& err) {
   int code = kExitOk;
+  if (!s.fail_under_not_applied.empty()) err << "tpulint: " << s.fail_under_not_applied << "\n";
   if (s.fail_under && report.score.score < *s.fail_under) {
     err << fmt::format("tpulint: score {:.1f} is under --fail-under {:g}\n", report.score.score, *s.fail_under);
     code = kExitThreshold;
@@ -162,6 +196,12 @@ int threshold_exit_code(const ScanSettings& s, const ScanReport& report, std::os
 // error (exit 2), except a shard's, which may be handed no file; with --fail-on-unanalyzed (or the
 // configuration's fail-on-unanalyzed) a file not analyzed is over a threshold (exit 1).
 int unanalyzed_exit_code(const ScanSettings& s, const ScanReport& report, bool shard, std::ostream& err) {
+  if (report.files.empty() && report.force_excluded > 0) {
+    // Every path named was excluded (pre-commit staged only excluded files): nothing to do.
+    err << fmt::format("tpulint: nothing to scan: the excludes cover every path named ({}; --force-exclude)\n",
+                       report.force_excluded);
+    return kExitOk;
+  }
   if (report.analyzed == 0) {
     err << fmt::format("tpulint: no file was analyzed ({} skipped){}\n", report.skipped.size(),
                        shard ? " in this shard" : ": there is no verdict to give");
@@ -207,12 +247,13 @@ int run_scan(const ScanArgs& args, std::ostream& out, std::ostream& err) {
     ropts.previous_score = previous_score(args.compare);
     ropts.previous_label = "the compared report";
   }
+  // Read first: a missing or stale baseline is an error before any time is spent scanning.
+  const std::set<std::string> known = s.baseline ? read_baseline(*s.baseline) : std::set<std::string>{};
 
   ScanReport& report = kept_report() = run_engine(s);
   const fs::path& root = report.root;
 
   if (s.baseline) {
-    std::set<std::string> known = read_baseline(*s.baseline);
     hide_findings(report, [&](const Finding&, const std::string& print) { return !known.count(print); },
                   "in the baseline");
   }

@@ -37,11 +37,17 @@ class Git {
     return run_process(argv, root_, input);
   }
 
-  // The commit `base_ref` names. Throws GitError when it names none.
+  // The commit `base_ref` names, or the empty tree for `HEAD` before the first commit (every
+  // file is new: pre-commit's hook runs `--diff HEAD` on a repository's first commit too).
+  // Throws GitError when it names none.
   std::string commit(const std::string& base_ref) const {
     if (base_ref.starts_with('-')) throw GitError(fmt::format("--diff: '{}' is not a revision", base_ref));
     ProcessResult verify = run({"rev-parse", "--verify", "--quiet", base_ref + "^{commit}"});
     if (verify.exit_code == -1) throw GitError("--diff needs git, which could not be run");
+    if (verify.exit_code != 0 && base_ref == "HEAD" && run({"symbolic-ref", "--quiet", "HEAD"}).exit_code == 0) {
+      ProcessResult empty = run({"hash-object", "-t", "tree", "--no-filters", "/dev/null"});
+      if (empty.exit_code == 0) return empty.out.substr(0, empty.out.find('\n'));
+    }
     if (verify.exit_code != 0) {
       // Asked only now: which of the two is wrong, the revision or the repository.
       ProcessResult repository = run({"rev-parse", "--git-dir"});

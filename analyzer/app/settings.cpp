@@ -1,5 +1,6 @@
 #include "app/settings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -126,6 +127,8 @@ void add_scan_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_option("--max-file-size", a.max_file_size, "skip files larger than BYTES (default: 10 MiB)")
       ->check(byte_count());
   cmd.add_flag("--no-gitignore", a.no_gitignore, "scan files that .gitignore excludes");
+  cmd.add_flag("--force-exclude", a.force_exclude,
+               "apply the excludes to paths named on the command line too (as pre-commit names staged files)");
   cmd.add_option("--path-weight", a.path_weights,
                  "GLOB=WEIGHT: how much findings under GLOB count in the score, 0 to 1000 (repeatable; last match "
                  "wins)");
@@ -224,6 +227,7 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   r.discovery.excludes = c.exclude;
   r.discovery.excludes.insert(r.discovery.excludes.end(), a.exclude.begin(), a.exclude.end());
   r.discovery.respect_gitignore = a.no_gitignore ? false : c.respect_gitignore.value_or(true);
+  r.discovery.force_exclude = a.force_exclude || c.force_exclude.value_or(false);
   // The configuration's directory is the project root: its globs and the reported paths are
   // relative to it, whichever subdirectory is scanned.
   if (config) r.discovery.root = c.dir;
@@ -234,12 +238,35 @@ ScanSettings resolve_scan_settings(const ScanArgs& a) {
   for (const std::string& rule : a.path_weights) r.path_weights.rules.push_back(parse_weight_rule(rule));
 
   s.fail_under = a.fail_under ? a.fail_under : c.fail_under;
+  // A score gates only when it is the repository's: not that of files named one by one (the
+  // staged files pre-commit passes), whichever set the threshold. A --diff run is about a change:
+  // the configuration's threshold, the repository's standing policy, is left to full scans, and
+  // one given with --diff is applied to the tree's score.
+  if (s.fail_under) {
+    const auto named_files = std::count_if(a.paths.begin(), a.paths.end(), [](const std::string& p) {
+      std::error_code ec;
+      return !fs::is_directory(p, ec);
+    });
+    if (named_files)
+      s.fail_under_not_applied = fmt::format(
+          "fail-under {:g} not applied: the score of {} file{} named on the command line is not the repository's",
+          *s.fail_under, named_files, named_files == 1 ? "" : "s");
+    else if (!a.diff.empty() && !a.fail_under)
+      s.fail_under_not_applied = fmt::format(
+          "fail-under {:g} (from {}) not applied with --diff: only what the change adds counts; give --fail-under "
+          "to gate on the tree's score",
+          *s.fail_under, c.file.filename().string());
+    if (!s.fail_under_not_applied.empty()) s.fail_under.reset();
+  }
   s.fail_on = a.fail_on ? a.fail_on : c.fail_on;
   s.fail_on_unanalyzed = a.fail_on_unanalyzed || c.fail_on_unanalyzed.value_or(false);
   s.exit_zero = a.exit_zero;
   if (!a.baseline.empty()) {
     if (!fs::is_regular_file(a.baseline)) throw UsageError(fmt::format("--baseline: no such file '{}'", a.baseline));
-    s.baseline = a.baseline;
+    s.baseline = BaselineFile{a.baseline, std::nullopt, "--baseline"};
+  } else if (c.baseline) {
+    // Read when a scan needs it: `tpulint baseline` makes the file the key names.
+    s.baseline = BaselineFile{c.dir, *c.baseline, fmt::format("{}: 'baseline'", c.file.string())};
   }
   if (!a.diff.empty()) s.diff_base = a.diff;
   if (a.diff_score && a.diff.empty()) throw UsageError("--diff-score needs --diff BASE_REF");

@@ -35,6 +35,7 @@ struct ScanArgs {
   bool exit_zero = false;
   std::optional<uint64_t> max_file_size;
   bool no_gitignore = false;
+  bool force_exclude = false;
   std::optional<double> auxiliary_weight;
   std::string color = "auto";
   bool statistics = false, explain_score = false, summary = false;
@@ -65,6 +66,15 @@ void add_report_options(CLI::App& command, ScanArgs& args);
 // Declares the options shared by `scan` and `baseline` on a subcommand (the reporting ones too).
 void add_scan_options(CLI::App& command, ScanArgs& args);
 
+// The baseline whose findings a scan hides: --baseline FILE, or the configuration's `baseline`.
+struct BaselineFile {
+  std::filesystem::path path;  // --baseline's as given; the configuration's directory for its own
+  // The configuration's: the file's path beneath `path`, read there following no symlink (the
+  // configuration comes with the scanned tree).
+  std::optional<std::string> in_tree;
+  std::string origin;  // what names it, for errors: "--baseline", "pyproject.toml: 'baseline'"
+};
+
 struct ScanSettings {
   EngineOptions engine;
   ScanRequest request;
@@ -73,10 +83,13 @@ struct ScanSettings {
   std::string color;
   std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // format, file
   std::optional<double> fail_under;
+  // Why a fail-under that would apply is not applied, said once on stderr: the score is not the
+  // repository's (files named one by one), or the run is about a change (--diff).
+  std::string fail_under_not_applied;
   std::optional<std::string> fail_on;
   bool fail_on_unanalyzed = false;  // exit 1 when a code file was not analyzed
   bool exit_zero = false;
-  std::optional<std::filesystem::path> baseline;
+  std::optional<BaselineFile> baseline;
   std::optional<std::string> diff_base;
   bool diff_score = false;
   std::optional<std::filesystem::path> config_file;  // the configuration that applied, if any

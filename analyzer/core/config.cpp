@@ -35,6 +35,12 @@ double number(const toml::node& node, const fs::path& file, std::string_view key
   return *v;
 }
 
+// A boolean only: toml++ would read an integer as one.
+bool boolean(const toml::node& node, const fs::path& file, std::string_view key) {
+  if (!node.is_boolean()) fail(file, fmt::format("'{}' must be true or false", key));
+  return node.as_boolean()->get();
+}
+
 // The [tool.tpulint] table of a pyproject.toml, or the top level (or [tool.tpulint]) of a .tpulint.toml.
 const toml::table* tpulint_table(const toml::table& doc, bool dedicated_file) {
   if (const toml::table* tool = doc["tool"].as_table())
@@ -105,9 +111,7 @@ Config config_of(const toml::table& doc, const fs::path& file) {
         fail(file, "'fail-on' must be one of error, warning, info (severity) or high, medium, low (effort)");
       c.fail_on = *v;
     } else if (key == "fail-on-unanalyzed") {
-      // A boolean only: toml++ would read an integer as one.
-      if (!value.is_boolean()) fail(file, "'fail-on-unanalyzed' must be true or false");
-      c.fail_on_unanalyzed = value.as_boolean()->get();
+      c.fail_on_unanalyzed = boolean(value, file, key);
     } else if (key == "max-file-size") {
       auto v = value.value<int64_t>();
       if (!v || *v <= 0) fail(file, "'max-file-size' must be a positive number of bytes");
@@ -121,8 +125,15 @@ Config config_of(const toml::table& doc, const fs::path& file) {
       if (!v || !framework_for_target(*v)) fail(file, "'target' must be one of torch-xla, jax, tf");
       c.target = *v;
     } else if (key == "respect-gitignore") {
-      if (!value.is_boolean()) fail(file, "'respect-gitignore' must be true or false");
-      c.respect_gitignore = value.as_boolean()->get();
+      c.respect_gitignore = boolean(value, file, key);
+    } else if (key == "force-exclude") {
+      c.force_exclude = boolean(value, file, key);
+    } else if (key == "baseline") {
+      auto v = value.value<std::string>();
+      std::optional<std::string> rel = v ? normalized_relative_path(*v) : std::nullopt;
+      if (!v || !rel || rel->empty())
+        fail(file, "'baseline' must be the path of a file in the project, relative to the configuration's directory");
+      c.baseline = *rel;
     } else {
       std::string known;
       for (const std::string& k : config_keys()) known += (known.empty() ? "" : ", ") + k;
@@ -140,9 +151,9 @@ std::string NumberRange::describe() const {
 
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "auxiliary-weight", "compile-commands", "cxx-time-budget", "exclude",      "fail-on",          "fail-on-unanalyzed", "fail-under", "ignore",
-      "max-file-size",    "path-weights",     "per-path-ignores", "respect-gitignore", "select",
-      "target"};
+      "auxiliary-weight", "baseline",   "compile-commands", "cxx-time-budget",  "exclude",           "fail-on",
+      "fail-on-unanalyzed", "fail-under", "force-exclude",    "ignore",           "max-file-size",     "path-weights",
+      "per-path-ignores", "respect-gitignore", "select", "target"};
   return keys;
 }
 

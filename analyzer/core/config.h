@@ -35,6 +35,10 @@ struct Config {
   std::optional<uint64_t> max_file_size;
   std::optional<std::filesystem::path> compile_commands;  // absolute
   std::optional<bool> respect_gitignore;
+  std::optional<bool> force_exclude;  // the excludes apply to paths named explicitly too
+  // The baseline file scans hide the findings of, relative to `dir` and normalized: never
+  // outside it, since a configuration comes with the scanned tree.
+  std::optional<std::string> baseline;
   std::optional<std::string> target;  // "torch-xla", "jax" or "tf"
   std::optional<double> cxx_time_budget;  // seconds of CPU; 0: none
 };

@@ -115,6 +115,24 @@ class Walker {
 
   void walk_root_dir() { walk_dir(root_, ""); }
 
+  // Whether the excludes cover `abs`, a path named explicitly, or a directory above it beneath
+  // the root: an exclude rule (a parent's decides first, as in git), or a directory name a walk
+  // never enters. .gitignore rules are not applied: a file named explicitly is the user's.
+  bool force_excluded(const fs::path& abs, bool is_dir) const {
+    const std::string rel = *path_beneath(abs, root_);
+    if (rel.empty()) return false;
+    for (size_t start = 0;;) {
+      const size_t slash = rel.find('/', start);
+      const bool last = slash == std::string::npos;
+      const std::string path = rel.substr(0, slash);
+      const bool dir = !last || is_dir;
+      if (dir && is_always_skipped_dir(std::string_view(rel).substr(start, slash - start))) return true;
+      if (excludes_.ignored(path, dir)) return true;
+      if (last) return false;
+      start = slash + 1;
+    }
+  }
+
   // Walks a directory below the root as part of the root's tree: the .gitignore files of the
   // directories between them apply, and --exclude globs stay relative to the root.
   void walk_subdir(const fs::path& abs) {
@@ -289,6 +307,10 @@ Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& o
   std::set<fs::path> seen;
   for (const fs::path& a : absolute) {
     if (!seen.insert(a).second) continue;
+    if (options.force_exclude && walker.force_excluded(a, fs::is_directory(a))) {
+      ++out.force_excluded;
+      continue;
+    }
     if (fs::is_directory(a)) {
       if (a == out.root)
         walker.walk_root_dir();

@@ -30,6 +30,10 @@ struct DiscoveryOptions {
   // The project root (where the configuration lives): when it contains every scanned path,
   // it is the scan root, so paths and globs are the project's whatever subdirectory is scanned.
   std::optional<std::filesystem::path> root;
+  // The excludes (and the directories a walk never enters) apply to paths named explicitly
+  // too, and to whatever is beneath an excluded directory among them (Ruff's force-exclude):
+  // pre-commit names every staged file, and an excluded one must not be analyzed.
+  bool force_exclude = false;
 };
 
 struct DiscoveredFile {
@@ -42,6 +46,7 @@ struct Discovery {
   std::filesystem::path root;  // absolute, normalized; every reported path is relative to it
   std::vector<DiscoveredFile> files;
   std::vector<SkippedFile> skipped;
+  size_t force_excluded = 0;  // paths named explicitly that force_exclude left out
 };
 
 // A path given on the command line that cannot be scanned (missing, unreadable).
@@ -50,7 +55,8 @@ struct DiscoveryError : std::runtime_error {
 };
 
 // Walks `paths` (files or directories). The scan root is `options.root` when it contains them
-// all, else the deepest directory containing all of them. A file named explicitly is analyzed even if an ignore rule matches it.
+// all, else the deepest directory containing all of them. A file named explicitly is analyzed
+// even if an ignore rule matches it, unless `options.force_exclude` and an exclude covers it.
 Discovery discover(std::span<const std::string> paths, const DiscoveryOptions& options);
 
 // The largest ignore file (.gitignore, .git/info/exclude) applied: a larger one is listed as

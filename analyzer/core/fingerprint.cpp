@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "core/discovery.h"
 #include "core/scan.h"
 
 namespace tpulint {
@@ -17,13 +18,6 @@ uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
   return h;
 }
 
-std::string normalized(std::string_view line) {
-  std::string out;
-  for (char c : line)
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') out += c;
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> fingerprints(std::span<const Finding> findings) {
@@ -31,8 +25,8 @@ std::vector<std::string> fingerprints(std::span<const Finding> findings) {
   std::map<std::pair<std::string_view, uint64_t>, int> seen;
   for (const Finding& f : findings) {
     uint64_t h = fnv1a(f.check_id);
-    const std::string line = normalized(f.source_line);
-    for (std::string_view part : {std::string_view(f.path), std::string_view(line), std::string_view(f.message)}) {
+    const std::string code = line_code(f.source_line, language_for_path(f.path.view()));
+    for (std::string_view part : {f.subject.view(), f.path.view(), std::string_view(code)}) {
       h = fnv1a("\x1f", h);
       h = fnv1a(part, h);
     }

@@ -1,8 +1,9 @@
-// Finding fingerprints that survive code moving: a hash of the check, the path, the
-// normalized source line (whitespace removed) and the message, plus ":n" for the n-th finding
-// with the same hash in the file. No line numbers: inserting lines above or moving a function
-// keeps a finding's fingerprint; changing the flagged line itself gives it a new one.
-// SARIF's partialFingerprints and baselines both use them.
+// Finding fingerprints that survive code moving: a hash of the check, the finding's subject
+// (the entity found), the path and the flagged line's code (line_code: no comment, no
+// whitespace), plus ":n" for the n-th finding with the same hash in the file. No line numbers:
+// inserting lines above or moving a function keeps a finding's fingerprint, and so do a comment
+// added to its line and a check's message reworded; changing the code of the line gives it a
+// new one. SARIF's partialFingerprints, GitLab's fingerprint and baselines all use them.
 #pragma once
 
 #include <functional>

@@ -388,6 +388,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
                         const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
   ScanReport report;
   report.root = discovery.root;
+  report.force_excluded = discovery.force_excluded;
   for (const SkippedFile& s : discovery.skipped) {
     FileResult r;
     r.path = s.path;

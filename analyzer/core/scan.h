@@ -72,6 +72,7 @@ struct ScanReport {
   std::vector<SkippedFile> unanalyzed;
   std::vector<Finding> findings;     // all findings, ordered by finding_less
   size_t analyzed = 0;
+  size_t force_excluded = 0;         // paths named explicitly that the excludes left out (--force-exclude)
   ScoreSummary score;
   std::vector<WorkItem> plan;        // the migration plan, cheapest big wins first
   PathWeights path_weights;          // the weights the score was computed with

@@ -1,6 +1,8 @@
 #include "core/source_file.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 #include "core/byte_scan.h"
 
@@ -60,6 +62,95 @@ uint32_t count_code_lines(std::string_view text, Language language) {
     lines += !comment;
   }
   return lines;
+}
+
+namespace {
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Past a quoted literal opening at line[open] (its quote repeated three times in Python's
+// triple-quoted strings): a backslash escapes the next character; one never closed runs to
+// the end of the line.
+size_t quoted_end(std::string_view line, size_t open, bool triple) {
+  const std::string_view quote = line.substr(open, triple ? 3 : 1);
+  for (size_t i = open + quote.size(); i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line.substr(i, quote.size()) == quote) {
+      return i + quote.size();
+    }
+  }
+  return line.size();
+}
+
+// Past CMake's bracket `[==[ ... ]==]` whose `[` is at line[open] (a bracket argument, or a
+// comment after its `#`); npos when line[open] opens none; the end of the line when unclosed.
+size_t cmake_bracket_end(std::string_view line, size_t open) {
+  size_t i = open + 1;
+  while (i < line.size() && line[i] == '=') ++i;
+  if (line.substr(open, 1) != "[" || i >= line.size() || line[i] != '[') return std::string_view::npos;
+  const std::string close = "]" + std::string(i - open - 1, '=') + "]";
+  const size_t end = line.find(close, i + 1);
+  return end == std::string_view::npos ? line.size() : end + close.size();
+}
+
+// Past a C++ raw string `R"delim( ... )delim"` whose `R` is at line[at]; npos when none opens
+// there (the `R` ends an identifier other than a literal prefix u8, u, U, L).
+size_t raw_string_end(std::string_view line, size_t at) {
+  if (line.substr(at, 2) != "R\"") return std::string_view::npos;
+  size_t word = at;
+  while (word > 0 && is_identifier_char(line[word - 1])) --word;
+  const std::string_view prefix = line.substr(word, at - word);
+  if (!prefix.empty() && prefix != "u8" && prefix != "u" && prefix != "U" && prefix != "L") return std::string_view::npos;
+  const size_t paren = line.find('(', at + 2);
+  if (paren == std::string_view::npos) return std::string_view::npos;
+  const std::string close = ")" + std::string(line.substr(at + 2, paren - at - 2)) + "\"";
+  const size_t end = line.find(close, paren + 1);
+  return end == std::string_view::npos ? line.size() : end + close.size();
+}
+
+}  // namespace
+
+std::string line_code(std::string_view line, Language language) {
+  const bool python = language == Language::Python, cmake = language == Language::Cmake;
+  const bool c_like = language == Language::Cxx || language == Language::Cuda;
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    const char c = line[i];
+    const std::string_view next2 = line.substr(i, 2);
+    size_t end = std::string_view::npos;  // past a literal kept whole
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
+      ++i;
+      continue;
+    }
+    if ((python || cmake) && c == '#') {
+      const size_t bracket = cmake ? cmake_bracket_end(line, i + 1) : std::string_view::npos;
+      if (bracket == std::string_view::npos) break;  // to the end of the line
+      i = bracket;
+      continue;
+    }
+    if (c_like && next2 == "//") break;
+    if (c_like && next2 == "/*") {
+      const size_t close = line.find("*/", i + 2);
+      if (close == std::string_view::npos) break;
+      i = close + 2;
+      continue;
+    }
+    if (c == '"' || (c == '\'' && !cmake)) {
+      // C++14 digit separators (1'000'000) are no character literal.
+      const bool separator = c_like && i > 0 && std::isdigit(static_cast<unsigned char>(line[i - 1])) &&
+                             i + 1 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i + 1]));
+      if (!separator) end = quoted_end(line, i, python && line.substr(i, 3) == std::string(3, c));
+    } else if (cmake && c == '[') {
+      end = cmake_bracket_end(line, i);
+    } else if (c_like && c == 'R') {
+      end = raw_string_end(line, i);
+    }
+    if (end == std::string_view::npos) end = i + 1;
+    out.append(line.substr(i, end - i));
+    i = end;
+  }
+  return out;
 }
 
 bool is_valid_utf8(std::string_view s) {

@@ -65,6 +65,14 @@ uint32_t count_code_points(std::string_view utf8);
 // project's code: a blank or comment line is nothing to port.
 uint32_t count_code_lines(std::string_view text, Language language);
 
+// The code of one line with its comments and whitespace left out: `#` comments in Python and
+// CMake (and CMake's `#[[...]]`), `//` and `/* */` in C/C++/CUDA; string and character literals
+// (raw strings, CMake's `[[...]]` arguments) are kept as written, so a `#` in a string is code.
+// What a baseline fingerprint hashes of a flagged line: a comment added to it, or a change of
+// spacing, leaves it the same line. The line is read on its own: a line inside a multi-line
+// string or block comment is taken for code.
+std::string line_code(std::string_view line, Language language);
+
 // True if the text is well-formed UTF-8.
 bool is_valid_utf8(std::string_view text);
 
