@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analyzer_notes.h"
 #include "core/notebook.h"
 
 using namespace tpulint;
@@ -33,6 +34,7 @@ std::string reason(const std::string& json) {
 // The finding a check would report at `start`..`end` of the code, placed in the notebook.
 Finding placed(const Notebook& nb, Position start, Position end) {
   Finding f;
+  f.category = Category::CudaApi;
   f.start = start;
   f.end = end;
   nb.map.place(std::span(&f, 1));
@@ -87,8 +89,12 @@ TEST_CASE("notebook: a finding is placed in its cell and in the JSON text", "[co
     CHECK(f.end.column == line8.find("torch") + 2);
   }
   SECTION("a note about the whole file stays where it is") {
-    Finding f = placed(nb, {1, 1}, {1, 1});
-    CHECK(f.cell.index == 2);  // line 1 is code: a note placed there is in the first code cell
+    Finding note = file_note(notes::kAnalysisFailed, "nb.ipynb", "analysis failed: a reason");
+    nb.map.place(std::span(&note, 1));
+    CHECK(note.cell.index == 0);
+    CHECK(note.start == Position{1, 1});
+    Finding f = placed(nb, {1, 1}, {1, 1});  // a finding at the code's first character is placed
+    CHECK(f.cell.index == 2);
     Finding none = placed(nb, {99, 1}, {99, 1});
     CHECK(none.cell.index == 0);
     CHECK(none.start == Position{99, 1});

@@ -66,4 +66,8 @@ Finding file_note(const CheckInfo& note, std::string path, std::string_view mess
   return f;
 }
 
+bool is_file_note(const Finding& f) {
+  return f.category == Category::AnalyzerNote && f.start == Position{1, 1} && f.end == f.start && f.source_line.empty();
+}
+
 }  // namespace tpulint

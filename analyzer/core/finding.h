@@ -141,5 +141,7 @@ class FindingSink {
 
 // A finding about a whole file that has no text to point into (skipped, unreadable).
 Finding file_note(const CheckInfo& note, std::string path, std::string_view message);
+// Whether a finding is such a note: an analyzer note at 1:1 that quotes no line.
+bool is_file_note(const Finding& f);
 
 }  // namespace tpulint

@@ -420,7 +420,7 @@ void NotebookMap::place(std::span<Finding> findings) const {
   queries.reserve(2 * findings.size());
   const auto known = [&](uint32_t line) { return line >= 1 && line <= lines_.size(); };
   for (Finding& f : findings) {
-    if (!known(f.start.line)) continue;
+    if (!known(f.start.line) || is_file_note(f)) continue;
     const Line& start = lines_[f.start.line - 1];
     if (!known(f.end.line)) f.end = f.start;
     const Line& end = lines_[f.end.line - 1];

@@ -50,7 +50,7 @@ class NotebookMap {
   // Moves findings given in the code's lines and columns into the notebook: `cell` holds the
   // cell and the position in it, `start` and `end` become positions in the JSON text (a column
   // counts the JSON's characters, escapes included), and a line quoted from the code is the
-  // cell's line as written. Findings on no code line (a note about the file) are left as they are.
+  // cell's line as written. A note about the whole file (is_file_note) is left as it is.
   void place(std::span<Finding> findings) const;
 
   std::string_view json() const { return json_.text(); }
