@@ -591,6 +591,20 @@ TEST_CASE("the pre-commit hook refuses a commit that adds a TPU blocker", "[e2e]
                 "        idx = torch.nonzero(mask)  # tpulint: ignore[TPU201]\n        loss = model(x[idx]).mean()\n"
                 "        loss.backward()\n        opt.step()\n");
   CHECK(project.commit("suppressed").exit_code == 0);
+
+  // A notebook is passed to the hook too (types_or: jupyter): a blocker added in a cell is refused.
+  const std::string cell = "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": null, \"outputs\": [], "
+                           "\"source\": [\"import torch\\n\", \"x = torch.ones(3)";
+  auto notebook = [&](const std::string& tail) {
+    return "{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": [" + cell + tail + "\"]}]}\n";
+  };
+  project.write("explore.ipynb", notebook(""));
+  CHECK(project.commit("a notebook").exit_code == 0);
+  project.write("explore.ipynb", notebook(".cuda()"));
+  auto cuda = project.commit("a notebook placing on CUDA");
+  INFO(cuda.out);
+  CHECK(cuda.exit_code != 0);
+  CHECK(cuda.out.find("TPU401") != std::string::npos);
 }
 
 // Issue 36: the hook analyzed a staged file the configuration excludes, refused a commit that

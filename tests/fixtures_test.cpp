@@ -13,10 +13,12 @@
 #include "app/engine.h"
 #include "checks/registry.h"
 #include "core/discovery.h"
+#include "core/notebook.h"
 #include "fixture_expectations.h"
 
 namespace fs = std::filesystem;
 using namespace tpulint;
+using tpulint::testing::LineExpectations;
 using tpulint::testing::parse_expectations;
 
 namespace {
@@ -56,6 +58,31 @@ std::string_view comment_prefix(const fs::path& p) {
   return l == Language::Python || l == Language::Cmake ? "#" : "//";
 }
 
+// A fixture's expectations. A notebook's are comments in its code cells, each describing the
+// next code line: keyed, as its findings are, by the line of the notebook's JSON text where that
+// code line is (several code lines of a cell whose source is one string share one).
+tpulint::testing::FixtureExpectations expectations_of(const fs::path& p) {
+  std::string text = read(p);
+  if (!is_notebook_path(p.string())) return parse_expectations(text, comment_prefix(p));
+  auto notebook = read_notebook(p.string(), std::move(text));
+  if (auto* why = std::get_if<std::string>(&notebook)) return {{}, {"not a notebook: " + *why}};
+  const Notebook& nb = std::get<Notebook>(notebook);
+  auto in_code = parse_expectations(nb.code, "#");
+  tpulint::testing::FixtureExpectations out{{}, in_code.errors};
+  for (auto& [line, e] : in_code.by_line) {
+    Finding at;
+    at.category = Category::CudaApi;  // not a note about the whole file, which stays at 1:1
+    at.start = at.end = {line, 1};
+    nb.map.place(std::span(&at, 1));
+    LineExpectations& into = out.by_line[at.start.line];
+    into.expect.insert(into.expect.end(), e.expect.begin(), e.expect.end());
+    into.effort.insert(into.effort.end(), e.effort.begin(), e.effort.end());
+    into.ok.insert(into.ok.end(), e.ok.begin(), e.ok.end());
+    into.todo.insert(into.todo.end(), e.todo.begin(), e.todo.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("every check fixture produces exactly the findings it expects", "[fixtures]") {
@@ -64,7 +91,7 @@ TEST_CASE("every check fixture produces exactly the findings it expects", "[fixt
   REQUIRE(files.size() >= 6);
   for (const fs::path& path : files) {
     std::string name = fixture_name(path);
-    auto expectations = parse_expectations(read(path), comment_prefix(path));
+    auto expectations = expectations_of(path);
     for (const std::string& e : expectations.errors) FAIL_CHECK(name << ": malformed expectation: " << e);
 
     FileResult result = engine.analyze_file(path, name);
@@ -119,7 +146,7 @@ TEST_CASE("every check has a fixture with an expect and an ok case", "[fixtures]
     bool has_expect = false, has_ok = false;
     for (const fs::path& path : files) {
       if (!fixture_name(path).starts_with(check->id)) continue;
-      auto e = parse_expectations(read(path), comment_prefix(path));
+      auto e = expectations_of(path);
       has_expect |= e.has("expect", check->id);
       has_ok |= e.has("ok", check->id);
     }

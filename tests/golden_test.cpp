@@ -42,9 +42,10 @@ Finding finding(const char* id, const char* path, uint32_t line, uint32_t col, s
 }
 
 // The shared set: every category present, a note, a skipped file, characters each format
-// must escape (| < > & % , : and a newline), a non-ASCII path, and auxiliary code.
+// must escape (| < > & % , : and a newline), a non-ASCII path, auxiliary code, and a notebook's
+// finding (located by cell for people, by JSON line for tools).
 ScanReport shared_report() {
-  std::vector<FileResult> files(4);
+  std::vector<FileResult> files(5);
   files[0].path = "csrc/nms_kernel.cu";
   files[0].language = Language::Cuda;
   files[0].analyzed = true;
@@ -86,6 +87,13 @@ ScanReport shared_report() {
   files[3].skip_reason = "larger than --max-file-size (20000000 > 10485760 bytes)";
   files[3].findings = {file_note(*checks::registry().find("TPU902"), "weights.py",
                                  "file skipped: larger than --max-file-size (20000000 > 10485760 bytes)")};
+  files[4].path = "notebooks/train.ipynb";
+  files[4].language = Language::Python;
+  files[4].analyzed = true;
+  files[4].findings = {finding("TPU401", "notebooks/train.ipynb", 18, 20,
+                               "'.cuda()' moves the tensor or module to a CUDA device",
+                               "use the XLA device: 'device = torch_xla.device()'", ".cuda()", "model = model.cuda()")};
+  files[4].findings[0].cell = {3, {2, 15}, {2, 22}};
   return build_report(Discovery{}, files, [](std::string_view) { return true; }, PathWeights{});
 }
 

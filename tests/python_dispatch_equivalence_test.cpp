@@ -14,6 +14,7 @@
 
 #include "checks/registry.h"
 #include "core/discovery.h"
+#include "core/scan.h"
 #include "python/python_analyzer.h"
 
 namespace fs = std::filesystem;
@@ -43,13 +44,6 @@ std::vector<fs::path> python_fixtures() {
     if (e.is_regular_file() && language_for_path(e.path()) == Language::Python) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 using Seen = std::tuple<std::string, unsigned, unsigned, unsigned, unsigned, std::string, std::string, std::string,
@@ -92,7 +86,10 @@ TEST_CASE("naming callees and references loses no finding of any check on any fi
   size_t total = 0;
   for (const fs::path& path : files) {
     std::string name = path.lexically_relative(TPULINT_SOURCE_DIR).generic_string();
-    SourceFile file(name, path, Language::Python, read(path));
+    // As a scan loads it: a notebook's code cells, not its JSON.
+    auto loaded = load_source({path, name, Language::Python}, kDefaultMaxFileSize);
+    REQUIRE(std::holds_alternative<SourceFile>(loaded));
+    const SourceFile& file = std::get<SourceFile>(loaded);
     std::vector<Seen> expected = findings_of(given_everything, file);
     total += expected.size();
     INFO(name);

@@ -31,6 +31,10 @@ Finding finding_from(const json& j, const std::string& input) {
   f.path = j.at("path");
   f.start = {j.at("line").get<uint32_t>(), j.at("column").get<uint32_t>()};
   f.end = {j.at("end_line").get<uint32_t>(), j.at("end_column").get<uint32_t>()};
+  if (auto cell = j.find("cell"); cell != j.end())
+    f.cell = {cell->at("index").get<uint32_t>(),
+              {cell->at("line").get<uint32_t>(), cell->at("column").get<uint32_t>()},
+              {cell->at("end_line").get<uint32_t>(), cell->at("end_column").get<uint32_t>()}};
   f.message = j.at("message");
   f.hint = j.at("hint");
   f.subject = j.at("subject");

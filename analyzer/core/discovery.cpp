@@ -15,7 +15,7 @@ namespace tpulint {
 
 Language language_for_path(const fs::path& path) {
   std::string ext = path.extension().string();
-  if (ext == ".py" || ext == ".pyi") return Language::Python;
+  if (ext == ".py" || ext == ".pyi" || ext == ".ipynb") return Language::Python;  // a notebook's code cells
   if (ext == ".cu" || ext == ".cuh") return Language::Cuda;
   if (ext == ".cmake" || path.filename() == "CMakeLists.txt") return Language::Cmake;
   static constexpr std::array<std::string_view, 8> kCxx = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".inl"};

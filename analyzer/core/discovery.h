@@ -20,7 +20,8 @@
 
 namespace tpulint {
 
-// The language a file name is analyzed as: .py .pyi -> Python; .cu .cuh -> CUDA;
+// The language a file name is analyzed as: .py .pyi, and .ipynb (a Jupyter notebook's code
+// cells, core/notebook.h) -> Python; .cu .cuh -> CUDA;
 // .c .cc .cpp .cxx .h .hh .hpp .inl -> C/C++; anything else -> None.
 Language language_for_path(const std::filesystem::path& path);
 

@@ -2,12 +2,22 @@
 
 #include <tuple>
 
+#include <fmt/format.h>
+
 namespace tpulint {
 
 bool finding_less(const Finding& a, const Finding& b) {
   return std::tie(a.path, a.start, a.check_id, a.end, a.message) <
          std::tie(b.path, b.start, b.check_id, b.end, b.message);
 }
+
+std::string location_text(const Finding& f) {
+  if (f.cell.index) return fmt::format("{}:cell {}:{}", f.path, f.cell.index, f.cell.start.line);
+  return fmt::format("{}:{}", f.path, f.start.line);
+}
+
+Position shown_start(const Finding& f) { return f.cell.index ? f.cell.start : f.start; }
+Position shown_end(const Finding& f) { return f.cell.index ? f.cell.end : f.end; }
 
 namespace {
 std::string_view source_line_of(std::string_view line, std::string& cut) {
@@ -54,6 +64,10 @@ Finding file_note(const CheckInfo& note, std::string path, std::string_view mess
   f.start = f.end = {1, 1};
   f.message = InternedString(message);
   return f;
+}
+
+bool is_file_note(const Finding& f) {
+  return f.category == Category::AnalyzerNote && f.start == Position{1, 1} && f.end == f.start && f.source_line.empty();
 }
 
 }  // namespace tpulint

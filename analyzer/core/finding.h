@@ -13,6 +13,16 @@
 
 namespace tpulint {
 
+// Where a notebook's finding is as the notebook shows it (core/notebook.h): its cell, and the
+// line and column in the cell's source. The finding's own start and end are then in the
+// notebook's JSON text, where a tool that reads the file (SARIF, an editor) looks.
+struct CellPosition {
+  uint32_t index = 0;  // 1-based, counting every cell as the notebook shows them; 0: not in a notebook
+  Position start;
+  Position end;
+  friend bool operator==(const CellPosition&, const CellPosition&) = default;
+};
+
 // The path, check name, message, hint, subject and source line are shared by many findings
 // (a check's findings often say the same, several findings stand on one line): InternedString,
 // so that a large scan's parent holds each value once instead of allocating it per finding.
@@ -26,6 +36,7 @@ struct Finding {
   InternedString path;    // relative to the scan root, '/'-separated
   Position start;
   Position end;
+  CellPosition cell;      // in a notebook: the cell, and the position in it
   InternedString message; // lower-case, no final period, entities quoted
   InternedString hint;    // imperative fix, e.g. "use 'torch_xla.device()'"; may be empty
   InternedString subject; // the entity found ('torch.nonzero', a kernel's name): groups work items
@@ -49,6 +60,12 @@ inline constexpr size_t kSourceLineBytes = 512;
 
 // Findings are ordered by path, position, then check ID: the output order whatever --jobs is.
 bool finding_less(const Finding& a, const Finding& b);
+
+// Where a finding is, for people: "path:line", or "path:cell 3:2" in a notebook.
+std::string location_text(const Finding& f);
+// Its line and column as people read them: in its cell in a notebook, else in its file.
+Position shown_start(const Finding& f);
+Position shown_end(const Finding& f);
 
 struct SkippedFile {
   std::string path;
@@ -128,5 +145,7 @@ class FindingSink {
 
 // A finding about a whole file that has no text to point into (skipped, unreadable).
 Finding file_note(const CheckInfo& note, std::string path, std::string_view message);
+// Whether a finding is such a note: an analyzer note at 1:1 that quotes no line.
+bool is_file_note(const Finding& f);
 
 }  // namespace tpulint

@@ -124,7 +124,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     // sources), not at its first source or import.
     auto declared = std::find_if(list.begin(), list.end(), [](const Finding* f) { return !f->related_paths.empty(); });
     const Finding* first = declared != list.end() ? *declared : list.front();
-    item.first_location = fmt::format("{}:{}", first->path, first->start.line);
+    item.first_location = location_text(*first);
     item.first_path = first->path.str();
     item.first_line = first->start.line;
     item.first_message = first->message.str();

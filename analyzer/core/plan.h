@@ -21,9 +21,9 @@ struct WorkItem {
   size_t files = 0;
   HoursRange hours;
   double score_gain = 0;  // points the score rises when every finding of the item is fixed (not rounded)
-  std::string first_location;  // "path:line" of its first finding
+  std::string first_location;  // where its first finding is, for people (location_text)
   std::string first_path;      // and its parts, and what it says
-  uint32_t first_line = 0;
+  uint32_t first_line = 0;     // the line in the file (in a notebook, in its JSON text)
   std::string first_message;
   Severity severity = Severity::Info;  // the highest among its findings
   // For an extension module: the subjects of the findings in its sources that joined it (its

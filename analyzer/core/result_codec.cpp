@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r6";
+constexpr std::string_view kMagic = "r7";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -182,6 +182,13 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, f.start.column);
     put_number(out, f.end.line);
     put_number(out, f.end.column);
+    put_number(out, f.cell.index);
+    if (f.cell.index) {
+      put_number(out, f.cell.start.line);
+      put_number(out, f.cell.start.column);
+      put_number(out, f.cell.end.line);
+      put_number(out, f.cell.end.column);
+    }
     put_string(out, f.message);
     put_string(out, f.hint);
     put_string(out, f.subject);
@@ -250,6 +257,13 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.start.column = in.number<uint32_t>();
     f.end.line = in.number<uint32_t>();
     f.end.column = in.number<uint32_t>();
+    f.cell.index = in.number<uint32_t>();
+    if (f.cell.index) {
+      f.cell.start.line = in.number<uint32_t>();
+      f.cell.start.column = in.number<uint32_t>();
+      f.cell.end.line = in.number<uint32_t>();
+      f.cell.end.column = in.number<uint32_t>();
+    }
     f.message = in.interned(message);
     f.hint = in.interned(hint);
     f.subject = in.interned(subject);

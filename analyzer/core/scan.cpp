@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/analyzer_notes.h"
+#include "core/notebook.h"
 #include "core/result_codec.h"
 #include "core/source_tree.h"
 #include "core/text_encoding.h"
@@ -57,8 +58,18 @@ std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, ui
   // NUL bytes mean binary content, except in UTF-16, where every ASCII character holds one.
   const std::string binary = "binary content (NUL bytes)";
   if (!starts_with_utf16_bom(text) && text.find('\0') != std::string::npos) return binary;
-  if (std::optional<std::string> why = decode_to_utf8(text, file.language)) return std::move(*why);
+  // A notebook is JSON, UTF-8 whatever its cells declare: only a byte-order mark is decoded.
+  const bool notebook = is_notebook_path(file.path);
+  if (std::optional<std::string> why = decode_to_utf8(text, notebook ? Language::None : file.language))
+    return std::move(*why);
   if (text.find('\0') != std::string::npos) return binary;
+  if (notebook) {
+    auto read = read_notebook(file.path, std::move(text));
+    if (auto* why = std::get_if<std::string>(&read)) return "notebook: " + *why;
+    Notebook& nb = std::get<Notebook>(read);
+    return SourceFile(file.path, file.absolute_path, file.language, std::move(nb.code),
+                      std::make_shared<const NotebookMap>(std::move(nb.map)));
+  }
   return SourceFile(file.path, file.absolute_path, file.language, std::move(text));
 }
 
@@ -131,7 +142,8 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   if (file.language != Language::Cmake) result.code_lines = count_code_lines(source.text(), file.language);
   uint64_t hash = 0;
   if (stamp) {
-    hash = content_hash(source.text());
+    // A notebook's findings are placed in its JSON text, not only in its code.
+    hash = content_hash(source.notebook() ? source.notebook()->json() : std::string_view(source.text()));
     if (auto hit = c.cache->find_by_hash(file.path, hash, hkey)) {
       result = std::move(*hit);
       out.store = true;  // same bytes, new time stamp: refresh the entry
@@ -149,6 +161,7 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
     result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
   }
   apply_suppressions(source, result.findings, c.policy);
+  if (source.notebook()) source.notebook()->place(result.findings);
   // Sorted here, in the worker, where a scan has a core per worker: the report wants them in
   // this order, and the parent's end of the scan runs alone.
   std::sort(result.findings.begin(), result.findings.end(), finding_less);

@@ -65,8 +65,6 @@ namespace {
 
 using C = ScoringConstants;
 
-std::string where(const Finding& f) { return fmt::format("{}:{}", f.path, f.start.line); }
-
 // Small estimates keep a decimal ("0.4", not "0"); large ones do not pretend to precision.
 std::string hours_text(double h) {
   if (h > 0 && h < 0.05) return "under 0.1";
@@ -202,7 +200,7 @@ Judgement judge(const Tally& t, const Shares& share) {
 
 size_t SameLineDuplicates::KeyHash::operator()(const Key& k) const {
   std::hash<std::string_view> h;
-  return ((h(k.path) * 31 + h(k.check)) * 31 + h(k.subject)) * 31 + k.line;
+  return (((h(k.path) * 31 + h(k.check)) * 31 + h(k.subject)) * 31 + k.line) * 31 + k.cell_line;
 }
 
 Shares shares_of(const Tally& t, const CoreCode& code) {
@@ -263,7 +261,7 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
 }
 
 bool SameLineDuplicates::repeated(const Finding& f) {
-  return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line}).second;
+  return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line, f.cell.start.line}).second;
 }
 
 double round_score(double score) { return std::round(10 * score) / 10; }
@@ -329,7 +327,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
           "the value is in GPU code: GPU-only code (kernels and their extensions) is {:.0f}% of the core code, code "
           "with no TPU path {:.0f}% ({}, at least {:.0f} engineer-days of rewrite){}",
           100 * share.gpu, 100 * share.novel, plural(t.core_novel, "finding", "findings"), t.core_novel_hours / 8,
-          first_kernel_or_novel ? ", first at " + where(*first_kernel_or_novel) : "");
+          first_kernel_or_novel ? ", first at " + location_text(*first_kernel_or_novel) : "");
       break;
     case Verdict::Significant:
       out.verdict_reason =
@@ -337,10 +335,10 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
                                     plural(t.core_novel, "finding", "findings"),
                                     share.novel >= 0.005 ? fmt::format(" ({:.0f}% of the core code)", 100 * share.novel)
                                                          : "",
-                                    where(*first_novel))
+                                    location_text(*first_novel))
           : first_kernel
               ? fmt::format("real rewrites with a known TPU path: {} to replace with its TPU equivalent, first at {}",
-                            plural(t.core_kernels, "custom kernel", "custom kernels"), where(*first_kernel))
+                            plural(t.core_kernels, "custom kernel", "custom kernels"), location_text(*first_kernel))
               : fmt::format("real rewrites with a known TPU path: at least {:.0f} engineer-days of changes in the core "
                             "code",
                             t.core_change_hours / 8);
@@ -348,7 +346,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     case Verdict::Portable:
       out.verdict_reason = fmt::format("the blockers are mechanical: {}-{} engineer-hours of changes in the core code{}",
                                        hours_text(out.core_hours.low), hours_text(out.core_hours.high),
-                                       first_error ? fmt::format(", first at {}", where(*first_error)) : "");
+                                       first_error ? fmt::format(", first at {}", location_text(*first_error)) : "");
       break;
     case Verdict::TpuReady:
       out.verdict_reason = counted == 0 ? "no TPU blocker found"

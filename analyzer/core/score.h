@@ -169,6 +169,7 @@ class SameLineDuplicates {
   struct Key {
     std::string_view path, check, subject;
     uint32_t line;
+    uint32_t cell_line;  // a notebook's cell lines can share a line of its JSON text
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {

@@ -9,11 +9,12 @@
 namespace tpulint {
 
 SourceFile::SourceFile(std::string path, std::filesystem::path absolute_path, Language language,
-                       std::string text)
+                       std::string text, std::shared_ptr<const NotebookMap> notebook)
     : path_(std::move(path)),
       absolute_path_(std::move(absolute_path)),
       language_(language),
       text_(std::move(text)),
+      notebook_(std::move(notebook)),
       line_starts_(line_starts(text_)) {
   uint32_t longest = 0;
   for (size_t i = 0; i < line_starts_.size(); ++i)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,14 +13,20 @@
 
 namespace tpulint {
 
+class NotebookMap;
+
 class SourceFile {
  public:
-  SourceFile(std::string path, std::filesystem::path absolute_path, Language language, std::string text);
+  // A notebook's SourceFile holds its code cells as Python (core/notebook.h), and `notebook` maps
+  // that text's lines back to the notebook.
+  SourceFile(std::string path, std::filesystem::path absolute_path, Language language, std::string text,
+             std::shared_ptr<const NotebookMap> notebook = nullptr);
 
   const std::string& path() const { return path_; }  // relative to the scan root, '/'-separated
   const std::filesystem::path& absolute_path() const { return absolute_path_; }
   Language language() const { return language_; }
   const std::string& text() const { return text_; }
+  const NotebookMap* notebook() const { return notebook_.get(); }  // null: not a notebook
 
   uint32_t line_count() const { return uint32_t(line_starts_.size()); }
   // 1-based line and code-point column of a byte offset (clamped to the text).
@@ -38,6 +45,7 @@ class SourceFile {
   std::filesystem::path absolute_path_;
   Language language_;
   std::string text_;
+  std::shared_ptr<const NotebookMap> notebook_;
   std::vector<uint32_t> line_starts_;  // byte offset of each line's first byte
   // The code points before each kColumnBlock-byte block of the text; empty when no line is
   // longer than a block.

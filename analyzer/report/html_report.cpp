@@ -164,9 +164,9 @@ void write_html(const ScanReport& report, const Registry& registry, std::ostream
   for (const Finding& f : report.findings) {
     const CheckInfo* info = registry.find(f.check_id);
     out << fmt::format("<div class=\"finding\"><span class=\"sev sev-{0}\">{0}</span> <b>{1}</b> {2} "
-                       "<span class=\"muted\">{3}:{4}:{5} · effort {6}, {7:g}–{8:g} h</span>",
-                       to_string(f.severity), f.check_id, html_escape(f.message), html_escape(f.path), f.start.line,
-                       f.start.column, to_string(f.effort), f.hours.low, f.hours.high);
+                       "<span class=\"muted\">{3}:{4} · effort {5}, {6:g}–{7:g} h</span>",
+                       to_string(f.severity), f.check_id, html_escape(f.message), html_escape(location_text(f)),
+                       shown_start(f).column, to_string(f.effort), f.hours.low, f.hours.high);
     if (!f.source_line.empty()) out << "<pre><code>" << html_escape(f.source_line) << "</code></pre>";
     if (!f.hint.empty()) out << "<div class=\"hint\">→ " << html_escape(f.hint) << "</div>";
     if (info) out << "<div class=\"muted\">" << html_escape(info->summary) << "</div>";

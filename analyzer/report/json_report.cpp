@@ -29,6 +29,12 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.member("category", to_string(f.category)).member("severity", to_string(f.severity));
   w.member("path", f.path).member("line", f.start.line).member("column", f.start.column);
   w.member("end_line", f.end.line).member("end_column", f.end.column);
+  if (f.cell.index) {
+    w.key("cell").begin_object().member("index", f.cell.index);
+    w.member("line", f.cell.start.line).member("column", f.cell.start.column);
+    w.member("end_line", f.cell.end.line).member("end_column", f.cell.end.column);
+    w.end_object();
+  }
   w.member("message", f.message).member("hint", f.hint).member("subject", f.subject);
   w.member("source_line", f.source_line).member("related_paths", f.related_paths);
   w.member("code_lines", f.code_lines);

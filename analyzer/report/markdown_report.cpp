@@ -35,8 +35,9 @@ std::string url_path(std::string_view path) {
   return out;
 }
 
-std::string link(const ReportOptions& o, std::string_view path, uint32_t line) {
-  return fmt::format("[{}:{}]({}{}#L{})", markdown_text(path), line, o.link_base, url_path(path), line);
+// `location` (location_text) linked to its file's line.
+std::string link(const ReportOptions& o, std::string_view location, std::string_view path, uint32_t line) {
+  return fmt::format("[{}]({}{}#L{})", markdown_text(location), o.link_base, url_path(path), line);
 }
 
 std::string hours(HoursRange h) { return fmt::format("{:g}–{:g} h", h.low, h.high); }
@@ -117,7 +118,7 @@ Parts render(const ScanReport& report, const ReportOptions& options) {
     for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
       const WorkItem& w = report.plan[i];
       out += fmt::format("| {} | {} | {} | {} | {}, {} | {} |\n", severity_mark(w.severity), markdown_text(w.subject),
-                         markdown_text(w.first_message), link(options, w.first_path, w.first_line),
+                         markdown_text(w.first_message), link(options, w.first_location, w.first_path, w.first_line),
                          to_string(w.effort), hours(w.hours), gain_text(w.score_gain));
     }
     if (report.plan.size() > kTop) out += fmt::format("\n{} more work items in the plan below.\n", report.plan.size() - kTop);
@@ -155,7 +156,7 @@ Parts render(const ScanReport& report, const ReportOptions& options) {
         line = fmt::format("{}**{}**\n\n", current ? "\n" : "", markdown_text(f.path));
         current = &f.path;
       }
-      line += fmt::format("- {} {} `{}` {}{}\n", severity_mark(f.severity), link(options, f.path, f.start.line),
+      line += fmt::format("- {} {} `{}` {}{}\n", severity_mark(f.severity), link(options, location_text(f), f.path, f.start.line),
                           f.check_id, markdown_text(f.message),
                           f.hint.empty() ? "" : fmt::format(" — {}", markdown_text(f.hint)));
       p.finding_lines.push_back(std::move(line));

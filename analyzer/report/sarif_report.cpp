@@ -123,6 +123,12 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
           {"context", to_string(f->context)},
           {"discounted", f->discounted}}},
     };
+    if (f->cell.index)
+      r["properties"]["cell"] = {{"index", f->cell.index},
+                                 {"line", f->cell.start.line},
+                                 {"column", f->cell.start.column},
+                                 {"end_line", f->cell.end.line},
+                                 {"end_column", f->cell.end.column}};
     if (auto it = rule_index.find(f->check_id); it != rule_index.end()) r["ruleIndex"] = it->second;
     results.push_back(std::move(r));
   }

@@ -53,13 +53,14 @@ std::string blank_like(std::string_view shown) {
 // before or in them widens what they sit under.
 void write_code_frame(const Finding& f, std::ostream& out, const Style& st) {
   std::string_view line = f.source_line;
-  const uint32_t start = std::max(f.start.column, 1u) - 1;  // 0-based columns, `end` past the last
-  const uint32_t end = f.end.line == f.start.line ? std::max(f.end.column, 1u) - 1 : count_code_points(line);
+  const Position first = shown_start(f), last = shown_end(f);
+  const uint32_t start = std::max(first.column, 1u) - 1;  // 0-based columns, `end` past the last
+  const uint32_t end = last.line == first.line ? std::max(last.column, 1u) - 1 : count_code_points(line);
   const size_t from = column_offset(line, start), to = column_offset(line, std::max(start, end));
   const uint32_t past_the_end = start - count_code_points(line.substr(0, from));  // a start beyond the line
   const uint32_t width = std::max(count_code_points(visible_text(line.substr(from, to - from))), 1u);
 
-  std::string num = std::to_string(f.start.line);
+  std::string num = std::to_string(first.line);
   std::string gutter(num.size(), ' ');
   out << fmt::format("  {} {}\n", gutter, st.dim("|"));
   out << fmt::format("  {} {} {}\n", st.dim(num), st.dim("|"), visible_text(line));
@@ -72,14 +73,17 @@ void write_code_frame(const Finding& f, std::ostream& out, const Style& st) {
 void write_finding(const Finding& f, std::ostream& out, const Style& st) {
   // The context when it is known and not already the path's (tests), dimmed: where the code runs.
   const bool show_context = f.context != Context::Unknown && f.context != Context::Test;
-  out << fmt::format("  {}:{}  {}  {}  {}{}\n", f.start.line, f.start.column, st.severity(f.severity),
+  // In a notebook, the cell first: "cell 3:2:5".
+  const Position at = shown_start(f);
+  out << fmt::format("  {}{}:{}  {}  {}  {}{}\n", f.cell.index ? fmt::format("cell {}:", f.cell.index) : "", at.line,
+                     at.column, st.severity(f.severity),
                      st.bold(f.check_id), visible_text(f.message),
                      show_context ? st.dim(fmt::format("  [{}{}]", to_string(f.context), f.discounted ? ", discounted" : ""))
                                   : std::string());
   if (!f.source_line.empty()) {
     write_code_frame(f, out, st);
     if (!f.hint.empty())
-      out << fmt::format("  {} {} hint: {}\n", std::string(std::to_string(f.start.line).size(), ' '), st.dim("="),
+      out << fmt::format("  {} {} hint: {}\n", std::string(std::to_string(at.line).size(), ' '), st.dim("="),
                          visible_text(f.hint));
   } else if (!f.hint.empty()) {
     out << fmt::format("    hint: {}\n", visible_text(f.hint));
