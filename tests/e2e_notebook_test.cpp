@@ -160,3 +160,28 @@ TEST_CASE("a notebook's cached result follows its JSON lines when only its outpu
   CHECK(r.at("findings")[0].at("line") == 20);
   CHECK(r.at("findings")[0].at("cell").at("line") == 2);
 }
+
+TEST_CASE("notebooks beside a package's code weigh as auxiliary code; alone, they are the code", "[e2e][notebook]") {
+  TempDir dir;
+  dir.write("explore.ipynb", kNotebook);
+  // Notebooks alone: the `.cuda()` of cell 3 is a core error.
+  json alone = scan_json(dir, "--no-cache");
+  CHECK(alone.at("verdict") == "portable");
+  CHECK(alone.at("scoring").at("path_weights").empty());
+
+  // Beside a package: a demo, weighed like examples; the rule is in the report.
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/model.py", "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n");
+  json beside = scan_json(dir, "--no-cache");
+  CHECK(beside.at("verdict") == "tpu-ready");
+  REQUIRE(beside.at("scoring").at("path_weights").size() == 1);
+  CHECK(beside.at("scoring").at("path_weights")[0].at("glob") == "*.ipynb");
+  CHECK(beside.at("scoring").at("path_weights")[0].at("weight") == 0.25);
+  bool listed = false;
+  for (const json& f : beside.at("findings")) listed |= f.at("path") == "explore.ipynb" && f.at("id") == "TPU401";
+  CHECK(listed);  // still reported
+
+  // A rule of the user's for notebooks wins.
+  json weighed = scan_json(dir, "--no-cache --path-weight '*.ipynb=1'");
+  CHECK(weighed.at("verdict") == "portable");
+}

@@ -224,11 +224,12 @@ Engine::ScanDatabase Engine::compile_database(const std::filesystem::path& root)
 
 namespace {
 
-ProjectIndex project_index(const Discovery& discovery) {
+std::vector<std::string> paths_of(const Discovery& discovery, bool with_cmake) {
   std::vector<std::string> paths;
   paths.reserve(discovery.files.size());
-  for (const DiscoveredFile& f : discovery.files) paths.push_back(f.path);
-  return ProjectIndex::from_paths(paths);
+  for (const DiscoveredFile& f : discovery.files)
+    if (with_cmake || f.language != Language::Cmake) paths.push_back(f.path);
+  return paths;
 }
 
 }  // namespace
@@ -291,7 +292,8 @@ AnalyzedFiles only_files(AnalyzedFiles all, const std::function<bool(const FileR
 ScanReport Engine::scan(const ScanRequest& request) const {
   Discovery discovery = discover(request.paths, request.discovery);
   // Of the whole project, before a shard is cut out of it: every shard sees the same index.
-  auto project = std::make_shared<const ProjectIndex>(project_index(discovery));
+  auto project = std::make_shared<const ProjectIndex>(ProjectIndex::from_paths(paths_of(discovery, true)));
+  const PathWeights weights = with_notebooks_weighed(request.path_weights, paths_of(discovery, false));
   auto other = [&](const auto& f) { return !in_shard(f.path, request.shard_index, request.shard_count); };
   if (request.shard_count > 1) {
     std::erase_if(discovery.files, [&](const DiscoveredFile& f) { return other(f) && !feeds_links(f.language); });
@@ -321,7 +323,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
-  link_project(results, request.path_weights, checks::registry());
+  link_project(results, weights, checks::registry());
   if (request.shard_count > 1) {
     results = only_files(std::move(results), [&](const FileResult& r) { return !other(r); });
     std::erase_if(discovery.files, other);
@@ -329,14 +331,14 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   // Files discovery skipped get their notes in build_report: the same selection applies.
   SuppressionPolicy policy = suppression_policy();
   return build_report(discovery, std::move(results), [&](std::string_view id) { return policy.enabled(id, ""); },
-                      request.path_weights);
+                      weights);
 }
 
 FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, const std::string& relative_path) const {
   DiscoveredFile file{absolute_path, relative_path, language_for_path(absolute_path)};
   // The file's project, under its scan root.
   const std::string root_text = scan_root_of(absolute_path, relative_path).string();
-  auto project = std::make_shared<const ProjectIndex>(project_index(discover(std::span(&root_text, 1), {})));
+  auto project = std::make_shared<const ProjectIndex>(ProjectIndex::from_paths(paths_of(discover(std::span(&root_text, 1), {}), true)));
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,
                                                 project),

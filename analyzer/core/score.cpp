@@ -48,6 +48,16 @@ double path_weight(std::string_view path, const PathWeights& weights) {
   return is_auxiliary_path(path) ? weights.auxiliary : 1.0;
 }
 
+PathWeights with_notebooks_weighed(PathWeights weights, std::span<const std::string> code_paths) {
+  constexpr std::string_view kNotebooks = "*.ipynb";
+  const bool notebooks = std::any_of(code_paths.begin(), code_paths.end(), [](const std::string& p) { return p.ends_with(".ipynb"); });
+  const bool other_code = std::any_of(code_paths.begin(), code_paths.end(), [&](const std::string& p) {
+    return !p.ends_with(".ipynb") && decides_verdict(path_weight(p, weights));
+  });
+  if (notebooks && other_code) weights.rules.insert(weights.rules.begin(), {std::string(kNotebooks), weights.auxiliary});
+  return weights;
+}
+
 bool decides_verdict(double path_weight) { return path_weight >= 1; }
 bool decides_verdict(std::string_view path, const PathWeights& weights) { return decides_verdict(path_weight(path, weights)); }
 

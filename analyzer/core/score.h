@@ -27,6 +27,11 @@ struct PathWeights {
   std::vector<std::pair<std::string, double>> rules;
 };
 double path_weight(std::string_view path, const PathWeights& weights);
+// Notebooks beside a project's code are its demos and explorations, not what a migration hangs
+// on: when `code_paths` (a scan's code files) hold code that decides the verdict outside
+// notebooks, `weights` with a first rule `*.ipynb` at the auxiliary weight (first, so that a
+// rule of the user's for notebooks wins). A directory of notebooks alone is its own code.
+PathWeights with_notebooks_weighed(PathWeights weights, std::span<const std::string> code_paths);
 bool is_auxiliary_path(std::string_view path);
 // Whether a path's findings decide the verdict: those with full weight (1 or more).
 bool decides_verdict(std::string_view path, const PathWeights& weights);
