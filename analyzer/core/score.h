@@ -148,7 +148,7 @@ struct ScoringConstants {
   static constexpr double kStayOnGpuShare = 0.35;
   static constexpr double kStayOnGpuNovelShare = 0.2;
   static constexpr double kStayOnGpuLines = 150;
-  static constexpr double kStayOnGpuHours = 400;
+  static constexpr double kStayOnGpuHours = 160;  // an engineer-month
   // significant: any core kernel (standard or novel), or this many core hours of real changes.
   static constexpr double kSignificantHours = 40;
   // portable: any core error, or more than this many core hours.
