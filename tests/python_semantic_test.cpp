@@ -351,3 +351,34 @@ TEST_CASE("semantic: a test module is test code by its path; a module named like
   CHECK(at(analyze("pkg/tests/helpers.py", code), "TPU201", 3).context == Context::Test);
   CHECK(at(analyze("pkg/testimony.py", code), "TPU201", 3).context == Context::Unknown);
 }
+
+TEST_CASE("semantic: a branch on an option that is off by default is guarded code; one on by default is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/diffusion.py",
+                      "import torch\n"                                                      // 1
+                      "class Diffusion(torch.nn.Module):\n"                                 // 2
+                      "    def __init__(self, net, immiscible=False, fused: bool = True):\n"  // 3
+                      "        self.immiscible = immiscible\n"                              // 4
+                      "        self.fused = fused\n"                                        // 5
+                      "    def forward(self, x):\n"                                         // 6
+                      "        if self.immiscible:\n"                                       // 7
+                      "            x = x.cuda()\n"                                          // 8
+                      "        if self.fused:\n"                                            // 9
+                      "            x = x.cuda()\n"                                          // 10
+                      "        return x\n"                                                  // 11
+                      "def export(model, use_trt=False):\n"                                 // 12
+                      "    if not use_trt:\n"                                               // 13
+                      "        return model\n"                                              // 14
+                      "    return model.cuda()\n"                                           // 15
+                      "def run(model, trt=False):\n"                                        // 16
+                      "    if not trt:\n"                                                   // 17
+                      "        return model\n"                                              // 18
+                      "    else:\n"                                                         // 19
+                      "        return model.cuda()\n");                                     // 20
+  CHECK(at(seen, "TPU401", 8).context == Context::Guarded);
+  CHECK(at(seen, "TPU401", 8).discounted);
+  CHECK(at(seen, "TPU401", 10).context != Context::Guarded);  // on unless turned off
+  CHECK_FALSE(at(seen, "TPU401", 10).discounted);
+  CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
+  CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
+}

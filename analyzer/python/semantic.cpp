@@ -158,8 +158,55 @@ SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
       host_module_(module_path_matches(path, facts.host_path_parts)),
       test_module_(module_path_matches(path, facts.test_path_parts)) {}
 
+namespace {
+
+// Whether `name` is a parameter of `function` whose default is `False`: an option the caller
+// opts into.
+bool opt_in_parameter(Node function, std::string_view name) {
+  Node parameters = function ? function.field(Field::Parameters) : Node();
+  for (uint32_t i = 0; parameters && i < parameters.named_child_count(); ++i) {
+    Node p = parameters.named_child(i);
+    if (p.type() != "default_parameter" && p.type() != "typed_default_parameter") continue;
+    Node n = p.field(Field::Name), value = p.field(Field::Value);
+    if (n && value && n.text() == name && value.text() == "False") return true;
+  }
+  return false;
+}
+
+// The `__init__` of the class a method is defined in, or a null node.
+Node constructor_of_class_of(Node method) {
+  Node cls = method;
+  while (cls && cls.kind() != Kind::ClassDefinition) cls = cls.parent();
+  Node body = cls ? cls.field(Field::Body) : Node();
+  for (uint32_t i = 0; body && i < body.named_child_count(); ++i) {
+    Node d = body.named_child(i);
+    if (d.kind() == Kind::DecoratedDefinition) d = d.field(Field::Definition);
+    if (d && d.kind() == Kind::FunctionDefinition)
+      if (Node n = d.field(Field::Name); n && n.text() == "__init__") return d;
+  }
+  return Node();
+}
+
+}  // namespace
+
+// `if use_trt:`, `if self.immiscible:` and their negations: a branch on an option that is off
+// unless the caller turns it on (a parameter defaulting to False, of the enclosing function, or
+// of its class's `__init__` for an attribute of self). The default path runs without it.
+bool is_opt_in(Node condition) {
+  while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
+    condition = condition.named_child(0);
+  if (!condition) return false;
+  Node function = condition.tree()->enclosing_function(condition);
+  if (condition.kind() == Kind::Identifier) return opt_in_parameter(function, condition.text());
+  if (condition.kind() != Kind::Attribute) return false;
+  Node object = condition.field(Field::Object), attribute = condition.field(Field::Attribute);
+  if (!object || !attribute || object.kind() != Kind::Identifier || object.text() != "self" || !function) return false;
+  return opt_in_parameter(function, attribute.text()) || opt_in_parameter(constructor_of_class_of(function), attribute.text());
+}
+
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
+  if (is_opt_in(condition)) return true;
   const Tree& tree = *condition.tree();
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);

@@ -47,6 +47,12 @@ struct CodeRoleFacts {
 // equality (`if iteration == 0:`). What it guards in a training loop does not run every step.
 bool is_periodic_condition(Node condition);
 
+// A branch on an option that is off unless the caller turns it on: `if use_trt:`, `if
+// self.immiscible:` (or negated) where the name is a parameter whose default is `False`, of the
+// enclosing function or, for an attribute of self, of its class's `__init__`. What only such a
+// branch runs is guarded code: the default path runs without it.
+bool is_opt_in(Node condition);
+
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
 
