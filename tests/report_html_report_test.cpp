@@ -193,6 +193,20 @@ TEST_CASE("the HTML report puts the summary and the plan before the findings, gr
   CHECK(out.find("href=\"http") == std::string::npos);
 }
 
+// A report put together elsewhere (a test's, a merge's) may hold findings no plan was made with:
+// the script would find no section for them.
+TEST_CASE("the HTML report lists a finding in no work item of its plan with the notes", "[report][html]") {
+  ScanReport r = report_of({{finding("TPU401", "a.py", 3, ".cuda()", "'.cuda()' moves it", "x.cuda()")}});
+  r.findings[0].work_item = 7;
+  r.findings.push_back(r.findings[0]);
+  r.findings.back().work_item = Finding::kNoWorkItem;
+  const std::string out = html(r);
+  CHECK(out.find("data-w=\"7\"") == std::string::npos);
+  CHECK(count(out, "<li class=\"error\" data-c=\"TPU401\">") == 2);
+  CHECK(out.find("<details class=\"g\" data-w=\"notes\" open><summary><b>not in the plan</b> · <span class=\"n\">2</span>") !=
+        std::string::npos);
+}
+
 TEST_CASE("the HTML report writes each fix hint once, and findings name theirs", "[report][html]") {
   std::vector<Finding> in_a, in_b;
   for (uint32_t line = 1; line <= 3; ++line) {

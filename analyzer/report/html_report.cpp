@@ -405,9 +405,11 @@ class Hints {
 // One finding, as the script reads it: severity as the class, check ID, work item, context (when
 // known) and hint as short attributes. Its path is its file group's, its category its check ID's
 // leading digit (core/types.h).
-void write_finding(const Finding& f, const Hints& hints, const ReportOptions& options, std::ostream& out) {
+void write_finding(const Finding& f, size_t plan_size, const Hints& hints, const ReportOptions& options,
+                   std::ostream& out) {
   out << fmt::format("<li class=\"{}\" data-c=\"{}\"", to_string(f.severity), html_escape(f.check_id));
-  if (f.work_item != Finding::kNoWorkItem) out << " data-w=\"" << f.work_item << '"';
+  // A finding in no item of this plan (a note) goes to the section of those.
+  if (f.work_item < plan_size) out << " data-w=\"" << f.work_item << '"';
   if (f.context != Context::Unknown) out << " data-x=\"" << to_string(f.context) << '"';
   if (long hint = hints.number(f); hint >= 0) out << " data-h=\"" << hint << '"';
   out << '>'
@@ -459,7 +461,7 @@ void write_findings(const ScanReport& report, const Registry& registry, const Re
     out << fmt::format("<details class=\"g\" data-p=\"{0}\"{1}><summary><b>{0}</b> · <span class=\"n\">{2}</span>"
                        " {3}</summary><ul class=\"f\">\n",
                        shown_path, open, end - k, findings_word(end - k));
-    for (; k < end; ++k) write_finding(report.findings[k], hints, options, out);
+    for (; k < end; ++k) write_finding(report.findings[k], report.plan.size(), hints, options, out);
     out << "</ul></details>\n";
   }
   out << "</div></section>\n";
