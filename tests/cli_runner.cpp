@@ -1,5 +1,7 @@
 #include "cli_runner.h"
 
+#include <catch2/catch.hpp>
+
 #include <array>
 #include <cstdlib>
 #include <cstdio>
@@ -12,14 +14,12 @@ namespace fs = std::filesystem;
 
 namespace tpulint::testing {
 
-namespace {
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-}  // namespace
 
 std::string tpulint_binary() {
   const char* other = std::getenv("TPULINT_TEST_BINARY");
@@ -47,6 +47,15 @@ CommandResult run_program(const std::string& binary, const std::string& args, co
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = slurp(err_path);
   return r;
+}
+
+bool have_programs(std::initializer_list<const char*> programs) {
+  for (const char* p : programs)
+    if (std::system(("command -v '" + std::string(p) + "' >/dev/null 2>&1").c_str()) != 0) {
+      WARN("tpulint-test-skipped: '" << p << "' is not on PATH");
+      return false;
+    }
+  return true;
 }
 
 }  // namespace tpulint::testing

@@ -1,6 +1,8 @@
 // Runs the real build/tpulint binary for end-to-end tests.
 #pragma once
 
+#include <filesystem>
+#include <initializer_list>
 #include <string>
 
 #include "temp_dir.h"
@@ -12,6 +14,9 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+
+// A file's bytes ("" if it cannot be read).
+std::string slurp(const std::filesystem::path& path);
 
 // The tpulint binary the tests run: the build's, or TPULINT_TEST_BINARY's (another build, say
 // one from before a fix, to see a regression test fail there).
@@ -25,5 +30,9 @@ CommandResult run_tpulint(const std::string& args, const std::string& cwd = TPUL
 // The same with another program (the fault-injecting build of tpulint, say).
 CommandResult run_program(const std::string& binary, const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR,
                           const std::string& env = "");
+
+// Whether `programs` are on PATH; if not, the test says it is skipped (ctest reports it so, by
+// its SKIP_REGULAR_EXPRESSION in tests/CMakeLists.txt) and should return.
+bool have_programs(std::initializer_list<const char*> programs);
 
 }  // namespace tpulint::testing

@@ -54,6 +54,30 @@ TEST_CASE("a kernel's definition and its launches are one work item", "[core][pl
   CHECK(nms->first_location == "csrc/a.cu:10");
 }
 
+// A report lists each work item's findings: plan_work says which item each finding is in.
+TEST_CASE("plan_work tells each finding's work item, in the plan's order, and none for a note", "[core][plan]") {
+  Finding module = make("TPU110", Category::CustomKernel, EffortClass::High, {10, 30}, "setup.py", "ops._C", 9);
+  module.related_paths = {"csrc/a.cu"};
+  std::vector<Finding> findings = {
+      make("TPU101", Category::CustomKernel, EffortClass::High, {16, 40}, "csrc/a.cu", "nms_kernel", 10),
+      make("TPU401", Category::CudaApi, EffortClass::Low, {0.1, 0.5}, "m.py", ".cuda()", 3),
+      make("TPU902", Category::AnalyzerNote, EffortClass::None, {0, 0}, "big.py", ""),
+      module,
+      make("TPU401", Category::CudaApi, EffortClass::Low, {0.1, 0.5}, "n.py", ".cuda()", 4),
+  };
+  std::vector<uint32_t> item_of;
+  auto items = plan_work(findings, {}, {}, &item_of);
+  REQUIRE(items.size() == 2);
+  REQUIRE(item_of.size() == findings.size());
+  auto subject = [&](size_t k) { return items.at(item_of[k]).subject; };
+  CHECK(subject(0) == "ops._C");  // a kernel in the module's sources joins the module's item
+  CHECK(subject(1) == ".cuda()");
+  CHECK(item_of[2] == Finding::kNoWorkItem);
+  CHECK(subject(3) == "ops._C");
+  CHECK(subject(4) == ".cuda()");
+  CHECK(plan_work(findings, {}).size() == 2);  // the same plan without asking
+}
+
 TEST_CASE("an extension module, its sources' kernels and its imports are one work item, each counted once",
           "[core][plan]") {
   Finding module = make("TPU110", Category::CustomKernel, EffortClass::High, {10, 30}, "setup.py", "ops._C", 9);

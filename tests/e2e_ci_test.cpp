@@ -15,6 +15,7 @@
 using nlohmann::json;
 using tpulint::testing::run_tpulint;
 using tpulint::testing::TempDir;
+using tpulint::testing::have_programs;
 
 namespace {
 
@@ -544,17 +545,6 @@ class PreCommitProject {
   const TempDir& dir_;
   std::string env_;
 };
-
-// Whether `programs` are on PATH; if not, the test says it is skipped (ctest reports it so, by
-// its SKIP_REGULAR_EXPRESSION in tests/CMakeLists.txt) and returns.
-bool have_programs(std::initializer_list<const char*> programs) {
-  for (const char* p : programs)
-    if (std::system(("command -v '" + std::string(p) + "' >/dev/null 2>&1").c_str()) != 0) {
-      WARN("tpulint-test-skipped: '" << p << "' is not on PATH");
-      return false;
-    }
-  return true;
-}
 
 const char* kTrainingLoop =
     "import torch\n"

@@ -23,18 +23,12 @@
 
 namespace fs = std::filesystem;
 using tpulint::testing::run_tpulint;
+using tpulint::testing::slurp;
 using tpulint::testing::TempDir;
 
 namespace {
 
 const std::string kProject = "fixtures/projects/torch_cuda_extension";
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Everything written into the FIFO at `path` until its writer closes it. Gives up after `limit`,
 // so that a writer that never comes (the FIFO was replaced) fails the test instead of hanging it.

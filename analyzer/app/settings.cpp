@@ -10,6 +10,7 @@
 #include "checks/registry.h"
 #include "core/result_cache.h"
 #include "core/source_tree.h"
+#include "report/visible_text.h"
 
 namespace fs = std::filesystem;
 
@@ -106,7 +107,15 @@ void add_report_options(CLI::App& cmd, ScanArgs& a) {
   cmd.add_flag("--explain-score", a.explain_score, "text: print the score's formula, weights and terms");
   cmd.add_flag("--summary", a.summary, "text: print only the summary, verdict and plan, not each finding");
   cmd.add_option("--compare", a.compare, "an earlier JSON report: show the score's change against it");
-  cmd.add_option("--link-base", a.link_base, "markdown: URL prefix for file links (e.g. a blob URL at a commit)");
+  cmd.add_option("--link-base", a.link_base,
+                 "markdown, html: link each location to URL/path#Lline (an http or https URL, e.g. a blob URL at a "
+                 "commit)")
+      ->check(CLI::Validator(
+          [](std::string& input) -> std::string {
+            const std::string why = report::link_base_error(input);
+            return why.empty() ? why : fmt::format("{}; got '{}'", why, report::visible_text(input));
+          },
+          "URL"));
   cmd.add_option("--color", a.color, "colour the text report: auto (a terminal, no NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd.add_option("--baseline", a.baseline, "report only findings not in this baseline (`tpulint baseline`)");

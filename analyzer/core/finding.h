@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct Finding {
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
+  // The migration plan's work item it belongs to (an index into ScanReport::plan, set by
+  // build_report); kNoWorkItem for an analyzer note, or a finding no plan was made with.
+  static constexpr uint32_t kNoWorkItem = UINT32_MAX;
+  uint32_t work_item = kNoWorkItem;
 };
 
 // A finding's source line longer than this many bytes is cut there (at a code point's start) and

@@ -22,7 +22,8 @@ std::string_view extension_key(std::string_view module) {
   return last == "_C" ? module : last;
 }
 
-std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code) {
+std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code,
+                                std::vector<uint32_t>* item_of) {
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
   const KernelFamilies families(findings);
@@ -60,6 +61,8 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   std::unordered_map<Key, size_t, KeyHash> group_of;  // a key -> its place in `groups`
   Group* last = nullptr;                              // the previous finding's group
   std::map<Key, std::set<std::string_view>> parts;
+  // Each finding's place in `groups` (kNoWorkItem for a note), renumbered to its item's at the end.
+  std::vector<uint32_t> group_of_finding(item_of ? findings.size() : 0, Finding::kNoWorkItem);
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     const bool repeated = duplicates.repeated(f);
@@ -79,6 +82,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
       last = &groups[it->second];
     }
     last->list.push_back(&f);
+    if (item_of) group_of_finding[size_t(&f - findings.data())] = uint32_t(last - groups.data());
     if (native) last->native.push_back(&f);
     last->tally += added;
     if (!repeated) {
@@ -88,11 +92,14 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     }
   }
   // In key order, as they were kept in an ordered map: the final sort meets ties in this order.
-  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
+  std::vector<uint32_t> by_key(groups.size());  // the groups' places, in key order
+  for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return groups[a].key < groups[b].key; });
   const double score = judge(total, shares_of(total, code)).score;
 
   std::vector<WorkItem> items;
-  for (const auto& [key, list, tally, hours, native] : groups) {
+  for (uint32_t g : by_key) {
+    const auto& [key, list, tally, hours, native] = groups[g];
     WorkItem item;
     item.category = key.first;
     item.subject = std::string(key.second);
@@ -136,12 +143,27 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     items.push_back(std::move(item));
   }
   auto rate = [](const WorkItem& w) { return w.score_gain / std::max(w.hours.high, 0.1); };
-  std::sort(items.begin(), items.end(), [&](const WorkItem& a, const WorkItem& b) {
+  std::vector<uint32_t> order(items.size());  // items' places in `items`, in the plan's order
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const WorkItem &a = items[x], &b = items[y];
     if (rate(a) != rate(b)) return rate(a) > rate(b);
     if (a.score_gain != b.score_gain) return a.score_gain > b.score_gain;
     return a.subject < b.subject;
   });
-  return items;
+  std::vector<WorkItem> plan;
+  plan.reserve(items.size());
+  std::vector<uint32_t> item_of_group(groups.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    plan.push_back(std::move(items[order[i]]));
+    item_of_group[by_key[order[i]]] = i;
+  }
+  if (item_of) {
+    item_of->assign(findings.size(), Finding::kNoWorkItem);
+    for (size_t k = 0; k < findings.size(); ++k)
+      if (group_of_finding[k] != Finding::kNoWorkItem) (*item_of)[k] = item_of_group[group_of_finding[k]];
+  }
+  return plan;
 }
 
 }  // namespace tpulint

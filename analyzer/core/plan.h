@@ -50,6 +50,9 @@ std::string_view extension_key(std::string_view module);
 // a declaration names that dotted module exactly.
 // Ordered by score gained per engineer-hour, then by gain, then by subject. `code` as for
 // compute_score. The same issue twice on one line (same check and subject) counts once.
-std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code = {});
+// `item_of`, when given, receives each finding's item (an index into the result), or
+// Finding::kNoWorkItem for an analyzer note: how a report lists the findings of each item.
+std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code = {},
+                                std::vector<uint32_t>* item_of = nullptr);
 
 }  // namespace tpulint

@@ -476,7 +476,9 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   for (const FileSummary& f : report.files)
     if (decides_verdict(f.path, weights)) code.add_file(f.path, f.language == Language::Cxx || f.language == Language::Cuda, f.code_lines);
   report.score = compute_score(report.findings, weights, code);
-  report.plan = plan_work(report.findings, weights, code);
+  std::vector<uint32_t> item_of;
+  report.plan = plan_work(report.findings, weights, code, &item_of);
+  for (size_t k = 0; k < report.findings.size(); ++k) report.findings[k].work_item = item_of[k];
   report.path_weights = weights;
   list_unanalyzed(report);
   // A verdict that rests on code it did not see says so.

@@ -20,7 +20,7 @@ struct ReportOptions {
   bool summary_only = false;    // text: the summary, verdict and plan, without the findings
   std::optional<double> previous_score;  // text/markdown: an earlier score (--compare, --diff-score)
   std::string previous_label = "the compared report";  // what that score is of, e.g. "main"
-  std::string link_base;        // markdown: prefix of file links, e.g. a blob URL at a commit
+  std::string link_base;        // markdown, html: prefix of file links (source_link), e.g. a blob URL at a commit
   size_t max_sarif_results = 25000;  // SARIF: keep the most severe this many results
   // Markdown: the most bytes to write. GitHub refuses a comment over 65,536 characters, and a
   // character is at least one byte of UTF-8; a longer report is cut to fit (write_markdown).
@@ -38,6 +38,19 @@ std::string effort_text(const ScoreSummary& s, std::string_view dash = "-");
 
 // A work item's score gain: "+1.4", or "+<0.1" for a gain too small to show but not nothing.
 std::string gain_text(double gain);
+
+// Why `base` cannot prefix the reports' source links, or "" if it can: an absolute http or https
+// URL with a host, written in URL characters only (printable ASCII but space, quotes, angle
+// brackets, backslash, caret, backtick, braces and '|'), with no query or fragment, since the
+// file's path and "#Lline" follow it. A link base is given by whoever runs the scan, but lands in
+// an href of every finding: a `javascript:` URL or a quote must never get there.
+std::string link_base_error(std::string_view base);
+
+// The URL of a file's line, GitHub style: `base`/path#Lline ("path#Lline", relative, when `base`
+// is empty), the path percent-encoded (every byte but unreserved characters and '/'), so no
+// character of a scanned file's name can end the link or change what it points to. `line` is in
+// the file itself: in a notebook, in its JSON text (docs/notebooks.md), where GitHub shows it.
+std::string source_link(std::string_view base, std::string_view path, uint32_t line);
 
 // Throws std::invalid_argument for an unknown format.
 void write_report(std::string_view format, const ScanReport& report, const Registry& registry,

@@ -22,22 +22,15 @@ std::string_view severity_mark(Severity s) {
   return "";
 }
 
-// A path in a URL: every byte but unreserved characters and '/' percent-encoded, so that no
-// character of it can end the link's destination or change what it points to.
-std::string url_path(std::string_view path) {
-  std::string out;
-  for (unsigned char c : path) {
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '.' || c == '_' || c == '~' || c == '/';
-    if (unreserved) out += char(c);
-    else out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
-
-// `location` (location_text) linked to its file's line.
+// `location` (location_text) linked to its file's line. A link base may hold parentheses, which
+// would end the destination: escaped as CommonMark allows (the path's are percent-encoded).
 std::string link(const ReportOptions& o, std::string_view location, std::string_view path, uint32_t line) {
-  return fmt::format("[{}]({}{}#L{})", markdown_text(location), o.link_base, url_path(path), line);
+  std::string url;
+  for (char c : source_link(o.link_base, path, line)) {
+    if (c == '(' || c == ')') url += '\\';
+    url += c;
+  }
+  return fmt::format("[{}]({})", markdown_text(location), url);
 }
 
 std::string hours(HoursRange h) { return fmt::format("{:g}–{:g} h", h.low, h.high); }
