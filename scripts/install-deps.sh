@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 debian_packages=(
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev
-  catch2 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libxxhash-dev
+  catch2 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libxxhash-dev nettle-dev
   cmake ninja-build g++ make git patch
 )
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)

@@ -1,6 +1,6 @@
-// SHA-256 (FIPS 180-4), for the HTML report's Content-Security-Policy: the policy names its
-// inline style and script by their hashes, so a browser runs those and nothing else the page
-// holds (a scanned file's name or line that slipped past escaping would still not run).
+// SHA-256 (FIPS 180-4, Nettle's), for the HTML report's Content-Security-Policy: the policy
+// names its inline style and script by their hashes, so a browser runs those and nothing else
+// the page holds (a scanned file's name or line that slipped past escaping would still not run).
 #pragma once
 
 #include <array>
