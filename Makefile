@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build test demo docs install bench sanitize sanitize-build fuzz release-tag clean
+.PHONY: all deps test-deps configure build test demo docs install package bench sanitize sanitize-build fuzz release-tag clean
 
 all: build
 
@@ -56,12 +56,18 @@ bench: build
 docs: build
 	@$(BUILD_DIR)/tpulint docs --output-dir docs/checks
 
-# Installs build/tpulint as PREFIX/bin/tpulint (for the pre-commit hooks and CI jobs), and the
-# C/C++ frontend it loads when it parses C/C++ as PREFIX/lib/tpulint/libtpulint_clang.so.
+# Installs the CMake install rules' files under PREFIX (README.md, "Install"): bin/tpulint (for the
+# pre-commit hooks and CI jobs), lib/tpulint/libtpulint_clang.so (the C/C++ frontend it loads when it
+# parses C/C++) and share/doc/tpulint/. DESTDIR stages them elsewhere.
 PREFIX ?= /usr/local
 install: build
-	install -D -m 755 $(BUILD_DIR)/tpulint $(DESTDIR)$(PREFIX)/bin/tpulint
-	install -D -m 644 $(BUILD_DIR)/libtpulint_clang.so $(DESTDIR)$(PREFIX)/lib/tpulint/libtpulint_clang.so
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# A Debian package of the same files under /usr (CPack): build/tpulint_<version>_<arch>.deb, its
+# dependencies found by dpkg-shlibdeps (dpkg-dev).
+package: build
+	@scripts/install-deps.sh --package
+	@cd $(BUILD_DIR) && cpack -G DEB
 
 # Tags HEAD as the release of the version in CMakeLists.txt's project(): v<VERSION>, the `rev:`
 # pre-commit users name (docs/ci.md). Local only; publish it with `git push origin v<VERSION>`.

@@ -14,15 +14,18 @@ command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 # --test: what the test suite needs on top: a JSON Schema validator (the JSON and SARIF
 # reports are validated against their schemas), a headless browser (the HTML report is
 # loaded and checked in Chromium), pre-commit (the hooks are tested in a real commit) and strace
-# (a scan of a hostile tree is traced: tests/e2e_strace_test.cpp).
+# (a scan of a hostile tree is traced: tests/e2e_strace_test.cpp), and dpkg-dev (the Debian package is
+# built, installed into a scratch root and scanned with: tests/package_test.sh).
+# --package: dpkg-dev, whose dpkg-shlibdeps finds the Debian package's dependencies (make package).
 # --sanitize: libFuzzer and the sanitizer runtimes of clang-19 (make sanitize, make fuzz).
 # --bench: the tools bench/run.py compares tpulint with.
 for option in "$@"; do
   case "$option" in
-    --test) debian_packages+=(python3 python3-jsonschema chromium pre-commit strace) ;;
+    --test) debian_packages+=(python3 python3-jsonschema chromium pre-commit strace dpkg-dev) ;;
+    --package) debian_packages+=(dpkg-dev) ;;
     --sanitize) debian_packages+=(libclang-rt-19-dev) ;;
     --bench) debian_packages+=(python3 ripgrep flake8) ;;
-    *) echo "install-deps: unknown option '$option' (known: --test --sanitize --bench)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown option '$option' (known: --test --package --sanitize --bench)" >&2; exit 2 ;;
   esac
 done
 

@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "core/analyzer_notes.h"
 #include "python/imports.h"
 #include "python/links.h"
 #include "python/literal_data.h"
+#include "python/star_expressions.h"
 
 namespace tpulint::python {
 
@@ -191,11 +193,30 @@ class ParsedText {
     if (!data.empty()) blanked_ = blank(text, data);
   }
   std::string_view get() const { return blanked_.empty() ? text_ : std::string_view(blanked_); }
+  // The text read with `spans` as spaces too.
+  void blank_more(std::span<const ByteSpan> spans) { blanked_ = blank(get(), spans); }
 
  private:
   std::string_view text_;
   std::string blanked_;
 };
+
+// A parse with errors is made again with the `*` of the star expressions the grammar cannot read
+// as spaces (python/star_expressions.h), and that parse is kept when it has fewer errors.
+void reread_star_expressions(Parser& parser, std::string_view text, ParsedText& parsed, std::unique_ptr<Tree>& tree) {
+  const std::vector<ByteSpan> stars = unread_star_expressions(*tree);
+  if (stars.empty()) return;
+  ParsedText starless = parsed;
+  starless.blank_more(stars);
+  std::unique_ptr<Tree> again = parser.parse(text, starless.get());
+  if (syntax_error_count(*again) >= syntax_error_count(*tree)) {
+    again->leave_to_arena();
+    return;
+  }
+  tree->leave_to_arena();
+  tree = std::move(again);
+  parsed = std::move(starless);
+}
 
 }  // namespace
 
@@ -208,14 +229,15 @@ void PythonAnalyzer::parse_only(const SourceFile& file) {
 
 void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   std::string_view text = file.text();
-  const ParsedText parsed_text(text);
-  const std::string_view parsed = parsed_text.get();
+  ParsedText parsed_text(text);
   // The parser and every tree live in the arena, and go before the scope ends. A parser costs a
   // few allocations: one per file keeps all of tree-sitter's memory inside the scope.
   ParseArena::Scope memory(arena_);
   Parser parser;
   std::vector<std::unique_ptr<Tree>> trees;
-  trees.push_back(parser.parse(text, parsed));
+  trees.push_back(parser.parse(text, parsed_text.get()));
+  reread_star_expressions(parser, text, parsed_text, trees[0]);
+  const std::string_view parsed = parsed_text.get();
 
   // Syntax-error recovery: tree-sitter can fold everything after a bad statement into one
   // top-level ERROR node. Such a node is re-parsed from the next top-level statement in it

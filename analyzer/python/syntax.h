@@ -220,9 +220,13 @@ inline ByteSpan Node::span() const {
   return {r.begin, r.end};
 }
 
+// An ERROR node has no fields, as ts_node_child_by_field_id says: its children may carry the field
+// they had in a hidden node that error recovery kept (a cursor still names it), which means
+// nothing once the statement around them failed.
 inline Node Node::field(Field f) const {
   if (null()) return {};
   const Tree::Record& r = tree_->nodes_[id_];
+  if (r.kind == Kind::Error) return {};
   const uint8_t slot = uint8_t(size_t(f) + 1);
   for (uint32_t k = 0; k < r.child_count; ++k) {
     uint32_t c = tree_->children_[r.children + k];
