@@ -33,7 +33,7 @@ done
 # The dependencies: the Debian packages of the libraries both files link.
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' >"$tmp/depends"
-for package in libclang-cpp19 libllvm19 libfmt9 libtomlplusplus3 libxxhash0 libstdc++6 libc6; do
+for package in libclang-cpp19 libllvm19 libfmt9 libtomlplusplus3 libxxhash0 libnettle8 libstdc++6 libc6; do
   grep -qxF "$package" "$tmp/depends" || fail "Depends lacks $package: $depends"
 done
 version=$(dpkg-deb -f "$deb" Version)
