@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 out=build-asan/fuzz
-targets="python cxx cmake ignore_rules config result_codec result_cache compile_database"
+targets="python notebook cxx cmake ignore_rules config result_codec result_cache compile_database"
 for target in $targets; do
   rm -rf "$out/seeds-$target"
   mkdir -p "$out/corpus-$target" "$out/seeds-$target"
@@ -16,6 +16,7 @@ done
 # Seeds named after their path, so that files of the same name in different fixtures all count.
 seed() { while IFS= read -r -d '' f; do cp "$f" "$1/${f//\//_}"; done; }
 find fixtures -type f \( -name '*.py' -o -name '*.pyi' \) -print0 | seed "$out/seeds-python"
+find fixtures -type f -name '*.ipynb' -print0 | seed "$out/seeds-notebook"
 find fixtures -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.cc' -o -name '*.h' -o -name '*.hpp' \) \
   -print0 | seed "$out/seeds-cxx"
 find fixtures -type f \( -name 'CMakeLists.txt' -o -name '*.cmake' \) -print0 | seed "$out/seeds-cmake"
@@ -65,12 +66,14 @@ JSON
 printf '%s' "c++ -DA='x y' -DB=\"q \\\" r\" -I\\ dir -o out.o -c k.cpp" > "$out/seeds-compile_database/command"
 
 # fuzz_result_codec: the encoded results of a scan of the fixtures, one per line of its cache
-# file (each starts with the codec's tag "r3"); fuzz_result_cache: cache files holding them,
-# made by that target (it knows the entries it looks up).
+# file (each starts with the codec's tag, "r" and its version, then a tab: any version, so that a
+# new codec keeps its seeds); fuzz_result_cache: cache files holding them, made by that target
+# (it knows the entries it looks up). No seed is an error: the codec would be fuzzed blind.
 rm -rf "$out/scan-cache"
 build-asan/tpulint scan fixtures/projects --cache-dir "$out/scan-cache" --jobs 2 --format json >/dev/null || test $? -eq 1
-awk 'match($0, /r3\t.*/) { f = sprintf("%s/result-%04d", dir, ++n); printf "%s", substr($0, RSTART) > f; close(f) }' \
+awk 'match($0, /r[0-9]+\t.*/) { f = sprintf("%s/result-%04d", dir, ++n); printf "%s", substr($0, RSTART) > f; close(f) }' \
   dir="$out/seeds-result_codec" "$out"/scan-cache/*.cache
+test -n "$(ls "$out/seeds-result_codec")" || { echo "fuzz: no result codec seeds in the scan's cache" >&2; exit 1; }
 TPULINT_FUZZ_CODEC_SEEDS="$out/seeds-result_codec" TPULINT_FUZZ_CACHE_SEEDS="$out/seeds-result_cache" \
   build-asan/fuzz/fuzz_result_cache >/dev/null 2>&1
 
