@@ -2,6 +2,7 @@
 
 #include "core/identifier_words.h"
 #include "core/ignore_rules.h"
+#include "core/notebook.h"
 #include "core/source_file.h"
 
 #include <algorithm>
@@ -50,9 +51,9 @@ double path_weight(std::string_view path, const PathWeights& weights) {
 
 PathWeights with_notebooks_weighed(PathWeights weights, std::span<const std::string> code_paths) {
   constexpr std::string_view kNotebooks = "*.ipynb";
-  const bool notebooks = std::any_of(code_paths.begin(), code_paths.end(), [](const std::string& p) { return p.ends_with(".ipynb"); });
+  const bool notebooks = std::any_of(code_paths.begin(), code_paths.end(), [](const std::string& p) { return is_notebook_path(p); });
   const bool other_code = std::any_of(code_paths.begin(), code_paths.end(), [&](const std::string& p) {
-    return !p.ends_with(".ipynb") && decides_verdict(path_weight(p, weights));
+    return !is_notebook_path(p) && decides_verdict(path_weight(p, weights));
   });
   if (notebooks && other_code) weights.rules.insert(weights.rules.begin(), {std::string(kNotebooks), weights.auxiliary});
   return weights;
