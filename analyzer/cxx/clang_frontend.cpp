@@ -19,12 +19,14 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Serialization/ASTWriter.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 
 #include <algorithm>
 #include <fcntl.h>
+#include <map>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <time.h>
@@ -503,6 +505,12 @@ class FactConsumer : public ASTConsumer {
     by(out.includes, [](const IncludeFact& f) { return f.span.begin; });
   }
 
+  bool could_hold_main_file_code(const Decl* d) const {
+    FileID begin = sm_.getFileID(sm_.getFileLoc(d->getBeginLoc()));
+    FileID end = sm_.getFileID(sm_.getFileLoc(d->getEndLoc()));
+    return begin != end || begin == sm_.getMainFileID();
+  }
+
   ParseState& state_;
   const SourceManager& sm_;
 };
@@ -543,13 +551,15 @@ class FactAction : public ASTFrontendAction {
   ParseState& state_;
 };
 
-class FactActionFactory : public tooling::FrontendActionFactory {
+// ClangTool runs an action made by a factory: this one makes them with `make`.
+template <typename Make>
+class ActionFactory : public tooling::FrontendActionFactory {
  public:
-  explicit FactActionFactory(ParseState& state) : state_(state) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<FactAction>(state_); }
+  explicit ActionFactory(Make make) : make_(std::move(make)) {}
+  std::unique_ptr<FrontendAction> create() override { return make_(); }
 
  private:
-  ParseState& state_;
+  Make make_;
 };
 
 // Counts diagnostics without printing them (header-free parses produce many expected errors),
@@ -588,14 +598,27 @@ std::vector<std::string> cuda_without_sdk_flags() {
           "--cuda-path=/__tpulint__/no-cuda", "-include", kCudaShimPath};
 }
 
-std::vector<std::string> header_free_flags(const SourceFile& file) {
-  if (written_in_cuda(file)) {
-    std::vector<std::string> flags = {"-x", "cuda", "-std=c++17"};
-    std::vector<std::string> cuda = cuda_without_sdk_flags();
-    flags.insert(flags.end(), cuda.begin(), cuda.end());
-    return flags;
+// How a file is parsed without a compile database: as C, C++ or CUDA.
+enum class HeaderFreeMode { C, Cxx, Cuda };
+
+HeaderFreeMode header_free_mode(const SourceFile& file) {
+  if (written_in_cuda(file)) return HeaderFreeMode::Cuda;
+  return fs::path(file.path()).extension() == ".c" ? HeaderFreeMode::C : HeaderFreeMode::Cxx;
+}
+
+std::vector<std::string> header_free_flags(HeaderFreeMode mode) {
+  switch (mode) {
+    case HeaderFreeMode::Cuda: {
+      std::vector<std::string> flags = {"-x", "cuda", "-std=c++17"};
+      std::vector<std::string> cuda = cuda_without_sdk_flags();
+      flags.insert(flags.end(), cuda.begin(), cuda.end());
+      return flags;
+    }
+    case HeaderFreeMode::C:
+      return {"-x", "c", "-std=gnu11"};
+    case HeaderFreeMode::Cxx:
+      break;
   }
-  if (fs::path(file.path()).extension() == ".c") return {"-x", "c", "-std=gnu11"};
   return {"-x", "c++", "-std=c++17"};
 }
 
@@ -626,6 +649,55 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------------
+// The precompiled standard library
+
+namespace {
+
+// Most of a header-free parse of real code is Clang reading the standard library's declarations
+// (a file including <vector> <string> <memory> <map> reads about 4 MB of them), and many files of a
+// project include the same ones. A parser precompiles, in memory, the standard headers a file
+// includes (directly or through project headers) when it meets that set of headers a second time,
+// and the files with that set load it with -include-pch: loading is lazy, so a file pays for the
+// declarations it uses. The set is the file's own, so the file sees the declarations it would see
+// without it (a superset would put every standard operator overload in each lookup). The file's
+// #include lines still resolve, and are skipped as already included.
+
+const char kStandardLibraryPath[] = "/__tpulint__/standard_library.h";
+const char kStandardLibraryPchPath[] = "/__tpulint__/standard_library.pch";
+
+std::string standard_library_header(const std::vector<std::string>& headers) {
+  std::string text;
+  for (const std::string& h : headers) text += "#include <" + h + ">\n";
+  return text;
+}
+
+// Serializes the AST of the main file into `buffer`, in Clang's raw PCH format (which the default
+// PCHContainerOperations read back), instead of writing a file.
+class PrecompileAction : public ASTFrontendAction {
+ public:
+  explicit PrecompileAction(std::shared_ptr<PCHBuffer> buffer) : buffer_(std::move(buffer)) {}
+
+  TranslationUnitKind getTranslationUnitKind() override { return TU_Prefix; }
+  bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getLangOpts().CompilingPCH = true;
+    // Bodies are skipped where the parses that load it skip them (FactConsumer): what Clang
+    // needs (constexpr functions, deduced return types) it keeps.
+    ci.getFrontendOpts().SkipFunctionBodies = true;
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"",
+                                          /*isysroot=*/"", buffer_, ArrayRef<std::shared_ptr<ModuleFileExtension>>{},
+                                          /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+  }
+
+ private:
+  std::shared_ptr<PCHBuffer> buffer_;
+};
+
+}  // namespace
+
 namespace {
 
 // What the driver may read outside the tree while it finds its toolchain: with a user's
@@ -637,6 +709,26 @@ std::vector<fs::path> toolchain_directories(bool users_database) {
           "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release"};
 }
 
+// `header` (standard library #include lines) precompiled for parses in `mode`, on the device side
+// or the host side, or empty when it could not be built without errors (those parses then read
+// the headers).
+// Nothing of the scanned tree is read: the only include directories are the system's.
+std::string precompile_standard_library(HeaderFreeMode mode, bool device, const std::string& header, const fs::path& root) {
+  tooling::FixedCompilationDatabase db("/", header_free_flags(mode));
+  auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(false));
+  tooling::ClangTool tool(db, {kStandardLibraryPath}, std::make_shared<PCHContainerOperations>(), files);
+  tool.mapVirtualFile(kStandardLibraryPath, header);
+  tool.mapVirtualFile(kCudaShimPath, kCudaShim);
+  tool.appendArgumentsAdjuster(common_adjuster(device));
+  tool.setPrintErrorMessage(false);
+  IgnoringDiagConsumer quiet;
+  tool.setDiagnosticConsumer(&quiet);
+  auto buffer = std::make_shared<PCHBuffer>();
+  ActionFactory factory([&buffer] { return std::make_unique<PrecompileAction>(buffer); });
+  if (tool.run(&factory) != 0 || !buffer->IsComplete) return {};
+  return std::string(buffer->Data.begin(), buffer->Data.end());
+}
+
 // How one file is parsed: its flags, the directory they are relative to, and its passes.
 struct ParsePlan {
   fs::path root;
@@ -646,6 +738,9 @@ struct ParsePlan {
   bool users_database = false;
   std::vector<fs::path> foreign;  // include directories a tree's own command names outside the tree
   bool device_pass = false;
+  // Header-free C++ or CUDA: its mode, and the standard headers it includes.
+  std::optional<HeaderFreeMode> header_free_mode;
+  std::vector<std::string> standard_headers;
 };
 
 class ClangParser final : public NativeParser {
@@ -656,8 +751,47 @@ class ClangParser final : public NativeParser {
 
  private:
   ParsePlan plan(const SourceFile& file) const;
+  struct PrecompiledHeaders {
+    std::string header;  // the #include lines
+    std::string pch;     // empty until built, or when it could not be
+    unsigned parses = 0;
+    uint64_t last_use = 0;
+  };
+  // The precompiled standard headers of a parse like `plan`'s, on the device or the host side,
+  // or null: the first parse with a set of headers goes without.
+  const PrecompiledHeaders* standard_library(const ParsePlan& plan, bool device);
   ClangFrontendOptions options_;
+  // By (mode, device side, headers). At most kMaxPrecompiled hold a PCH (about 1-20 MB each);
+  // the least recently used gives its up.
+  static constexpr size_t kMaxPrecompiled = 8;
+  std::map<std::tuple<HeaderFreeMode, bool, std::string>, PrecompiledHeaders> standard_libraries_;
+  uint64_t uses_ = 0;
 };
+
+const ClangParser::PrecompiledHeaders* ClangParser::standard_library(const ParsePlan& plan, bool device) {
+  if (!plan.header_free_mode || plan.standard_headers.empty() || !options_.precompile_standard_library) return nullptr;
+  std::string header = standard_library_header(plan.standard_headers);
+  auto [it, inserted] = standard_libraries_.try_emplace({*plan.header_free_mode, device, header});
+  PrecompiledHeaders& entry = it->second;
+  if (++entry.parses < 2) return nullptr;
+  entry.last_use = ++uses_;
+  if (entry.parses == 2) {
+    entry.header = std::move(header);
+    entry.pch = precompile_standard_library(*plan.header_free_mode, device, entry.header, plan.root);
+    size_t holding = 0;
+    PrecompiledHeaders* oldest = nullptr;
+    for (auto& [key, e] : standard_libraries_) {
+      if (e.pch.empty()) continue;
+      ++holding;
+      if (!oldest || e.last_use < oldest->last_use) oldest = &e;
+    }
+    if (holding > kMaxPrecompiled) {
+      oldest->pch.clear();
+      oldest->pch.shrink_to_fit();
+    }
+  }
+  return entry.pch.empty() ? nullptr : &entry;
+}
 
 ParsePlan ClangParser::plan(const SourceFile& file) const {
   ParsePlan p;
@@ -677,8 +811,13 @@ ParsePlan ClangParser::plan(const SourceFile& file) const {
       p.flags.insert(p.flags.end(), cuda.begin(), cuda.end());
     }
   } else {
-    p.flags = header_free_flags(file);
+    HeaderFreeMode mode = header_free_mode(file);
+    p.flags = header_free_flags(mode);
     HeaderResolution headers = resolve_project_headers(file, SourceTree(p.root));
+    if (mode != HeaderFreeMode::C) {
+      p.header_free_mode = mode;
+      p.standard_headers = std::move(headers.standard_headers);
+    }
     for (const std::string& dir : headers.include_dirs) p.flags.insert(p.flags.end(), {"-I", dir});
     if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
       p.flags.insert(p.flags.end(), {"-include", kTorchShimPath});
@@ -707,12 +846,18 @@ std::vector<std::vector<std::string>> ClangParser::commands(const SourceFile& fi
 }
 
 NativeFile ClangParser::parse(const SourceFile& file) {
+  ParsePlan plan = this->plan(file);
+  // Built before the file's clock starts: the budget is the file's own.
+  const PrecompiledHeaders* standard_library_of_pass[2] = {nullptr, nullptr};  // host, device
+  for (bool device : {false, true})
+    if (!device || plan.device_pass) standard_library_of_pass[device] = standard_library(plan, device);
+
   const int64_t started_ns = thread_cpu_ns();
   NativeFile out;
   out.language = file.language();
+  out.precompiled_standard_headers = standard_library_of_pass[false] != nullptr;
   std::string abs = file.absolute_path().string();
 
-  ParsePlan plan = this->plan(file);
   const fs::path& root = plan.root;
   const bool users_database = plan.users_database;
   out.used_compile_database = plan.used_compile_database;
@@ -738,9 +883,15 @@ NativeFile ClangParser::parse(const SourceFile& file) {
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
     tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
+    if (const PrecompiledHeaders* standard = standard_library_of_pass[device]) {
+      tool.mapVirtualFile(kStandardLibraryPath, standard->header);
+      tool.mapVirtualFile(kStandardLibraryPchPath, standard->pch);
+      tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster({"-include-pch", kStandardLibraryPchPath},
+                                                                      tooling::ArgumentInsertPosition::END));
+    }
     tool.setPrintErrorMessage(false);
     tool.setDiagnosticConsumer(&diagnostics);
-    FactActionFactory factory(state);
+    ActionFactory factory([&state] { return std::make_unique<FactAction>(state); });
     return tool.run(&factory);
   };
   if (device_pass) {

@@ -37,6 +37,10 @@ struct ClangFrontendOptions {
   // CPU time one file's parse may use (its passes together); past it Clang is stopped and the
   // file's facts come from its tokens alone (NativeFile::over_budget). Zero: no budget.
   std::chrono::milliseconds time_budget{0};
+  // Whether header-free C++ and CUDA parses load the standard library precompiled, once per
+  // parser and kind of parse (C++, CUDA host, CUDA device), instead of parsing its headers in
+  // each file. Off only to compare the facts with and without it.
+  bool precompile_standard_library = true;
 };
 
 // What the Clang module implements: one parser per worker.
@@ -48,7 +52,8 @@ class NativeParser {
   virtual NativeFile parse(const SourceFile& file) = 0;
   // The clang command line of each pass `parse` would run on `file` (device, then host), for
   // comparing with clang-19 -fsyntax-only (`tpulint clang-commands`). The built-in shims are
-  // named by their virtual paths (kCudaShimPath, kTorchShimPath).
+  // named by their virtual paths (kCudaShimPath, kTorchShimPath). The precompiled standard library
+  // (ClangFrontendOptions) is not among the flags: it is the same headers, read once.
   virtual std::vector<std::vector<std::string>> commands(const SourceFile& file) = 0;
 };
 

@@ -134,6 +134,9 @@ struct NativeFile {
   // Clang's parse ran past the time budget (ClangFrontendOptions::time_budget) and was stopped:
   // every fact above comes from the lexical passes alone.
   bool over_budget = false;
+  // The standard headers the file includes were loaded precompiled (ClangFrontendOptions): how it
+  // was parsed, which changes no fact above.
+  bool precompiled_standard_headers = false;
 };
 
 }  // namespace tpulint::cxx

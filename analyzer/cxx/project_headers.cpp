@@ -64,6 +64,26 @@ bool torch_family(std::string_view spelled) {
 
 }  // namespace
 
+bool is_standard_library_header(std::string_view spelled) {
+  static const std::set<std::string, std::less<>> kHeaders = {
+      // C++17
+      "algorithm", "any", "array", "atomic", "bitset", "cassert", "cctype", "cerrno", "cfenv", "cfloat",
+      "charconv", "chrono", "cinttypes", "climits", "clocale", "cmath", "codecvt", "complex",
+      "condition_variable", "csetjmp", "csignal", "cstdarg", "cstddef", "cstdint", "cstdio", "cstdlib",
+      "cstring", "ctime", "cwchar", "cwctype", "deque", "exception", "execution", "filesystem",
+      "forward_list", "fstream", "functional", "future", "initializer_list", "iomanip", "ios", "iosfwd",
+      "iostream", "istream", "iterator", "limits", "list", "locale", "map", "memory", "memory_resource",
+      "mutex", "new", "numeric", "optional", "ostream", "queue", "random", "ratio", "regex",
+      "scoped_allocator", "set", "shared_mutex", "sstream", "stack", "stdexcept", "streambuf", "string",
+      "string_view", "system_error", "thread", "tuple", "type_traits", "typeindex", "typeinfo",
+      "unordered_map", "unordered_set", "utility", "valarray", "variant", "vector",
+      // The C library's headers
+      "assert.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "limits.h", "locale.h", "math.h",
+      "setjmp.h", "signal.h", "stdarg.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h",
+      "wchar.h", "wctype.h"};
+  return kHeaders.contains(spelled);
+}
+
 std::vector<SpelledInclude> spelled_includes(std::string_view text) {
   std::vector<SpelledInclude> out;
   size_t pos = 0;
@@ -92,6 +112,7 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
   // through a symlink (SourceTree).
   std::deque<std::pair<std::string, std::string>> queue;  // (path beneath the root, text)
   std::set<std::string> followed;
+  std::set<std::string> standard;
   std::optional<std::string> main_path = tree.relative_path(file.absolute_path());
   if (!main_path) return out;
   queue.emplace_back(*main_path, file.text());
@@ -147,9 +168,12 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
         if (auto rel = tree.relative_path(*best)) follow(*rel);
       } else if (torch_family(inc.path)) {
         out.torch_missing = true;
+      } else if (is_standard_library_header(inc.path)) {
+        standard.insert(inc.path);
       }
     }
   }
+  out.standard_headers.assign(standard.begin(), standard.end());
   return out;
 }
 

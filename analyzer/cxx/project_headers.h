@@ -17,12 +17,18 @@ struct HeaderResolution {
   // A torch/ATen/c10/pybind11 header is included (directly or by a project header) and is not
   // in the tree: the built-in torch declarations (torch_shim.cpp) stand in for it.
   bool torch_missing = false;
+  // The standard library headers included (directly or by a project header), sorted: what the
+  // parse may load precompiled (clang_frontend.cpp).
+  std::vector<std::string> standard_headers;
 };
 
 // Follows the file's #includes, and those of the project headers they resolve to (a bounded
 // number), through an index of the tree's headers built once per scan root. Reads nothing
 // outside `tree` and follows no symlink.
 HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree);
+
+// Whether `spelled` names a header of the C++17 standard library or of its C library.
+bool is_standard_library_header(std::string_view spelled);
 
 // The #include targets of a C/C++ text, as spelled, with whether they are quoted.
 struct SpelledInclude {
