@@ -128,7 +128,9 @@ bool data_structure_call(std::string_view callee) {
 }
 
 bool elementwise(const cxx::FunctionFact& kernel, const cxx::NativeFile& facts, const CallGraph& g) {
-  if (!trivial_shape(shape_of(kernel))) return false;
+  // A kernel source compiled at run time is a template: the code it runs (its helpers, the
+  // placeholders' substitutions) is assembled then, not written where the scan can see it.
+  if (kernel.runtime_compiled || !trivial_shape(shape_of(kernel))) return false;
   for (const cxx::CallFact& c : facts.calls)
     if (c.function == kernel.name && data_structure_call(unqualified(c.callee))) return false;
   for (std::string_view helper : reached(g, kernel.name))

@@ -363,3 +363,42 @@ TEST_CASE("past the time budget a file's facts come from its tokens alone", "[cx
   CHECK_FALSE(unlimited.over_budget);
   CHECK(function(unlimited, "twice"));
 }
+
+TEST_CASE("kernel sources in string literals are runtime-compiled kernels, measured in their own tokens", "[cxx][frontend]") {
+  const std::string source = R"(#include <string>
+const char* kSource =
+    "extern \"C\" __global__ void scale(float* x, float a, int n) {\n"
+    "  __shared__ float tile[256];\n"
+    "  tile[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n"
+    "  atomicAdd(x, tile[0] * a);\n"
+    "}\n";
+std::string generated() {
+  return fmt::format(R"rtc(
+    template <typename T>
+    __global__ void {KERNEL_NAME}(const T* in, T* out) {{
+      out[threadIdx.x] = in[threadIdx.x];
+    }}
+  )rtc", 0);
+}
+const char* kNotAKernel = "__global__ void declared_only(float* x);";
+void launch(float* x) { real<<<1, 1>>>(x); }
+)";
+  NativeFile f = parse(source, "host.cpp");
+  const FunctionFact* scale = function(f, "scale");
+  REQUIRE(scale);
+  CHECK(scale->runtime_compiled);
+  CHECK(scale->is_kernel);
+  CHECK(scale->lines == 5);
+  CHECK(scale->metrics.shared_memory == 1);
+  CHECK(scale->metrics.atomics == 1);
+  const FunctionFact* placeholder = function(f, "{KERNEL_NAME}");
+  REQUIRE(placeholder);
+  CHECK(placeholder->runtime_compiled);
+  CHECK(placeholder->is_template);
+  CHECK(placeholder->lines == 3);  // from `__global__`, as for any kernel
+  CHECK_FALSE(function(f, "declared_only"));
+  // Offsets are the file's: the names are where they are written.
+  CHECK(scale->name_span.begin == source.find("scale("));
+  CHECK(placeholder->name_span.begin == source.find("{KERNEL_NAME}"));
+  CHECK(f.launches.size() == 1);
+}

@@ -406,20 +406,19 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   std::vector<const FunctionDecl*> functions_;
 };
 
-// The main file's raw tokens (comments dropped) for the lexical passes.
-std::vector<LexToken> raw_tokens(const SourceManager& sm, const LangOptions& lang) {
+// The raw tokens (comments dropped) of `code`, which lies at `base` in `file_text` and is followed
+// by a null character (as Clang's lexer requires), their texts views into `file_text`.
+std::vector<LexToken> raw_tokens(std::string_view code, uint32_t base, std::string_view file_text, const LangOptions& lang) {
   std::vector<LexToken> out;
-  FileID fid = sm.getMainFileID();
-  llvm::MemoryBufferRef buffer = sm.getBufferOrFake(fid);
-  Lexer lexer(fid, buffer, sm, lang);
+  Lexer lexer(SourceLocation(), lang, code.data(), code.data(), code.data() + code.size());
   bool in_directive = false;
   for (Token t;;) {
     lexer.LexFromRawLexer(t);
     if (t.is(tok::eof)) break;
     if (t.isAtStartOfLine()) in_directive = t.is(tok::hash);
     LexToken lt;
-    lt.offset = sm.getFileOffset(t.getLocation());
-    lt.text = buffer.getBuffer().substr(lt.offset, t.getLength());
+    lt.offset = base + uint32_t(lexer.getBufferLocation() - code.data()) - t.getLength();
+    lt.text = file_text.substr(lt.offset, t.getLength());
     lt.in_directive = in_directive;
     if (t.is(tok::raw_identifier)) lt.kind = LexToken::Identifier;
     else if (tok::isStringLiteral(t.getKind())) lt.kind = LexToken::String;
@@ -474,11 +473,15 @@ class FactConsumer : public ASTConsumer {
                                      : state_.had_earlier_pass ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
                                                                : state_.skipped;
     const SourceManager& sm = ctx.getSourceManager();
-    LexicalFile file(sm.getBufferData(sm.getMainFileID()), raw_tokens(sm, ctx.getLangOpts()), std::move(inactive));
+    const std::string_view text = sm.getBufferData(sm.getMainFileID());  // null-terminated
+    LexicalFile file(text, raw_tokens(text, 0, text, ctx.getLangOpts()), std::move(inactive));
     if (ctx.getLangOpts().CUDA) {
       add_lexical_launches(file, out);
       add_lexical_kernels(file, out);
     }
+    for (const KernelSource& source : kernel_source_strings(file))
+      add_runtime_compiled_kernels(
+          LexicalFile(text, raw_tokens(source.code, source.span.begin, text, ctx.getLangOpts()), {}), out);
     measure_device_code(file, out);
     add_lexical_calls(file, out);
     add_macro_uses(file, out);

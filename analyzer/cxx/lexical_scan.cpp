@@ -368,17 +368,44 @@ void add_lexical_launches(const LexicalFile& f, NativeFile& out) {
               [](const LaunchFact& a, const LaunchFact& b) { return a.span.begin < b.span.begin; });
 }
 
-void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
+namespace {
+
+// A format placeholder standing for a name in a kernel source: `{KERNEL_NAME}` at `open`.
+bool placeholder_at(const LexicalFile& f, size_t open) {
+  return f.is(open, "{") && f.identifier(open + 1) && f.is(open + 2, "}");
+}
+
+void measure(const LexicalFile& f, FunctionFact& fn) {
+  const auto& t = f.tokens();
+  DeviceCodeMetrics m;
+  size_t begin = f.index_at(fn.span.begin), end = begin;
+  for (; end < t.size() && t[end].offset < fn.span.end; ++end) {
+    if (t[end].kind == LexToken::LaunchOpen) ++m.device_launches;
+    count_token(t[end], m);
+  }
+  fn.metrics = m;
+  fn.shape = body_shape(f, begin, end);
+}
+
+// The `__global__` definitions of `f` that `out` does not have yet.
+void add_kernel_definitions(const LexicalFile& f, NativeFile& out, bool runtime_compiled) {
   const auto& t = f.tokens();
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].text != "__global__" || t[i].kind != LexToken::Identifier || !f.is_code(i)) continue;
-    // The name: the identifier before the parameter list's '('.
+    // The name: the identifier (or a source's placeholder) before the parameter list's '('.
     size_t j = i + 1;
     bool found = false;
+    size_t placeholder = kNoName;
     for (; j < t.size() && j < i + 64; ++j) {
       if (f.is(j, "__launch_bounds__") && f.is(j + 1, "(")) {
         j = f.closing(j + 1);
         continue;
+      }
+      if (runtime_compiled && placeholder_at(f, j) && f.is(j + 3, "(")) {
+        placeholder = j;
+        j += 3;
+        found = true;
+        break;
       }
       if (f.is(j, "(")) {
         found = true;
@@ -387,8 +414,9 @@ void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
       if (f.is(j, ";") || f.is(j, "{") || f.is(j, "}") || f.is(j, "=")) break;
     }
     // `name(`, or `name<float>(` for an explicit specialization (`template <> __global__ ...`).
-    size_t name = found ? template_name(f, j - 1) : kNoName;
+    size_t name = placeholder != kNoName ? placeholder : found ? template_name(f, j - 1) : kNoName;
     if (name == kNoName) continue;
+    size_t name_last = placeholder != kNoName ? placeholder + 2 : name;
     size_t params_end = f.closing(j);
     size_t body = params_end + 1;
     while (body < t.size() && body < params_end + 16 && !f.is(body, "{") && !f.is(body, ";")) ++body;
@@ -408,32 +436,79 @@ void add_lexical_kernels(const LexicalFile& f, NativeFile& out) {
     }
     size_t body_end = std::min(f.closing(body), t.size() - 1);
     FunctionFact fn;
-    size_t first = chain_start(f, name);
-    fn.name = std::string(t[name].text);
-    fn.qualified_name = chain_text(f, first, name);
+    size_t first = placeholder != kNoName ? name : chain_start(f, name);
+    fn.name_span = {name_at, f.end_of(name_last)};
+    fn.name = std::string(f.text().substr(name_at, fn.name_span.end - name_at));
+    fn.qualified_name = placeholder != kNoName ? fn.name : chain_text(f, first, name);
     fn.span = {t[i].offset, f.end_of(body_end)};  // from `__global__`, as Clang's ranges start
-    fn.name_span = {name_at, f.end_of(name)};
     fn.is_kernel = true;
     fn.is_template = is_template;
     fn.lines = f.lines(fn.span);
     fn.lexical = true;
+    fn.runtime_compiled = runtime_compiled;
+    if (runtime_compiled) measure(f, fn);
     out.functions.push_back(std::move(fn));
   }
 }
 
-void measure_device_code(const LexicalFile& f, NativeFile& out) {
-  const auto& t = f.tokens();
-  for (FunctionFact& fn : out.functions) {
-    if (!fn.is_kernel && !fn.is_device) continue;
-    DeviceCodeMetrics m;
-    size_t begin = f.index_at(fn.span.begin), end = begin;
-    for (; end < t.size() && t[end].offset < fn.span.end; ++end) {
-      if (t[end].kind == LexToken::LaunchOpen) ++m.device_launches;
-      count_token(t[end], m);
-    }
-    fn.metrics = m;
-    fn.shape = body_shape(f, begin, end);
+// Blanks, in `code` (the file's text from `base`), what of the string literal `t` is not its
+// contents: its prefix and quotes, a raw string's delimiters, an ordinary string's escape sequences.
+void blank_delimiters(const LexToken& t, uint32_t base, std::string& code) {
+  std::string_view s = t.text;
+  const size_t at = t.offset - base;
+  auto blank = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to && k < s.size(); ++k)
+      if (code[at + k] != '\n') code[at + k] = ' ';
+  };
+  size_t quote = s.find('"');
+  if (quote == std::string_view::npos) return blank(0, s.size());
+  if (quote > 0 && s[quote - 1] == 'R') {
+    size_t open = s.find('(', quote);
+    if (open == std::string_view::npos) return blank(0, s.size());
+    size_t delimiter = open - quote - 1;
+    blank(0, open + 1);
+    return blank(s.size() >= delimiter + 2 ? s.size() - delimiter - 2 : 0, s.size());
   }
+  blank(0, quote + 1);
+  blank(s.size() - 1, s.size());
+  for (size_t k = quote + 1; k + 1 < s.size(); ++k)
+    if (s[k] == '\\') blank(k, k + 2), ++k;
+}
+
+}  // namespace
+
+void add_lexical_kernels(const LexicalFile& f, NativeFile& out) { add_kernel_definitions(f, out, false); }
+
+std::vector<KernelSource> kernel_source_strings(const LexicalFile& f) {
+  const auto& t = f.tokens();
+  std::vector<KernelSource> out;
+  for (size_t i = 0; i < t.size();) {
+    if (t[i].kind != LexToken::String || !f.is_code(i)) {
+      ++i;
+      continue;
+    }
+    size_t last = i;
+    bool kernel = false;
+    for (; last < t.size() && t[last].kind == LexToken::String; ++last)
+      kernel = kernel || t[last].text.find("__global__") != std::string_view::npos;
+    if (kernel) {
+      KernelSource source{{t[i].offset, f.end_of(last - 1)}, {}};
+      source.code = std::string(f.text().substr(source.span.begin, source.span.end - source.span.begin));
+      for (size_t k = i; k < last; ++k) blank_delimiters(t[k], source.span.begin, source.code);
+      out.push_back(std::move(source));
+    }
+    i = last;
+  }
+  return out;
+}
+
+void add_runtime_compiled_kernels(const LexicalFile& source, NativeFile& out) {
+  add_kernel_definitions(source, out, true);
+}
+
+void measure_device_code(const LexicalFile& f, NativeFile& out) {
+  for (FunctionFact& fn : out.functions)
+    if ((fn.is_kernel || fn.is_device) && !fn.runtime_compiled) measure(f, fn);
 }
 
 void add_lexical_calls(const LexicalFile& f, NativeFile& out) {

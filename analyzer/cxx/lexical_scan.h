@@ -4,6 +4,7 @@
 // Clang's raw lexer and hands the tokens over; the passes only add facts the AST lacks.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,7 +49,21 @@ class LexicalFile {
 void add_lexical_launches(const LexicalFile& file, NativeFile& out);
 // Adds `__global__` definitions the AST does not have (Clang stopped early, or dropped them).
 void add_lexical_kernels(const LexicalFile& file, NativeFile& out);
-// Fills the metrics of every kernel and device function.
+// A run of adjacent string literals (raw or not) in the file's code that holds `__global__`: a
+// kernel source compiled at run time. `code` is the file's text of `span` with what is not the
+// source blanked out, byte for byte (quotes, prefixes, raw delimiters, escape sequences): lexed as
+// code, its tokens keep their offsets in the file.
+struct KernelSource {
+  ByteSpan span;
+  std::string code;
+};
+std::vector<KernelSource> kernel_source_strings(const LexicalFile& file);
+// Adds the `__global__` definitions of a kernel source (`source`: the tokens of one
+// KernelSource's code), measured, as runtime_compiled kernels. Names may be format placeholders:
+// `__global__ void {KERNEL_NAME}(...)`.
+void add_runtime_compiled_kernels(const LexicalFile& source, NativeFile& out);
+// Fills the metrics of every kernel and device function but the runtime-compiled ones (measured
+// in their source).
 void measure_device_code(const LexicalFile& file, NativeFile& out);
 // Adds calls written as `name(` or `ns::name(` that the AST does not have (undeclared callees
 // with undeclared arguments are dropped whole), and names each call's enclosing function.

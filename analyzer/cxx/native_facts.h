@@ -61,6 +61,9 @@ struct FunctionFact {
   DeviceCodeMetrics metrics;   // kernels and device functions only
   BodyShape shape;             // kernels and device functions only
   bool lexical = false;        // found in the tokens only: Clang lost it (e.g. after a fatal error)
+  // Written in a string literal: a kernel source compiled at run time (NVRTC, jitify), its name
+  // maybe a format placeholder (`{KERNEL_NAME}`). Always lexical.
+  bool runtime_compiled = false;
 };
 
 // A CUDA kernel launch with the triple-chevron syntax.

@@ -99,7 +99,11 @@ extern const CheckDef TPU101_cuda_kernel_definition{
                          "(`roi_align` matches `RoIAlignForward` and `roi_align_forward_kernel`, not "
                          "`roi_aligned_gather`); a kernel whose name says nothing and that is not elementwise takes the "
                          "op its file is named after (`nms_cuda_kernel.cuh`, `layer_norm/`). A kernel named like a "
-                         "standard op but doing something else is priced as that op.",
+                         "standard op but doing something else is priced as that op. A kernel source in a string "
+                         "literal (raw or not, adjacent literals joined), compiled at run time with NVRTC or jitify, is "
+                         "a kernel too, at its line in the string, its name maybe a format placeholder "
+                         "(`__global__ void {KERNEL_NAME}(...)`); it is never judged elementwise, since the code it "
+                         "runs is assembled at run time.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html",
                            "https://docs.pytorch.org/xla/master/features/pallas.html"},
         },

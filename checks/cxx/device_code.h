@@ -31,6 +31,7 @@ inline std::string description(const cxx::FunctionFact& f) {
   out += std::to_string(f.lines);
   out += f.lines == 1 ? " line" : " lines";
   if (f.is_template) out += ", templated";
+  if (f.runtime_compiled) out += ", compiled at run time from a string";
   if (std::string used = features(f.metrics); !used.empty()) out += "; " + used;
   return out + ")";
 }

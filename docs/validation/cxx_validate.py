@@ -9,6 +9,9 @@ The textual count, per file, in code with comments and string literals (raw ones
 - launches: each `<<<` followed, after its matching `>>>`, by `(`;
 neither in a branch that the file itself switches off: `#if 0`, or `#if M` where the file has
 `#define M 0` (a build option off by default). Other conditions are not evaluated.
+Kernels compiled at run time count too: each `__global__` inside a string literal (raw or not) of
+such code whose source text reaches a `{` before a `;` (the file's text from there: adjacent
+literals continue the source).
 """
 import re
 import statistics
@@ -46,6 +49,24 @@ def switched_off(lines):
     return off
 
 
+STRING = re.compile(r'\b(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def string_kernels(text):
+    """`__global__` definitions in string literals outside comments: kernel sources for NVRTC/jitify."""
+    count = 0
+    for m in COMMENT_OR_STRING.finditer(text):
+        literal = m.group(0)
+        if not STRING.fullmatch(literal):
+            continue
+        for g in re.finditer(r'\b__global__\b', literal):
+            rest = text[m.start() + g.end():m.start() + g.end() + 4000]
+            semi, brace = rest.find(';'), rest.find('{')
+            if brace != -1 and (semi == -1 or brace < semi):
+                count += 1
+    return count
+
+
 def textual_counts(text):
     code = code_of(text)
     lines = code.split('\n')
@@ -66,7 +87,7 @@ def textual_counts(text):
         if brace != -1 and (semi == -1 or brace < semi):
             kernels += 1
     launches = len(re.findall(r'<<<[^;]*?>>>\s*\(', code, re.S))
-    return kernels, launches
+    return kernels + string_kernels('\n'.join(line if not o else '' for line, o in zip(text.split('\n'), off))), launches
 
 
 def main():
