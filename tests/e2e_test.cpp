@@ -672,3 +672,45 @@ TEST_CASE("clang-commands prints the clang command of each pass, as the frontend
   CHECK(has(lines[1], (fs::path(dir.str()) / "src" / "k.cu").lexically_normal().string()));
   CHECK_FALSE(has(lines[2], "cuda"));
 }
+
+TEST_CASE("kernel sources in a Python file's strings are CUDA code, reported at their lines and columns", "[e2e]") {
+  TempDir dir;
+  dir.write("ops/ext.py", R"PY(import cupy as cp
+from torch.utils.cpp_extension import load_inline
+
+# é: a non-ASCII comment before a kernel on the same line keeps the columns in code points
+twice = cp.RawKernel("/* é */ extern \"C\" __global__ void twice(float* x) { x[threadIdx.x] *= 2; }", "twice")
+
+SRC = r'''
+__global__ void block_sum(const float* x, float* out) {
+  __shared__ float partial[256];
+  partial[threadIdx.x] = x[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) { float s = 0; for (int k = 0; k < 256; ++k) s += partial[k]; out[blockIdx.x] = s; }
+}
+'''
+ext = load_inline(name="ext", cpp_sources="", cuda_sources=SRC, functions=["block_sum"])
+note = "a string that only mentions __global__ functions"
+)PY");
+  json report = valid_report(run_tpulint("scan '" + dir.str() + "' --format json --no-cache").out);
+  std::map<std::string, json> by_subject;
+  for (const json& f : report.at("findings"))
+    if (f.at("id") == "TPU101") by_subject[f.at("subject").get<std::string>()] = f;
+  REQUIRE(by_subject.size() == 2);
+  const json& twice = by_subject.at("twice");
+  CHECK(twice.at("path") == "ops/ext.py");
+  CHECK(twice.at("line") == 5);
+  // `twice = cp.RawKernel("/* é */ extern \"C\" __global__ void ` is 59 code points (60 bytes).
+  CHECK(twice.at("column") == 60);
+  CHECK(twice.at("source_line").get<std::string>().starts_with("twice = cp.RawKernel("));
+  CHECK(twice.at("effort").at("class") == "low");  // elementwise
+  const json& block_sum = by_subject.at("block_sum");
+  CHECK(block_sum.at("line") == 8);
+  CHECK(block_sum.at("effort").at("class") == "high");
+  // The call compiling a literal source is priced as the call: the kernel is TPU101's.
+  for (const json& f : report.at("findings"))
+    if (f.at("id") == "TPU113") {
+      CHECK(f.at("effort").at("class") == "low");
+      CHECK(f.at("effort").at("hours_high").get<double>() <= 1.0);
+    }
+}

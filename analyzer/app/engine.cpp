@@ -17,6 +17,7 @@
 #include "core/source_tree.h"
 #include "cmake/cmake_analyzer.h"
 #include "cxx/native_analyzer.h"
+#include "python/embedded_cuda.h"
 #include "python/python_analyzer.h"
 
 namespace tpulint::app {
@@ -80,18 +81,24 @@ class LanguageDispatcher final : public FileAnalyzer {
     if (enabled_.parse_only) return parse_only(file);
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
-      if (enabled_.python.empty() && !enabled_.syntax_notes) return;
-      if (!python_)
-        python_ = std::make_unique<python::PythonAnalyzer>(enabled_.python, &checks::code_role_facts(), enabled_.project.get());
-      python_->analyze(file, result);
+      if (!enabled_.python.empty() || enabled_.syntax_notes) {
+        if (!python_)
+          python_ =
+              std::make_unique<python::PythonAnalyzer>(enabled_.python, &checks::code_role_facts(), enabled_.project.get());
+        python_->analyze(file, result);
+      }
+      // Kernel sources in the file's strings (CuPy, PyCUDA, load_inline) are CUDA code, read
+      // where they are written.
+      if (enabled_.native.empty()) return;
+      if (std::string cuda = python::embedded_cuda_source(file.text()); !cuda.empty())
+        analyze_native(SourceFile(file.path(), file.absolute_path(), Language::Cuda, std::move(cuda)), result, file);
     } else if (file.language() == Language::Cmake) {
       if (enabled_.cmake.empty() && !enabled_.syntax_notes) return;
       if (!cmake_) cmake_ = std::make_unique<cmake::CmakeAnalyzer>(enabled_.cmake, enabled_.syntax_notes);
       cmake_->analyze(file, result);
     } else {
       if (enabled_.native.empty()) return;
-      if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
-      run_with_large_stack([&] { native_->analyze(file, result); });
+      analyze_native(file, result, file);
     }
   }
 
@@ -107,6 +114,12 @@ class LanguageDispatcher final : public FileAnalyzer {
       if (!clang_) clang_ = std::make_unique<cxx::ClangFrontend>(clang_options_);
       run_with_large_stack([&] { clang_->parse(file); });
     }
+  }
+
+  // `shown`: the file the findings are reported in (see NativeAnalyzer::analyze).
+  void analyze_native(const SourceFile& file, FileResult& result, const SourceFile& shown) {
+    if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
+    run_with_large_stack([&] { native_->analyze(file, shown, result); });
   }
 
   const EnabledChecks& enabled_;

@@ -471,8 +471,9 @@ void blank_delimiters(const LexToken& t, uint32_t base, std::string& code) {
   }
   blank(0, quote + 1);
   blank(s.size() - 1, s.size());
+  // An escape sequence is blanked but for an escaped quote: `extern \"C\"` is `extern "C"`.
   for (size_t k = quote + 1; k + 1 < s.size(); ++k)
-    if (s[k] == '\\') blank(k, k + 2), ++k;
+    if (s[k] == '\\') blank(k, s[k + 1] == '"' || s[k + 1] == '\'' ? k + 1 : k + 2), ++k;
 }
 
 }  // namespace

@@ -9,11 +9,11 @@ namespace tpulint::cxx {
 NativeAnalyzer::NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFrontendOptions options)
     : checks_(checks.begin(), checks.end()), time_budget_(options.time_budget), frontend_(std::move(options)) {}
 
-void NativeAnalyzer::analyze(const SourceFile& file, FileResult& result) {
+void NativeAnalyzer::analyze(const SourceFile& file, const SourceFile& shown, FileResult& result) {
   NativeFile facts = frontend_.parse(file);
   for (const IncludeFact& inc : facts.includes)
     if (!inc.found) result.missing_headers.push_back(inc.spelled);
-  FindingSink sink(file, result.findings);
+  FindingSink sink(shown, result.findings);
   NativeContext ctx(facts, sink);
   const size_t first = result.findings.size();
   for (const NativeCheckEntry& e : checks_) {

@@ -15,7 +15,10 @@ namespace tpulint::cxx {
 class NativeAnalyzer {
  public:
   NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFrontendOptions options);
-  void analyze(const SourceFile& file, FileResult& result);
+  void analyze(const SourceFile& file, FileResult& result) { analyze(file, file, result); }
+  // `file` is code embedded in `shown` at the same byte offsets (a Python file's kernel sources,
+  // python/embedded_cuda.h): the findings are reported in `shown`, at its lines and columns.
+  void analyze(const SourceFile& file, const SourceFile& shown, FileResult& result);
 
  private:
   std::vector<NativeCheckEntry> checks_;

@@ -103,7 +103,9 @@ extern const CheckDef TPU101_cuda_kernel_definition{
                          "literal (raw or not, adjacent literals joined), compiled at run time with NVRTC or jitify, is "
                          "a kernel too, at its line in the string, its name maybe a format placeholder "
                          "(`__global__ void {KERNEL_NAME}(...)`); it is never judged elementwise, since the code it "
-                         "runs is assembled at run time.",
+                         "runs is assembled at run time. A Python file's string literals holding `__global__` (CuPy "
+                         "`RawKernel`/`RawModule`, PyCUDA `SourceModule`, `load_inline(cuda_sources=...)`) are read "
+                         "as a CUDA file where they are written, with the file's lines and columns.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html",
                            "https://docs.pytorch.org/xla/master/features/pallas.html"},
         },

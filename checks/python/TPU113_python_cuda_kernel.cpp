@@ -23,6 +23,7 @@ constexpr std::string_view kRewriteHint =
 // Elementwise, reduction and fused kernels are trivial by construction: a few array ops.
 constexpr HoursRange kElementwiseHours{1, 2};
 constexpr HoursRange kFuseHours{0.5, 1};
+constexpr HoursRange kLoaderHours{0.5, 1};  // a call compiling a kernel source that TPU101 prices
 
 constexpr std::string_view kElementwiseHint =
     "write the operation as array ops (jax.numpy or PyTorch): XLA fuses elementwise code into one kernel";
@@ -167,6 +168,18 @@ class PythonCudaKernel final : public python::PythonCheck {
                                                    : "PyCUDA SourceModule";
       std::string lines = code ? fmt::format(" ({} lines of CUDA C)", code.line_count()) : "";
       std::string label = name.empty() ? "" : fmt::format(" '{}'", name);
+      if (code && code.text().find("__global__") != std::string_view::npos) {
+        // The source is in the file: its kernels are read as CUDA code and priced where they are
+        // defined (TPU101). What is left here is the call that compiles and loads them.
+        Finding& f = ctx.report(callee,
+                                fmt::format("{}{}{} compiles CUDA C at run time; its kernels are reported at their "
+                                            "definitions (TPU101)",
+                                            what, label, lines),
+                                std::string(kRewriteHint), name.empty() ? api : name);
+        f.effort = EffortClass::Low;
+        f.hours = kLoaderHours;
+        return;
+      }
       kernels::Classification c = kernels::classify_named(name, ctx.file().path());
       if (c.kind != kernels::Kind::Novel) {
         kernels::apply(ctx.report(callee, fmt::format("{}{}{} {}", what, label, lines, kernels::verdict(c))), c, name);
@@ -231,7 +244,9 @@ class PythonCudaKernel final : public python::PythonCheck {
 const PythonCudaKernel kCheck;
 
 const std::string kEffort =
-    "By what the kernel is. Low, trivial: elementwise, reduction and jiterator kernels (1-2 h) and `cupy.fuse` "
+    "By what the kernel is. A `RawKernel`, `RawModule` or `SourceModule` whose CUDA C source is a literal in the "
+    "file: 0.5-1 h for the call, its kernels are priced by TPU101 where they are written in the string, like those "
+    "of a .cu file. Low, trivial: elementwise, reduction and jiterator kernels (1-2 h) and `cupy.fuse` "
     "(0.5-1 h), which become a few array ops, and kernels of the table's elementwise ops. Medium: a raw, Numba, CuTe "
     "or TileLang kernel whose name or file is a standard op with a known TPU replacement, named in the message and "
     "hint (checks/data/standard_kernels.tsv): " +
