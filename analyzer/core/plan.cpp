@@ -166,4 +166,39 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   return plan;
 }
 
+void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const FileTouches> files) {
+  std::map<std::pair<Category, std::string>, size_t> item_of;  // (category, subject) -> index
+  for (size_t i = 0; i < plan.size(); ++i) item_of.try_emplace({plan[i].category, plan[i].subject}, i);
+  for (const FileTouches& file : files) {
+    for (const TouchLine& t : file.touches) {
+      auto [it, added] = item_of.try_emplace({t.category, t.subject}, plan.size());  // a copy per touch: few items
+      if (added) {
+        WorkItem& item = plan.emplace_back();
+        item.subject = t.subject;
+        item.category = t.category;
+        item.first_path = std::string(file.path);
+        item.first_line = t.line;
+        item.first_location = fmt::format("{}:{}", file.path, t.line);
+        item.first_message = fmt::format("a line using the {} (no call)", t.subject);
+      }
+      WorkItem& item = plan[it->second];
+      if (std::find(item.check_ids.begin(), item.check_ids.end(), t.check_id) == item.check_ids.end()) {
+        item.check_ids.push_back(t.check_id);
+        std::sort(item.check_ids.begin(), item.check_ids.end());
+      }
+      if (item.touched.empty() || item.touched.back().path != file.path) item.touched.push_back({std::string(file.path), {}});
+      item.touched.back().lines.push_back(t.line);
+    }
+  }
+  // A file's touches come sorted by check: two checks of one item may touch one line.
+  for (WorkItem& item : plan) {
+    item.touch_lines = 0;
+    for (WorkItem::TouchedFile& file : item.touched) {
+      std::sort(file.lines.begin(), file.lines.end());
+      file.lines.erase(std::unique(file.lines.begin(), file.lines.end()), file.lines.end());
+      item.touch_lines += file.lines.size();
+    }
+  }
+}
+
 }  // namespace tpulint

@@ -482,6 +482,8 @@ class FactConsumer : public ASTConsumer {
     add_macro_uses(file, out);
     add_qualified_names(file, out);
     add_template_instantiations(file, out);
+    add_name_uses(file, out);
+    add_inactive_includes(file, out);
     if (state_.over_budget) {
       add_lexical_includes(file, out);
       out.over_budget = true;
