@@ -72,9 +72,11 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
                                 std::vector<uint32_t>* item_of = nullptr);
 
 // Adds the files' touch lines (given in path order) to the items of their check's category and
-// subject. Touch lines with no such item make one of their own, after the plan's others (so the
-// findings' work_item indexes stand): no finding, no hours, no score, its first touched line as
-// its first location.
-void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const FileTouches> files);
+// subject, or, in the sources of an extension module, to the module's item, as plan_work does
+// with findings (`findings`: the plan's, their work_item set). Touch lines with no such item make
+// one of their own, after the plan's others (so the findings' work_item indexes stand): no
+// finding, no hours, no score, its first touched line as its first location.
+void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const Finding> findings,
+                        std::span<const FileTouches> files);
 
 }  // namespace tpulint

@@ -484,7 +484,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   std::vector<FileTouches> touches;
   for (const FileSummary& f : report.files)
     if (!f.touches.empty()) touches.push_back({f.path, f.touches});
-  attach_touch_lines(report.plan, touches);
+  attach_touch_lines(report.plan, report.findings, touches);
   report.path_weights = weights;
   list_unanalyzed(report);
   // A verdict that rests on code it did not see says so.
