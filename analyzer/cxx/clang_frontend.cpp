@@ -351,6 +351,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr* e) {
     if (!spans_.in_main_file(e->getBeginLoc())) return true;
     out_.launches.push_back({callee_name(e->getCallee(), false), spans_.span(e->getSourceRange())});
+    // Its configuration is an implicit call of cudaConfigureCall, which the code never wrote.
+    if (const CallExpr* config = e->getConfig()) launch_configs_.push_back(config);
     return true;
   }
 
@@ -372,6 +374,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
 
   bool VisitCallExpr(CallExpr* e) {
     if (isa<CUDAKernelCallExpr>(e) || !spans_.in_main_file(e->getBeginLoc()) || !e->getCallee()) return true;
+    if (std::find(launch_configs_.begin(), launch_configs_.end(), e) != launch_configs_.end()) return true;
     record_call(callee_name(e->getCallee()), e->getCallee()->getSourceRange(),
                 e->getNumArgs() ? e->getArg(0) : nullptr);
     return true;
@@ -402,6 +405,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   const MainFileSpans& spans_;
   NativeFile& out_;
   std::vector<const FunctionDecl*> functions_;
+  std::vector<const CallExpr*> launch_configs_;  // of the launches visited (before their children)
 };
 
 // The main file's raw tokens (comments dropped) for the lexical passes.

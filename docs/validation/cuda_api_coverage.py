@@ -5,8 +5,10 @@ The corpus is ROCm/HIPIFY's tests/unit_tests: every line HIPIFY rewrites is prec
 `// CHECK:` (or `// CHECK-NEXT:`) line giving its HIP translation. A run of k such lines marks the
 k code lines after it. A marked line *references a CUDA API identifier* when an identifier of the
 line is gone from its translation and HIPIFY's own tables (docs/tables/*.md, the CUDA column) list
-it, or the namespaces `cub`/`thrust`, or when it is an `#include` of a header whose translation
-differs. It *holds a call* when such an identifier is followed by `(`. Its API is the table the
+it, or the namespaces `cub`/`thrust`, or when it is an `#include` of a CUDA header: one of HIPIFY's
+header map (src/CUDA2HIP.cpp, the CUDA names; Caffe2's own headers left out, they are no CUDA API).
+HIPIFY also inserts `#include <hip/hip_runtime.h>` before a file's first #include, so that
+`#include <stdio.h>` is marked too: such lines reference no CUDA identifier and are not counted. It *holds a call* when such an identifier is followed by `(`. Its API is the table the
 identifier is listed in (the first such identifier of the line). It is *gated* when it stands
 inside an `#if`/`#ifdef`/`#ifndef` block.
 
@@ -15,6 +17,7 @@ library check (category cuda-api or cuda-library, or TPU105, the launch API) or 
 work item (work_items[].touched). Nothing else counts.
 
 Usage: cuda_api_coverage.py TPULINT HIPIFY_CHECKOUT   (python3, standard library only)
+HIPIFY_CHECKOUT needs tests/unit_tests, docs/tables and src/CUDA2HIP.cpp of the repository.
 """
 import collections
 import glob
@@ -36,6 +39,12 @@ HEADER_API = [  # an #include's header -> its API, by the start of its file name
     ("cublas", "cuBLAS"), ("cudnn", "cuDNN"), ("cufft", "cuFFT"), ("curand", "cuRAND"), ("cusparse", "cuSPARSE"),
     ("cusolver", "cuSOLVER"), ("cub/", "CUB"), ("cuComplex", "cuComplex"), ("nvrtc", "nvrtc"), ("cuda.h", "driver"),
 ]
+
+
+def cuda_headers(hipify):
+    """The CUDA headers HIPIFY translates, from its header map."""
+    text = open(os.path.join(hipify, "src", "CUDA2HIP.cpp"), encoding="utf-8").read()
+    return {h for h in re.findall(r'^\s*\{"([^"]+)",\s*\{"', text, re.M) if not h.startswith("caffe2/")}
 
 
 def lexicon(hipify):
@@ -86,14 +95,14 @@ def marked_lines(path):
     return out
 
 
-def classify(code, translation, api_of):
+def classify(code, translation, api_of, headers):
     """(api, is_call) of a marked line, or None when it references no CUDA API identifier."""
     code = code_of(code)
     include = re.match(r"\s*#\s*include\s*[<\"]([^>\"]+)[>\"]", code)
     if include:
-        if translation.strip() == code.strip():
-            return None
         header = include.group(1)
+        if header not in headers:
+            return None
         base = header.rsplit("/", 1)[-1]
         api = next((a for prefix, a in HEADER_API if header.startswith(prefix) or base.startswith(prefix)), "runtime")
         return api, False
@@ -112,13 +121,15 @@ def scan(tpulint, root):
         sys.exit(f"tpulint failed ({run.returncode}): {run.stderr[-2000:]}")
     report = json.loads(run.stdout)
     found = collections.defaultdict(set)  # path -> lines
+    by_finding = collections.defaultdict(set)  # path -> lines with a finding
     for f in report["findings"]:
         if f["category"] in ("cuda-api", "cuda-library") or f["id"] == "TPU105":
             found[f["path"]].add(f["line"])
+            by_finding[f["path"]].add(f["line"])
     for item in report.get("work_items", []):
         for t in item.get("touched", []):
             found[t["path"]].update(t["lines"])
-    return report, found
+    return report, found, by_finding
 
 
 def main():
@@ -127,27 +138,32 @@ def main():
     tpulint, hipify = sys.argv[1], os.path.abspath(sys.argv[2])
     root = os.path.join(hipify, "tests", "unit_tests")
     api_of = lexicon(hipify)
-    report, found = scan(tpulint, root)
+    headers = cuda_headers(hipify)
+    report, found, by_finding = scan(tpulint, root)
     prefix = report_root_prefix(report, root)
-    tally = collections.defaultdict(lambda: [0, 0])  # key -> [found, total]
+    tally = collections.defaultdict(lambda: [0, 0, 0])  # key -> [found, found by a finding, total]
     for path in sorted(glob.glob(os.path.join(root, "**", "*"), recursive=True)):
         if not re.search(r"\.(cu|cuh|cpp|h|hpp)$", path):
             continue
         rel = prefix + os.path.relpath(path, root)
         for number, code, translation, gated in marked_lines(path):
-            c = classify(code, translation, api_of)
+            c = classify(code, translation, api_of, headers)
             if not c:
                 continue
             api, call = c
             hit = number in found.get(rel, ())
+            hit_finding = number in by_finding.get(rel, ())
             gate = "gated" if gated else "not gated"
             for key in [("all", "all"), ("all", gate), ("api", api)] + ([("call", "all"), ("call", gate), ("call api", api)] if call else []):
                 tally[key][0] += hit
-                tally[key][1] += 1
+                tally[key][1] += hit_finding
+                tally[key][2] += 1
     def row(label, key):
-        f, t = tally[key]
-        print(f"  {label:<28} {f:>5} / {t:<5} {100.0 * f / t if t else 0:6.1f}%")
+        f, by, t = tally[key]
+        pct = lambda n: 100.0 * n / t if t else 0
+        print(f"  {label:<14} {f:>5} / {t:<5} {pct(f):6.1f}%   by a finding: {by:>5} {pct(by):6.1f}%")
     print(f"tpulint {report['tool']['version']} (JSON schema {report['schema_version']}) on {root}")
+    print("found: a CUDA API/library finding or a work item's touch line on the line; 'by a finding': the former only")
     print("lines with a CUDA API call:")
     for key in [("call", "all"), ("call", "not gated"), ("call", "gated")]:
         row(key[1], key)
