@@ -75,7 +75,8 @@ TEST_CASE("CUDA types and constants are lines of their API group's work item, no
 }
 
 TEST_CASE("a CUDA API call in an inactive #if branch is a finding, its other names there are touch lines", "[e2e][cxx][touch]") {
-  // Calls under `#if CUDA_VERSION >= ...` (skipped without the SDK) were not found at all.
+  // Calls in a skipped branch (the `#else` of a version gate, which the shim's new toolkit version
+  // leaves out, or `#if 0`) were not found at all.
   TempDir dir;
   dir.write("gated.cu",
             "void copy(float* p, size_t n, cudaStream_t s) {\n"  // 1
