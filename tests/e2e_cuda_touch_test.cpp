@@ -121,6 +121,16 @@ TEST_CASE("a library's types, constants and repeated calls join its work item; i
   CHECK(touched(item(report, "CUB"), "gemm.cu") == std::vector<int>{8});
 }
 
+TEST_CASE("a library's type named without its prefix is a line of its work item", "[e2e][cxx][touch]") {
+  // cuSPARSE's and cuSOLVER's info types (`csrsv2Info_t`) and `cusolver_int_t` matched no prefix.
+  TempDir dir;
+  dir.write("sparse.cu", "void f() {\n  csrsv2Info_t info;\n  cusolver_int_t n = 0;\n}\n");
+  json report = scan_json(dir);
+  CHECK(report.at("findings").empty());
+  CHECK(touched(item(report, "cuSPARSE"), "sparse.cu") == std::vector<int>{2});
+  CHECK(touched(item(report, "cuSOLVER"), "sparse.cu") == std::vector<int>{3});
+}
+
 TEST_CASE("touch lines are the same from the cache, at any --jobs, and in SARIF", "[e2e][cxx][touch]") {
   TempDir dir;
   for (int i = 0; i < 6; ++i)

@@ -109,8 +109,9 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
 
   // Every other use of its names is a line to touch (settle_touch_lines drops those of reported lines).
   for (const cxx::NameUseFact& n : facts.names) {
-    bool ours = is_call_name(n.name) ||
-                std::any_of(other_names.begin(), other_names.end(), [&](std::string_view p) { return matches_prefix(n.name, p); });
+    bool ours = is_call_name(n.name) || std::any_of(other_names.begin(), other_names.end(), [&](std::string_view w) {
+                  return w.ends_with('_') ? matches_prefix(n.name, w) : n.name == w;
+                });
     bool names_namespace = std::any_of(namespaces.begin(), namespaces.end(), [&](std::string_view ns) {
       return ns.substr(0, ns.size() - 2) == n.name;
     });
