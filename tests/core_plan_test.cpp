@@ -294,3 +294,46 @@ TEST_CASE("a work item's gain counts the native files its findings alone make GP
   CHECK(items.front().subject == "k");  // the kernel's item lifts the verdict out of stay-on-gpu
   CHECK(items.front().score_gain > 25);
 }
+
+TEST_CASE("touch lines join the item of their check's subject, an extension module's in its sources, or one of their own",
+          "[core][plan]") {
+  Finding module = make("TPU110", Category::CustomKernel, EffortClass::High, {10, 30}, "setup.py", "ops._C", 9);
+  module.related_paths = {"csrc/a.cu"};
+  std::vector<Finding> findings = {
+      make("TPU520", Category::CudaLibrary, EffortClass::Medium, {2, 8}, "csrc/a.cu", "cuBLAS", 4),
+      make("TPU520", Category::CudaLibrary, EffortClass::Medium, {2, 8}, "lib/b.cu", "cuBLAS", 7),
+      module,
+  };
+  std::vector<uint32_t> item_of;
+  auto items = plan_work(findings, PathWeights{}, {}, &item_of);
+  for (size_t k = 0; k < findings.size(); ++k) findings[k].work_item = item_of[k];
+  const size_t planned = items.size();
+  const std::vector<TouchLine> in_a = {{"TPU520", Category::CudaLibrary, "cuBLAS", 2}};
+  // Two checks touching one line of one item count it once.
+  const std::vector<TouchLine> in_b = {{"TPU435", Category::CudaApi, "CUDA runtime API", 1},
+                                       {"TPU520", Category::CudaLibrary, "cuBLAS", 9},
+                                       {"TPU520", Category::CudaLibrary, "cuBLAS", 12},
+                                       {"TPU521", Category::CudaLibrary, "cuBLAS", 9}};
+  const std::vector<FileTouches> files = {{"csrc/a.cu", in_a}, {"lib/b.cu", in_b}};
+  attach_touch_lines(items, findings, files);
+
+  const WorkItem* ext = find_item(items, "ops._C");
+  REQUIRE(ext);
+  REQUIRE(ext->touched.size() == 1);
+  CHECK(ext->touched[0].path == "csrc/a.cu");
+  CHECK(ext->touched[0].lines == std::vector<uint32_t>{2});
+  const WorkItem* cublas = find_item(items, "cuBLAS");
+  REQUIRE(cublas);
+  CHECK(cublas->findings == 1);
+  CHECK(cublas->touch_lines == 2);
+  CHECK(cublas->touched[0].lines == std::vector<uint32_t>{9, 12});
+  CHECK(cublas->check_ids == std::vector<std::string>{"TPU520", "TPU521"});
+  // An API whose names are used but never called: an item of its own, after the others.
+  REQUIRE(items.size() == planned + 1);
+  const WorkItem& runtime = items.back();
+  CHECK(runtime.subject == "CUDA runtime API");
+  CHECK(runtime.findings == 0);
+  CHECK(runtime.touch_lines == 1);
+  CHECK(runtime.first_location == "lib/b.cu:1");
+  CHECK(runtime.hours.high == 0);
+}

@@ -36,6 +36,7 @@ FileResult awkward_result() {
     r.findings.push_back(f);
   }
   r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
+  r.touches = {{"TPU435", Category::CudaApi, "CUDA runtime\tAPI", 3}, {"TPU520", Category::CudaLibrary, "cuBLAS", 12}};
   r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, Context::Guarded, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, Context::Host, -1}};
   r.links.functions = {{"f\\", 3, 40, true, Context::OneTime}};
   return r;
@@ -69,6 +70,7 @@ TEST_CASE("result codec: every field round-trips on one line", "[cache][codec]")
   CHECK(back->language == r.language);
   CHECK(back->analyzed == r.analyzed);
   CHECK(back->missing_headers == r.missing_headers);
+  CHECK(back->touches == r.touches);
   check_same_links(back->links, r.links);
   REQUIRE(back->findings.size() == r.findings.size());
   for (size_t i = 0; i < r.findings.size(); ++i) {

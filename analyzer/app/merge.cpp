@@ -1,6 +1,7 @@
 #include "app/merge.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -81,6 +82,16 @@ ScanReport merge_reports(const std::vector<std::pair<std::string, json>>& inputs
       std::map<std::string, std::vector<std::string>> missing;
       for (const json& m : doc.at("files").at("missing_headers"))
         missing[m.at("path")] = m.at("headers").get<std::vector<std::string>>();
+      // A work item's touch lines, back to the files that hold them (the item's first check stands
+      // for all: the report does not keep which of its checks touched a line).
+      std::map<std::string, std::vector<TouchLine>> touches;
+      for (const json& item : doc.at("work_items")) {
+        const Category category = parsed(category_from_string(item.at("category").get<std::string>()), input, "category");
+        const std::string check = item.at("checks").empty() ? "" : item.at("checks").front().get<std::string>();
+        for (const json& t : item.at("touched"))
+          for (const json& line : t.at("lines"))
+            touches[t.at("path")].push_back({check, category, item.at("subject"), line.get<uint32_t>()});
+      }
       std::map<std::string, std::vector<Finding>> findings;
       for (const json& f : doc.at("findings")) {
         Finding finding = finding_from(f, input);
@@ -97,6 +108,8 @@ ScanReport merge_reports(const std::vector<std::pair<std::string, json>>& inputs
         if (!fr.analyzed) fr.skip_reason = r.at("skip_reason");
         fr.findings = std::move(findings[fr.path]);
         fr.missing_headers = std::move(missing[fr.path]);
+        fr.touches = std::move(touches[fr.path]);
+        std::sort(fr.touches.begin(), fr.touches.end());
         files.push_back(std::move(fr));
       }
     } catch (const json::exception& e) {

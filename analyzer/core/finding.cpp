@@ -1,5 +1,7 @@
 #include "core/finding.h"
 
+#include <algorithm>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -55,6 +57,19 @@ Finding& FindingSink::add(const CheckInfo& check, ByteSpan span, std::string_vie
   f.source_line = InternedString(source_line_of(file_.line_text(f.start.line), cut));
   if (offsets_) offsets_->push_back(span.begin);
   return f;
+}
+
+void FindingSink::touch(const CheckInfo& check, ByteSpan span, std::string_view subject) {
+  if (!touches_) return;
+  touches_->push_back({std::string(check.id), check.category(), std::string(subject), file_.position(span.begin).line});
+}
+
+void settle_touch_lines(std::vector<TouchLine>& touches, std::span<const Finding> findings) {
+  std::set<std::pair<std::string_view, uint32_t>> reported;  // (check, line) of the findings
+  for (const Finding& f : findings) reported.emplace(f.check_id, f.start.line);
+  std::erase_if(touches, [&](const TouchLine& t) { return reported.count({t.check_id, t.line}) != 0; });
+  std::sort(touches.begin(), touches.end());
+  touches.erase(std::unique(touches.begin(), touches.end()), touches.end());
 }
 
 Finding file_note(const CheckInfo& note, std::string path, std::string_view message) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,19 @@ std::string location_text(const Finding& f);
 Position shown_start(const Finding& f);
 Position shown_end(const Finding& f);
 
+// A line a port must change that is no finding of its own: a use of a CUDA API's type, constant or
+// macro, a further call of a library function already reported in the file, or an #include of the
+// API's header, on a line where its check reports nothing. It joins the work item of its check's
+// findings with the same subject (plan.h: attach_touch_lines), so the plan lists every line a port
+// touches, as a translator's statistics would, while the findings stay one per call.
+struct TouchLine {
+  std::string check_id;
+  Category category = Category::AnalyzerNote;
+  std::string subject;  // the work item's subject, as the check's findings name it
+  uint32_t line = 0;    // 1-based
+  friend auto operator<=>(const TouchLine&, const TouchLine&) = default;
+};
+
 struct SkippedFile {
   std::string path;
   std::string reason;
@@ -118,6 +132,7 @@ struct FileResult {
   std::string skip_reason;               // set when !analyzed
   std::vector<Finding> findings;
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  std::vector<TouchLine> touches;            // C/C++/CUDA: sorted, unique (FindingSink::touch)
   uint32_t code_lines = 0;  // Python, C/C++, CUDA: lines holding code (count_code_lines)
   FileLinks links;          // Python: what it uses of the rest of the project
   // What the worker spent on it in this run: reading, parsing, the checks and the suppressions.
@@ -137,6 +152,11 @@ class FindingSink {
   Finding& add(const CheckInfo& check, ByteSpan span, std::string_view message, std::string_view hint = {},
                std::string_view subject = {});
 
+  // Records that the port touches the line of `span`'s start for `check`'s work item named
+  // `subject` (see TouchLine), when a frontend keeps touch lines (keep_touches); else nothing.
+  void touch(const CheckInfo& check, ByteSpan span, std::string_view subject);
+  void keep_touches(std::vector<TouchLine>* touches) { touches_ = touches; }
+
   const SourceFile& file() const { return file_; }
   // The start byte of each finding added, in order, when a frontend asks for them (to place
   // them in its own model of the file afterwards).
@@ -146,7 +166,12 @@ class FindingSink {
   const SourceFile& file_;
   std::vector<Finding>& out_;
   std::vector<uint32_t>* offsets_ = nullptr;
+  std::vector<TouchLine>* touches_ = nullptr;
 };
+
+// Sorts touch lines and keeps each once, leaving out those on a line where a finding of the same
+// check stands: that line is already listed, by the finding.
+void settle_touch_lines(std::vector<TouchLine>& touches, std::span<const Finding> findings);
 
 // A finding about a whole file that has no text to point into (skipped, unreadable).
 Finding file_note(const CheckInfo& note, std::string path, std::string_view message);

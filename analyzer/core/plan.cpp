@@ -166,4 +166,57 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   return plan;
 }
 
+namespace {
+
+void add_touch(WorkItem& item, std::string_view path, const TouchLine& t) {
+  if (std::find(item.check_ids.begin(), item.check_ids.end(), t.check_id) == item.check_ids.end()) {
+    item.check_ids.push_back(t.check_id);
+    std::sort(item.check_ids.begin(), item.check_ids.end());
+  }
+  if (item.touched.empty() || item.touched.back().path != path) item.touched.push_back({std::string(path), {}});
+  item.touched.back().lines.push_back(t.line);
+}
+
+}  // namespace
+
+void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const Finding> findings,
+                        std::span<const FileTouches> files) {
+  std::map<std::pair<Category, std::string>, size_t> item_of;  // (category, subject) -> index
+  for (size_t i = 0; i < plan.size(); ++i) item_of.try_emplace({plan[i].category, plan[i].subject}, i);
+  // A source file -> the item of the extension module that builds it (the first, as plan_work has it).
+  std::map<std::string_view, uint32_t> owner_of_path;
+  for (const Finding& f : findings)
+    if (f.category != Category::AnalyzerNote && f.work_item != Finding::kNoWorkItem)
+      for (const std::string& p : f.related_paths) owner_of_path.try_emplace(p, f.work_item);
+  for (const FileTouches& file : files) {
+    const auto owner = owner_of_path.find(file.path);
+    for (const TouchLine& t : file.touches) {
+      if (owner != owner_of_path.end()) {
+        add_touch(plan[owner->second], file.path, t);
+        continue;
+      }
+      auto [it, added] = item_of.try_emplace({t.category, t.subject}, plan.size());  // a copy per touch: few items
+      if (added) {
+        WorkItem& item = plan.emplace_back();
+        item.subject = t.subject;
+        item.category = t.category;
+        item.first_path = std::string(file.path);
+        item.first_line = t.line;
+        item.first_location = fmt::format("{}:{}", file.path, t.line);
+        item.first_message = fmt::format("a line using the {} (no call)", t.subject);
+      }
+      add_touch(plan[it->second], file.path, t);
+    }
+  }
+  // A file's touches come sorted by check: two checks of one item may touch one line.
+  for (WorkItem& item : plan) {
+    item.touch_lines = 0;
+    for (WorkItem::TouchedFile& file : item.touched) {
+      std::sort(file.lines.begin(), file.lines.end());
+      file.lines.erase(std::unique(file.lines.begin(), file.lines.end()), file.lines.end());
+      item.touch_lines += file.lines.size();
+    }
+  }
+}
+
 }  // namespace tpulint

@@ -29,6 +29,22 @@ struct WorkItem {
   // For an extension module: the subjects of the findings in its sources that joined it (its
   // kernels, launches, CUDA calls), sorted. Each counts once, in this item only.
   std::vector<std::string> parts;
+  // The lines its port touches besides its findings' (TouchLine: a CUDA API's types, constants,
+  // #includes), by file in path order, each file's lines in order; `touch_lines` counts them.
+  // An item may hold touch lines only (`findings` 0): an API whose names a file uses but whose
+  // calls it does not make.
+  struct TouchedFile {
+    std::string path;
+    std::vector<uint32_t> lines;
+  };
+  std::vector<TouchedFile> touched;
+  size_t touch_lines = 0;
+};
+
+// One file's touch lines, for attach_touch_lines.
+struct FileTouches {
+  std::string_view path;
+  std::span<const TouchLine> touches;  // sorted (settle_touch_lines)
 };
 
 // "a, b, c and 4 more" for a work item's parts, "" when it has none: what reports print after
@@ -54,5 +70,13 @@ std::string_view extension_key(std::string_view module);
 // Finding::kNoWorkItem for an analyzer note: how a report lists the findings of each item.
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code = {},
                                 std::vector<uint32_t>* item_of = nullptr);
+
+// Adds the files' touch lines (given in path order) to the items of their check's category and
+// subject, or, in the sources of an extension module, to the module's item, as plan_work does
+// with findings (`findings`: the plan's, their work_item set). Touch lines with no such item make
+// one of their own, after the plan's others (so the findings' work_item indexes stand): no
+// finding, no hours, no score, its first touched line as its first location.
+void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const Finding> findings,
+                        std::span<const FileTouches> files);
 
 }  // namespace tpulint

@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r7";
+constexpr std::string_view kMagic = "r8";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -162,6 +162,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     for (const std::string& p : f.related_paths) size += 1 + p.size();
   }
   for (const std::string& h : r.missing_headers) size += 1 + h.size();
+  for (const TouchLine& t : r.touches) size += 16 + t.check_id.size() + t.subject.size();
   out.reserve(size);
   out += kMagic;
   put_number(out, int(r.language));
@@ -201,6 +202,13 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   }
   put_number(out, r.missing_headers.size());
   for (const std::string& h : r.missing_headers) put_string(out, h);
+  put_number(out, r.touches.size());
+  for (const TouchLine& t : r.touches) {
+    put_string(out, t.check_id);
+    put_number(out, int(t.category));
+    put_string(out, t.subject);
+    put_number(out, t.line);
+  }
   put_number(out, r.links.uses.size());
   for (const FileLinks::Use& u : r.links.uses) {
     put_number(out, int(u.kind));
@@ -276,6 +284,14 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   }
   size_t missing = in.count();
   for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
+  size_t touches = in.count();
+  for (size_t k = 0; k < touches && in.ok(); ++k) {
+    TouchLine& t = r.touches.emplace_back();
+    t.check_id = in.string();
+    t.category = Category(std::min(in.number<int>(), int(Category::AnalyzerNote)));
+    t.subject = in.string();
+    t.line = in.number<uint32_t>();
+  }
   size_t uses = in.count();
   for (size_t k = 0; k < uses && in.ok(); ++k) {
     FileLinks::Use& u = r.links.uses.emplace_back();

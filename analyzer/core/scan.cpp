@@ -453,6 +453,8 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
       report.skipped.push_back({f.path, f.skip_reason});
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
                             std::move(f.missing_headers), f.code_lines, 0, {}, f.analysis_time});
+    std::erase_if(f.touches, [&](const TouchLine& t) { return !keep(t.check_id); });
+    report.files.back().touches = std::move(f.touches);
   }
   size_t dropped = kept_count;
   for (size_t& p : place)
@@ -479,6 +481,10 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   std::vector<uint32_t> item_of;
   report.plan = plan_work(report.findings, weights, code, &item_of);
   for (size_t k = 0; k < report.findings.size(); ++k) report.findings[k].work_item = item_of[k];
+  std::vector<FileTouches> touches;
+  for (const FileSummary& f : report.files)
+    if (!f.touches.empty()) touches.push_back({f.path, f.touches});
+  attach_touch_lines(report.plan, report.findings, touches);
   report.path_weights = weights;
   list_unanalyzed(report);
   // A verdict that rests on code it did not see says so.

@@ -61,6 +61,7 @@ struct FileSummary {
   size_t findings = 0;
   HoursRange hours;                          // the sum of its findings' hours, in report order
   std::chrono::nanoseconds analysis_time{0};  // FileResult::analysis_time (for `scan --timings`)
+  std::vector<TouchLine> touches;             // FileResult::touches of the checks kept
 };
 
 struct ScanReport {

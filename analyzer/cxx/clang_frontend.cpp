@@ -353,6 +353,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr* e) {
     if (!spans_.in_main_file(e->getBeginLoc())) return true;
     out_.launches.push_back({callee_name(e->getCallee(), false), spans_.span(e->getSourceRange())});
+    // Its configuration is an implicit call of cudaConfigureCall, which the code never wrote.
+    if (const CallExpr* config = e->getConfig()) launch_configs_.push_back(config);
     return true;
   }
 
@@ -374,6 +376,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
 
   bool VisitCallExpr(CallExpr* e) {
     if (isa<CUDAKernelCallExpr>(e) || !spans_.in_main_file(e->getBeginLoc()) || !e->getCallee()) return true;
+    if (std::find(launch_configs_.begin(), launch_configs_.end(), e) != launch_configs_.end()) return true;
     record_call(callee_name(e->getCallee()), e->getCallee()->getSourceRange(),
                 e->getNumArgs() ? e->getArg(0) : nullptr);
     return true;
@@ -404,6 +407,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   const MainFileSpans& spans_;
   NativeFile& out_;
   std::vector<const FunctionDecl*> functions_;
+  std::vector<const CallExpr*> launch_configs_;  // of the launches visited (before their children)
 };
 
 // The raw tokens (comments dropped) of `code`, which lies at `base` in `file_text` and is followed
@@ -487,6 +491,8 @@ class FactConsumer : public ASTConsumer {
     add_macro_uses(file, out);
     add_qualified_names(file, out);
     add_template_instantiations(file, out);
+    add_name_uses(file, out);
+    add_inactive_includes(file, out);
     if (state_.over_budget) {
       add_lexical_includes(file, out);
       out.over_budget = true;

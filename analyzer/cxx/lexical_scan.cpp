@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace tpulint::cxx {
 
@@ -576,32 +578,64 @@ void add_macro_uses(const LexicalFile& f, NativeFile& out) {
   }
 }
 
-void add_lexical_includes(const LexicalFile& f, NativeFile& out) {
+namespace {
+
+// The #include directive whose '#' is token `i`, if it is one (a `#` that begins its line, not a
+// `#` operator in a directive). Counted as found: whether the header exists is not known.
+std::optional<IncludeFact> include_at(const LexicalFile& f, size_t i) {
   const auto& t = f.tokens();
-  for (size_t i = 0; i + 2 < t.size(); ++i) {
-    // A `#` that begins its line: the first token of a directive (not a `#` operator in one).
-    const bool line_start = i == 0 || f.text().substr(f.end_of(i - 1), t[i].offset - f.end_of(i - 1)).find('\n') !=
-                                          std::string_view::npos;
-    if (!t[i].in_directive || t[i].text != "#" || !line_start) continue;
-    if (!(f.is(i + 1, "include") || f.is(i + 1, "include_next"))) continue;
-    const LexToken& name = t[i + 2];
-    IncludeFact inc;
-    inc.found = true;
-    if (name.kind == LexToken::String && name.text.size() >= 2 && name.text.front() == '"') {
-      inc.spelled = std::string(name.text.substr(1, name.text.size() - 2));
-      inc.span = {name.offset, f.end_of(i + 2)};
-    } else if (name.text == "<") {
-      size_t eol = f.text().find('\n', name.offset);
-      size_t close = f.text().find('>', name.offset);
-      if (close == std::string_view::npos || close > eol) continue;
-      inc.angled = true;
-      inc.spelled = std::string(f.text().substr(name.offset + 1, close - name.offset - 1));
-      inc.span = {name.offset, uint32_t(close + 1)};
-    } else {
-      continue;
-    }
-    if (!inc.spelled.empty()) out.includes.push_back(std::move(inc));
+  if (i + 2 >= t.size() || !t[i].in_directive || t[i].text != "#") return std::nullopt;
+  const bool line_start =
+      i == 0 || f.text().substr(f.end_of(i - 1), t[i].offset - f.end_of(i - 1)).find('\n') != std::string_view::npos;
+  if (!line_start || !(f.is(i + 1, "include") || f.is(i + 1, "include_next"))) return std::nullopt;
+  const LexToken& name = t[i + 2];
+  IncludeFact inc;
+  inc.found = true;
+  if (name.kind == LexToken::String && name.text.size() >= 2 && name.text.front() == '"') {
+    inc.spelled = std::string(name.text.substr(1, name.text.size() - 2));
+    inc.span = {name.offset, f.end_of(i + 2)};
+  } else if (name.text == "<") {
+    size_t eol = f.text().find('\n', name.offset);
+    size_t close = f.text().find('>', name.offset);
+    if (close == std::string_view::npos || close > eol) return std::nullopt;
+    inc.angled = true;
+    inc.spelled = std::string(f.text().substr(name.offset + 1, close - name.offset - 1));
+    inc.span = {name.offset, uint32_t(close + 1)};
+  } else {
+    return std::nullopt;
   }
+  if (inc.spelled.empty()) return std::nullopt;
+  return inc;
+}
+
+}  // namespace
+
+void add_lexical_includes(const LexicalFile& f, NativeFile& out) {
+  for (size_t i = 0; i < f.tokens().size(); ++i)
+    if (auto inc = include_at(f, i)) out.includes.push_back(std::move(*inc));
+}
+
+void add_inactive_includes(const LexicalFile& f, NativeFile& out) {
+  for (size_t i = 0; i < f.tokens().size(); ++i) {
+    if (!f.inactive(f.tokens()[i].offset)) continue;
+    if (auto inc = include_at(f, i)) {
+      inc->inactive = true;
+      out.includes.push_back(std::move(*inc));
+    }
+  }
+}
+
+void add_name_uses(const LexicalFile& f, NativeFile& out) {
+  const auto& t = f.tokens();
+  std::unordered_map<std::string_view, size_t> index;  // a name -> its place in `out.names`
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].kind != LexToken::Identifier) continue;
+    auto [it, added] = index.try_emplace(t[i].text, out.names.size());
+    if (added) out.names.push_back({std::string(t[i].text), {}});
+    out.names[it->second].uses.push_back({t[i].offset, f.is(i + 1, "("), f.is(i + 1, "::"), f.inactive(t[i].offset)});
+  }
+  std::sort(out.names.begin(), out.names.end(),
+            [](const NameUseFact& a, const NameUseFact& b) { return a.name < b.name; });
 }
 
 void add_qualified_names(const LexicalFile& f, NativeFile& out) {

@@ -76,6 +76,11 @@ void add_qualified_names(const LexicalFile& file, NativeFile& out);
 // them (its parse was stopped: see NativeFile::over_budget). Each counts as found: whether the
 // header exists is not known.
 void add_lexical_includes(const LexicalFile& file, NativeFile& out);
+// Adds the #include directives in inactive branches (marked inactive), which Clang's
+// preprocessor skipped.
+void add_inactive_includes(const LexicalFile& file, NativeFile& out);
+// Records every identifier's uses (NativeFile::names).
+void add_name_uses(const LexicalFile& file, NativeFile& out);
 // Sets `instantiated_templates` when the file only specializes or instantiates templates
 // defined elsewhere (see NativeFile).
 void add_template_instantiations(const LexicalFile& file, NativeFile& out);

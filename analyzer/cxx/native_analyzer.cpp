@@ -14,6 +14,7 @@ void NativeAnalyzer::analyze(const SourceFile& file, const SourceFile& shown, Fi
   for (const IncludeFact& inc : facts.includes)
     if (!inc.found) result.missing_headers.push_back(inc.spelled);
   FindingSink sink(shown, result.findings);
+  sink.keep_touches(&result.touches);
   NativeContext ctx(facts, sink);
   const size_t first = result.findings.size();
   for (const NativeCheckEntry& e : checks_) {
@@ -32,7 +33,9 @@ void NativeAnalyzer::analyze(const SourceFile& file, const SourceFile& shown, Fi
       f.effort = EffortClass::None;
       f.hours = {};
     }
+    for (TouchLine& t : result.touches) t.subject = name;
   }
+  settle_touch_lines(result.touches, std::span<const Finding>(result.findings).subspan(first));
   if (facts.over_budget)
     sink.add(notes::kTimeBudget, {0, 0},
              fmt::format("Clang's parse took more than --cxx-time-budget ({} s of CPU) and was stopped; the file was "

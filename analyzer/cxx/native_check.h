@@ -21,6 +21,9 @@ class NativeContext {
     return sink_.add(*check_, at, message, hint, subject);
   }
 
+  // A line the port touches for this check's work item named `subject` (core/finding.h: TouchLine).
+  void touch(ByteSpan at, std::string_view subject) { sink_.touch(*check_, at, subject); }
+
   void set_check(const CheckInfo* check) { check_ = check; }  // the analyzer's bookkeeping
 
  private:

@@ -111,6 +111,22 @@ struct IncludeFact {
   bool angled = false;
   bool found = false;   // false: the header was missing and its contents skipped
   ByteSpan span;        // the directive's file name
+  bool inactive = false;  // in a branch the preprocessor skipped (found in the tokens only)
+};
+
+// Every use of one identifier in the file's tokens, in every preprocessor branch and directive
+// (`#define CHECK(e) if ((e) != cudaSuccess)`): what a lexicon of API names is matched against,
+// types, constants and macros as well as functions. Calls in active code are CallFacts too;
+// a use's `called` says only that a '(' follows it.
+struct NameUseFact {
+  struct Use {
+    uint32_t offset = 0;
+    bool called = false;    // followed by '('
+    bool scope = false;     // followed by '::' (a namespace or class: `cub::DeviceScan`)
+    bool inactive = false;  // in a branch the preprocessor skipped
+  };
+  std::string name;
+  std::vector<Use> uses;  // in file order
 };
 
 struct NativeFile {
@@ -122,6 +138,7 @@ struct NativeFile {
   std::vector<IncludeFact> includes;
   std::vector<MacroUseFact> macro_uses;
   std::vector<QualifiedNameFact> qualified_names;
+  std::vector<NameUseFact> names;  // sorted by name
   // When every top-level declaration of the file explicitly specializes or instantiates a
   // template defined elsewhere (`template<> void run_<half, 128>(P& p) { run_hdim128<half>(p); }`,
   // `template void f<float>(float*);`), the templates it reaches, in order, without repeats;

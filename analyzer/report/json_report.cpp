@@ -160,6 +160,15 @@ void write_json(const ScanReport& report, std::ostream& out) {
     w.member("score_gain", round2(item.score_gain)).member("first_location", item.first_location);
     w.member("parts", item.parts);
     hours_members(w, item.hours);
+    w.member("touch_lines", item.touch_lines);
+    w.key("touched").begin_array();
+    for (const WorkItem::TouchedFile& t : item.touched)
+    {
+      w.begin_object().member("path", t.path).key("lines").begin_array();
+      for (uint32_t line : t.lines) w.value(line);
+      w.end_array().end_object();
+    }
+    w.end_array();
     w.end_object();
   }
   w.end_array();

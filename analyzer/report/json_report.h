@@ -8,7 +8,7 @@
 
 namespace tpulint::report {
 
-inline constexpr int kJsonSchemaVersion = 2;  // 2: findings carry context and discounted
+inline constexpr int kJsonSchemaVersion = 3;  // 2: findings carry context and discounted; 3: work items carry touch lines, and may hold nothing else
 
 void write_json(const ScanReport& report, std::ostream& out);
 

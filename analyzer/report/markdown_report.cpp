@@ -118,15 +118,15 @@ Parts render(const ScanReport& report, const ReportOptions& options) {
     out += "\n";
 
     p.plan_open = fmt::format("<details><summary>Migration plan: {} work items, cheapest big wins first</summary>\n\n"
-                              "| # | work item | checks | findings | effort | score gain |\n|---|---|---|---|---|---|\n",
+                              "| # | work item | checks | findings | lines to touch | effort | score gain |\n|---|---|---|---|---|---|---|\n",
                               report.plan.size());
     for (size_t i = 0; i < report.plan.size(); ++i) {
       const WorkItem& w = report.plan[i];
       std::string checks;
       for (const std::string& id : w.check_ids) checks += (checks.empty() ? "`" : ", `") + id + "`";
-      p.plan_rows.push_back(fmt::format("| {} | {} | {} | {} in {} file{} | {}, {} | {} |\n", i + 1,
+      p.plan_rows.push_back(fmt::format("| {} | {} | {} | {} in {} file{} | {} | {}, {} | {} |\n", i + 1,
                                         markdown_text(w.parts.empty() ? w.subject : w.subject + " (with " + parts_summary(w) + ")"),
-                                        checks, w.findings, w.files, w.files == 1 ? "" : "s", to_string(w.effort),
+                                        checks, w.findings, w.files, w.files == 1 ? "" : "s", w.touch_lines, to_string(w.effort),
                                         hours(w.hours), gain_text(w.score_gain)));
     }
     p.plan_close = "\n</details>\n\n";

@@ -166,6 +166,19 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
         {"results_total", report.findings.size()},
         {"results_truncated", truncated}}},
   };
+  // The lines each work item's port touches besides its results (a CUDA API's types, constants,
+  // #includes): no result of their own, so a code-scanning view is not flooded, but listed.
+  ordered_json touched = ordered_json::array();
+  for (const WorkItem& w : report.plan) {
+    if (w.touched.empty()) continue;
+    ordered_json files = ordered_json::array();
+    for (const WorkItem::TouchedFile& t : w.touched)
+      files.push_back({{"artifactLocation", {{"uri", uri_encode_path(t.path)}, {"uriBaseId", "%SRCROOT%"}}},
+                       {"lines", t.lines}});
+    touched.push_back({{"subject", w.subject}, {"category", to_string(w.category)}, {"checks", w.check_ids},
+                       {"touch_lines", w.touch_lines}, {"files", files}});
+  }
+  if (!touched.empty()) run["properties"]["touched_lines"] = std::move(touched);
   ordered_json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
   out << json_with_escaped_controls(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
 }

@@ -181,11 +181,18 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
                        report.plan.size() == 1 ? "" : "s");
     for (size_t i = 0; i < std::min(kTop, report.plan.size()); ++i) {
       const WorkItem& w = report.plan[i];
-      out << fmt::format("    {}. {:<32} {:<6} {}, {} finding{} ({})\n", i + 1, "'" + visible_text(w.subject) + "'",
+      out << fmt::format("    {}. {:<32} {:<6} {}, {} finding{}{} ({})\n", i + 1, "'" + visible_text(w.subject) + "'",
                          gain_text(w.score_gain), hours_range_text(w.hours), w.findings, w.findings == 1 ? "" : "s",
+                         w.touch_lines ? fmt::format(" and {} line{} to touch", w.touch_lines, w.touch_lines == 1 ? "" : "s") : "",
                          visible_text(w.first_location));
       if (!w.parts.empty()) out << fmt::format("       with {}\n", visible_text(parts_summary(w)));
     }
+    size_t touched = 0, items = 0;
+    for (const WorkItem& w : report.plan)
+      if (w.touch_lines) touched += w.touch_lines, ++items;
+    if (touched)
+      out << fmt::format("    the plan also lists {} line{} using CUDA APIs with no call (types, constants, #includes) in {} work item{}\n",
+                         touched, touched == 1 ? "" : "s", items, items == 1 ? "" : "s");
     if (report.plan.size() > kTop) out << fmt::format("    ... {} more in the JSON, Markdown or HTML report\n", report.plan.size() - kTop);
   }
 }

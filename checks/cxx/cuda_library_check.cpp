@@ -17,8 +17,9 @@ const data::CudaLibrariesRow* library_row(std::string_view library) {
   return nullptr;
 }
 
-// The library whose header `spelled` (as written in the #include) is, or "".
-std::string_view header_library(std::string_view spelled) {
+}  // namespace
+
+std::string_view cuda_header_library(std::string_view spelled) {
   for (const auto& r : data::kCudaLibraryHeaders) {
     std::string_view h = r.header;
     if (h.ends_with('/')) {
@@ -31,6 +32,8 @@ std::string_view header_library(std::string_view spelled) {
   }
   return {};
 }
+
+namespace {
 
 // `cublas` matches cublasSgemm (the prefix, then an upper-case letter), not cublas_helper;
 // `curand_` matches curand_init.
@@ -59,25 +62,64 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
   const data::CudaLibrariesRow* lib = library_row(library_);
   if (!lib) return;
   std::string name(lib->name), hint(lib->use);
+  // Its #includes in file order (Clang's, then those of skipped branches): the first brings it in.
+  std::vector<const cxx::IncludeFact*> includes;
+  for (const cxx::IncludeFact& inc : facts.includes)
+    if (cuda_header_library(inc.spelled) == library_) includes.push_back(&inc);
+  std::sort(includes.begin(), includes.end(),
+            [](const cxx::IncludeFact* a, const cxx::IncludeFact* b) { return a->span.begin < b->span.begin; });
   bool library_reported = false;
-  for (const cxx::IncludeFact& inc : facts.includes) {
-    if (header_library(inc.spelled) != library_) continue;
-    ctx.report(inc.span, fmt::format("includes {} ('{}'), a CUDA-only library", name, inc.spelled), hint, name);
+  for (const cxx::IncludeFact* inc : includes) {
+    if (library_reported) {
+      ctx.touch(inc->span, name);
+      continue;
+    }
+    ctx.report(inc->span, fmt::format("includes {} ('{}'), a CUDA-only library", name, inc->spelled), hint, name);
     library_reported = true;
-    break;
   }
-  std::vector<std::string_view> prefixes, namespaces;
+  std::vector<std::string_view> prefixes, namespaces, other_names;
   for_each_word(lib->calls, [&](std::string_view w) { (w.ends_with("::") ? namespaces : prefixes).push_back(w); });
+  for_each_word(lib->names, [&](std::string_view w) { other_names.push_back(w); });
+  auto is_call_name = [&](std::string_view n) {
+    return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return matches_prefix(n, p); });
+  };
 
+  // The calls: Clang's and the lexical pass's in active code, the tokens' in skipped branches.
+  struct Call {
+    uint32_t offset;
+    std::string_view callee;
+    ByteSpan span;
+  };
+  std::vector<Call> calls;
+  for (const cxx::CallFact& call : facts.calls)
+    if (is_call_name(call.callee)) calls.push_back({call.span.begin, call.callee, call.span});
+  for (const cxx::NameUseFact& n : facts.names) {
+    if (!is_call_name(n.name)) continue;
+    for (const cxx::NameUseFact::Use& use : n.uses)
+      if (use.called && use.inactive) calls.push_back({use.offset, n.name, {use.offset, use.offset + uint32_t(n.name.size())}});
+  }
+  std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.offset < b.offset; });
   std::set<std::string_view> seen;
-  for (const cxx::CallFact& call : facts.calls) {
-    bool ours = std::any_of(prefixes.begin(), prefixes.end(),
-                            [&](std::string_view p) { return matches_prefix(call.callee, p); });
-    if (!ours || !seen.insert(call.callee).second) continue;
+  for (const Call& call : calls) {
+    if (!seen.insert(call.callee).second) continue;
     Finding& f = ctx.report(call.span, fmt::format("{} call '{}' has no TPU equivalent", name, call.callee), hint, name);
     if (library_reported) f.hours = kPerCallHours;
     library_reported = true;
   }
+
+  // Every other use of its names is a line to touch (settle_touch_lines drops those of reported lines).
+  for (const cxx::NameUseFact& n : facts.names) {
+    bool ours = is_call_name(n.name) || std::any_of(other_names.begin(), other_names.end(), [&](std::string_view w) {
+                  return w.ends_with('_') ? matches_prefix(n.name, w) : n.name == w;
+                });
+    bool names_namespace = std::any_of(namespaces.begin(), namespaces.end(), [&](std::string_view ns) {
+      return ns.substr(0, ns.size() - 2) == n.name;
+    });
+    if (!ours && !names_namespace) continue;
+    for (const cxx::NameUseFact::Use& use : n.uses)
+      if (ours || use.scope) ctx.touch({use.offset, use.offset + uint32_t(n.name.size())}, name);
+  }
+
   if (library_reported || namespaces.empty()) return;
   for (const cxx::QualifiedNameFact& q : facts.qualified_names) {
     bool ours = std::any_of(namespaces.begin(), namespaces.end(),
