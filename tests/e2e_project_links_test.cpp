@@ -470,14 +470,17 @@ TEST_CASE("kernel launches: a Triton kernel imported from another module is laun
   CHECK(items == 1);
 }
 
-TEST_CASE("kernel launches: through a module alias and a relative import", "[e2e][links][launch]") {
-  TempDir dir;
-  write_kernel_package(dir);
-  dir.write("pkg/ops.py", launcher("from . import kernels as K", "K.add_kernel"));
-  dir.write("pkg/sub/__init__.py", "");
-  dir.write("pkg/sub/run.py", launcher("from ..kernels import add_kernel as add", "add"));
-  CHECK(launches(scan(dir)) ==
-        std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown", "pkg/sub/run.py:3 add_kernel unknown"});
+TEST_CASE("kernel launches: through a module alias and relative imports, in a src/ layout too", "[e2e][links][launch]") {
+  for (const std::string root : {"", "src/"}) {
+    TempDir dir;
+    dir.write(root + "pkg/__init__.py", "");
+    dir.write(root + "pkg/kernels.py", kTritonKernel);
+    dir.write(root + "pkg/ops.py", launcher("from . import kernels as K", "K.add_kernel"));
+    dir.write(root + "pkg/sub/__init__.py", "");
+    dir.write(root + "pkg/sub/run.py", launcher("from ..kernels import add_kernel as add", "add"));
+    CHECK(launches(scan(dir)) ==
+          std::vector<std::string>{root + "pkg/ops.py:3 add_kernel unknown", root + "pkg/sub/run.py:3 add_kernel unknown"});
+  }
 }
 
 TEST_CASE("kernel launches: a kernel a package's __init__ re-exports", "[e2e][links][launch]") {

@@ -54,10 +54,14 @@ void LinkRecorder::add_imports(const ImportTable& imports) {
   for (const ImportTable::Imported& i : imports.imported()) pending_.push_back({FileLinks::Kind::Module, i.name, i.at});
 }
 
-void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
+bool LinkRecorder::names_project_code(std::string_view qualified) const {
   const std::string_view top = qualified.substr(0, qualified.find('.'));
-  if (top.size() == qualified.size()) return;  // a module itself, not a name in one
-  if (!project_.is_own_module(top) && !(top == own_package_ && !own_package_.empty())) return;
+  return project_.is_own_module(top) || (top == own_package_ && !own_package_.empty());
+}
+
+void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
+  if (qualified.find('.') == std::string_view::npos) return;  // a module itself, not a name in one
+  if (!names_project_code(qualified)) return;
   pending_.push_back({FileLinks::Kind::Name, std::string(qualified), offset});
 }
 

@@ -28,6 +28,10 @@ class LinkRecorder {
   void add_reference(uint32_t offset, std::string_view qualified);
   // The string literals of the file's text that name a native source file (".cu", ".cpp", ...).
   void add_native_paths(std::string_view text);
+  // Whether the dotted `qualified` is a name in the project's own code: under one of its own
+  // top-level modules, or under the file's own first package directory (what a relative import
+  // gives in `src/pkg/x.py`: "src.pkg.ops.f").
+  bool names_project_code(std::string_view qualified) const;
   // A top-level function of the file that is a kernel other modules launch (FileLinks::Function::kernel).
   void add_kernel(std::string_view name);
   // A launch at `offset` of `target`, a name of another module: `finding` (its finding, starting

@@ -91,7 +91,8 @@ class PythonKernelLaunch final : public python::PythonCheck {
   static void launch_elsewhere(Node kernel, ByteSpan at, python::PythonContext& ctx, python::LinkRecorder& links) {
     for (const std::string& q : pyhelp::resolved_names(kernel, ctx)) {
       const size_t dot = q.rfind('.');
-      if (dot == std::string::npos || !pyhelp::is_first_party(pyhelp::top_level(q), ctx)) continue;
+      if (dot == std::string::npos) continue;
+      if (!links.names_project_code(q) && !pyhelp::is_first_party(pyhelp::top_level(q), ctx)) continue;
       const std::string_view name = std::string_view(q).substr(dot + 1);
       Finding& f = ctx.report(
           at, fmt::format("launch of the kernel '{}' defined in '{}'", name, std::string_view(q).substr(0, dot)),
