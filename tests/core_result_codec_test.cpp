@@ -38,7 +38,11 @@ FileResult awkward_result() {
   r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
   r.touches = {{"TPU435", Category::CudaApi, "CUDA runtime\tAPI", 3}, {"TPU520", Category::CudaLibrary, "cuBLAS", 12}};
   r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, Context::Guarded, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, Context::Host, -1}};
-  r.links.functions = {{"f\\", 3, 40, true, Context::OneTime}};
+  r.links.functions = {{"f\\", 3, 40, true, Context::OneTime, true}, {"g", 41, 45, false, Context::Unknown, false}};
+  FileLinks::Launch launch{"pkg.kernels.add\tkernel", {7, 5}, r.findings[0]};
+  launch.finding.check_id = "TPU112";
+  launch.finding.awaits_link = true;
+  r.links.launches = {launch};
   return r;
 }
 
@@ -54,6 +58,15 @@ void check_same_links(const FileLinks& back, const FileLinks& sent) {
     const FileLinks::Function& a = sent.functions[i];
     const FileLinks::Function& b = back.functions[i];
     CHECK((b.name == a.name && b.first_line == a.first_line && b.last_line == a.last_line && b.used_here == a.used_here && b.role == a.role));
+    CHECK(b.kernel == a.kernel);
+  }
+  REQUIRE(back.launches.size() == sent.launches.size());
+  for (size_t i = 0; i < sent.launches.size(); ++i) {
+    const FileLinks::Launch& a = sent.launches[i];
+    const FileLinks::Launch& b = back.launches[i];
+    CHECK((b.target == a.target && b.at == a.at));
+    CHECK((b.finding.check_id == a.finding.check_id && b.finding.start == a.finding.start && b.finding.message == a.finding.message &&
+           b.finding.subject == a.finding.subject && b.finding.awaits_link));
   }
 }
 
@@ -105,7 +118,7 @@ TEST_CASE("result codec: truncated, extended or altered text is rejected", "[cac
   std::string text = encode_result(awkward_result());
   size_t accepted = 0;
   for (size_t cut = 0; cut < text.size(); ++cut) accepted += decode_result("m.py", text.substr(0, cut)).has_value();
-  // The last field is a one-digit number (the last function's use): no cut reads as a whole result.
+  // The last field is a one-digit number (the launch's finding's related paths): no cut reads as a whole result.
   CHECK(accepted == 0);
   CHECK_FALSE(decode_result("m.py", text + "\textra"));
   CHECK_FALSE(decode_result("m.py", ""));

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/engine.h"
 #include "cli_runner.h"
 
 using nlohmann::json;
@@ -20,6 +21,21 @@ json scan(const TempDir& dir, const std::string& extra = "--no-cache") {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
+}
+
+// The JSON report `tpulint merge` makes of the `n` shards' scans of `dir`.
+std::string merged_shards(const TempDir& dir, unsigned n) {
+  TempDir out;
+  std::string shards;
+  for (unsigned k = 1; k <= n; ++k) {
+    auto r = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero --shard " + std::to_string(k) + "/" +
+                         std::to_string(n));
+    REQUIRE(r.exit_code == 0);
+    shards += " '" + out.write("s" + std::to_string(k) + ".json", r.out).string() + "'";
+  }
+  auto merged = run_tpulint("merge" + shards + " --format json --exit-zero");
+  REQUIRE(merged.exit_code == 0);
+  return merged.out;
 }
 
 // The findings of `path` whose check is `id`: each one's context.
@@ -362,21 +378,14 @@ TEST_CASE("links: a function handed to jax.jit in another module is the hot path
 }
 
 TEST_CASE("links: each shard links the whole project; merged shards are the whole scan", "[e2e][links][shard]") {
-  TempDir dir, out;
+  TempDir dir;
   write_host_helper(dir);
   write_guarded_user(dir);
   for (int k = 0; k < 6; ++k) dir.write("pkg/m" + std::to_string(k) + ".py", "import torch\nx = torch.ones(2).cuda()\n");
   const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
-  std::string shards;
-  for (int k = 1; k <= 4; ++k) {
-    auto r = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero --shard " + std::to_string(k) + "/4");
-    REQUIRE(r.exit_code == 0);
-    shards += " '" + out.write("s" + std::to_string(k) + ".json", r.out).string() + "'";
-  }
-  auto merged = run_tpulint("merge" + shards + " --format json --exit-zero");
-  REQUIRE(merged.exit_code == 0);
-  CHECK(merged.out == whole);
-  CHECK(placed(json::parse(merged.out), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
+  const std::string merged = merged_shards(dir, 4);
+  CHECK(merged == whole);
+  CHECK(placed(json::parse(merged), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
 }
 
 TEST_CASE("links: a backend module imported only when an off-by-default option is on is guarded code", "[e2e][links]") {
@@ -398,4 +407,194 @@ TEST_CASE("links: a backend module imported only when an off-by-default option i
             "        return build(model)\n"
             "    return model\n");
   CHECK(placed(scan(dir), "pkg/trt_engine.py", "TPU401") == std::vector<std::string>{"unknown"});
+}
+
+// Launches of kernels another module defines (TPU112 through the project links): each way a
+// launching module reaches the kernel's name, each near miss that is not a launch of one of the
+// project's kernels, and the results of shards and of the cache.
+namespace {
+
+// "path:line subject context" of each TPU112 finding, in report order.
+std::vector<std::string> launches(const json& report) {
+  std::vector<std::string> out;
+  for (const json& f : report.at("findings"))
+    if (f.at("id") == "TPU112")
+      out.push_back(f.at("path").get<std::string>() + ":" + std::to_string(f.at("line").get<int>()) + " " +
+                    f.at("subject").get<std::string>() + " " + f.at("context").get<std::string>());
+  return out;
+}
+
+const std::string kTritonKernel =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def add_kernel(x, y, out, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(out + offs, tl.load(x + offs) + tl.load(y + offs), mask=offs < n)\n";
+
+// A package with a module of one Triton kernel, `pkg.kernels.add_kernel`.
+void write_kernel_package(const TempDir& dir) {
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/kernels.py", kTritonKernel);
+}
+
+// A module that launches `kernel` as its import statement `imports` names it.
+std::string launcher(const std::string& imports, const std::string& kernel) {
+  return imports +
+         "\n"
+         "def add(x, y, out, n):\n"
+         "    " + kernel + "[(n // 1024,)](x, y, out, n, BLOCK=1024)\n"
+         "    return out\n";
+}
+
+}  // namespace
+
+TEST_CASE("kernel launches: a Triton kernel imported from another module is launched there", "[e2e][links][launch]") {
+  TempDir dir;
+  write_kernel_package(dir);
+  dir.write("pkg/ops.py", launcher("from pkg.kernels import add_kernel", "add_kernel"));
+  json report = scan(dir);
+  CHECK(launches(report) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
+  for (const json& f : report.at("findings"))
+    if (f.at("id") == "TPU112") {
+      CHECK(f.at("severity") == "error");
+      CHECK(f.at("message") == "launch of the kernel 'add_kernel' defined in 'pkg.kernels'");
+    }
+  // The launch is part of its kernel's work item: one item, priced once.
+  size_t items = 0;
+  for (const json& w : report.at("work_items"))
+    if (w.at("subject") == "add_kernel") {
+      ++items;
+      CHECK(w.at("checks") == json::array({"TPU111", "TPU112"}));
+    }
+  CHECK(items == 1);
+}
+
+TEST_CASE("kernel launches: through a module alias and relative imports, in a src/ layout too", "[e2e][links][launch]") {
+  for (const std::string root : {"", "src/"}) {
+    TempDir dir;
+    dir.write(root + "pkg/__init__.py", "");
+    dir.write(root + "pkg/kernels.py", kTritonKernel);
+    dir.write(root + "pkg/ops.py", launcher("from . import kernels as K", "K.add_kernel"));
+    dir.write(root + "pkg/sub/__init__.py", "");
+    dir.write(root + "pkg/sub/run.py", launcher("from ..kernels import add_kernel as add", "add"));
+    CHECK(launches(scan(dir)) ==
+          std::vector<std::string>{root + "pkg/ops.py:3 add_kernel unknown", root + "pkg/sub/run.py:3 add_kernel unknown"});
+  }
+}
+
+TEST_CASE("kernel launches: a kernel a package's __init__ re-exports", "[e2e][links][launch]") {
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/ops/__init__.py", "from .cross_entropy import add_kernel\n");
+  dir.write("pkg/ops/cross_entropy.py", kTritonKernel);
+  dir.write("pkg/loss.py", launcher("from pkg.ops import add_kernel", "add_kernel"));
+  CHECK(launches(scan(dir)) == std::vector<std::string>{"pkg/loss.py:3 add_kernel unknown"});
+}
+
+TEST_CASE("kernel launches: a Numba CUDA kernel, and a local alias of an imported kernel", "[e2e][links][launch]") {
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/nb.py",
+            "from numba import cuda\n"
+            "@cuda.jit\n"
+            "def scale(a, s):\n"
+            "    i = cuda.grid(1)\n"
+            "    if i < a.size:\n"
+            "        a[i] *= s\n");
+  dir.write("pkg/run.py",
+            "from pkg import nb\n"
+            "def run(a):\n"
+            "    kernel = nb.scale\n"
+            "    kernel[32, 128](a, 2.0)\n");
+  CHECK(launches(scan(dir)) == std::vector<std::string>{"pkg/run.py:4 scale unknown"});
+}
+
+TEST_CASE("kernel launches: a same-named function that is no kernel, a third-party kernel and a Pallas kernel are not",
+          "[e2e][links][launch]") {
+  TempDir dir;
+  write_kernel_package(dir);
+  // The same name, a plain function: `table[key](x)` looks like a launch.
+  dir.write("pkg/registry.py", "def add_kernel(key):\n    return {}\n");
+  dir.write("pkg/a.py", launcher("from pkg.registry import add_kernel", "add_kernel"));
+  // A kernel of an installed package, not the project's.
+  dir.write("pkg/b.py", launcher("from liger_kernel.ops.cross_entropy import liger_cross_entropy_kernel",
+                                 "liger_cross_entropy_kernel"));
+  // A Pallas kernel from another module: the TPU's own kernel language.
+  dir.write("pkg/pallas_kernels.py", "def add_kernel(x_ref, y_ref, o_ref):\n    o_ref[...] = x_ref[...] + y_ref[...]\n");
+  dir.write("pkg/c.py",
+            "import jax\n"
+            "from jax.experimental import pallas as pl\n"
+            "from pkg.pallas_kernels import add_kernel\n"
+            "def add(x, y):\n"
+            "    return pl.pallas_call(add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x, y)\n");
+  // And the one launch of the project's kernel.
+  dir.write("pkg/d.py", launcher("from pkg.kernels import add_kernel", "add_kernel"));
+  json report = scan(dir);
+  CHECK(launches(report) == std::vector<std::string>{"pkg/d.py:3 add_kernel unknown"});
+  for (const json& f : report.at("findings")) CHECK(f.at("path") != "pkg/c.py");
+}
+
+TEST_CASE("kernel launches: a launch takes the context of its code, a guard's included", "[e2e][links][launch]") {
+  TempDir dir;
+  write_kernel_package(dir);
+  dir.write("pkg/ops.py",
+            "import torch\n"
+            "from pkg.kernels import add_kernel\n"
+            "class Add(torch.nn.Module):\n"
+            "    def forward(self, x, y):\n"
+            "        out = torch.empty_like(x)\n"
+            "        add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)\n"
+            "        return out\n"
+            "def add(x, y, out):\n"
+            "    if x.is_cuda:\n"
+            "        add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)\n"
+            "        return out\n"
+            "    return x + y\n");
+  CHECK(launches(scan(dir)) ==
+        std::vector<std::string>{"pkg/ops.py:6 add_kernel hot-path", "pkg/ops.py:10 add_kernel guarded"});
+}
+
+TEST_CASE("kernel launches: a suppression on the launch's line holds and is used", "[e2e][links][launch]") {
+  TempDir dir;
+  write_kernel_package(dir);
+  dir.write("pkg/ops.py",
+            "from pkg.kernels import add_kernel\n"
+            "def add(x, y, out, n):\n"
+            "    add_kernel[(1,)](x, y, out, n, BLOCK=1024)  # tpulint: ignore[TPU112]\n"
+            "    add_kernel[(2,)](x, y, out, n, BLOCK=1024)\n");
+  json report = scan(dir);
+  CHECK(launches(report) == std::vector<std::string>{"pkg/ops.py:4 add_kernel unknown"});
+  for (const json& f : report.at("findings")) CHECK(f.at("id") != "TPU904");
+}
+
+TEST_CASE("kernel launches: merged shards are the whole scan when the launch and its kernel are in different shards",
+          "[e2e][links][launch][shard]") {
+  TempDir dir;
+  write_kernel_package(dir);
+  dir.write("pkg/ops.py", launcher("from pkg.kernels import add_kernel", "add_kernel"));
+  for (int k = 0; k < 4; ++k) dir.write("pkg/m" + std::to_string(k) + ".py", "import torch\nx = torch.ones(2).cuda()\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  REQUIRE(launches(json::parse(whole)) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
+  bool apart = false;
+  for (unsigned n : {2u, 3u, 4u}) {
+    for (unsigned k = 1; k <= n; ++k)
+      apart |= tpulint::app::in_shard("pkg/ops.py", k, n) && !tpulint::app::in_shard("pkg/kernels.py", k, n);
+    CHECK(merged_shards(dir, n) == whole);
+  }
+  CHECK(apart);  // the test sees a launch whose kernel another shard reports
+}
+
+TEST_CASE("kernel launches: a cached launching file follows its kernel's module", "[e2e][links][launch][cache]") {
+  TempDir dir, cache;
+  write_kernel_package(dir);
+  dir.write("pkg/ops.py", launcher("from pkg.kernels import add_kernel", "add_kernel"));
+  const std::string cached = "--cache-dir '" + cache.str() + "'";
+  CHECK(launches(scan(dir, cached)) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
+  CHECK(launches(scan(dir, cached)) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
+  // No longer a kernel: the launching file's result comes from the cache, its launch does not.
+  dir.write("pkg/kernels.py", "def add_kernel(x, y, out, n, BLOCK):\n    return x + y\n");
+  CHECK(launches(scan(dir, cached)).empty());
+  dir.write("pkg/kernels.py", kTritonKernel);
+  CHECK(launches(scan(dir, cached)) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
 }

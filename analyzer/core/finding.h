@@ -50,6 +50,10 @@ struct Finding {
   // Its context means it blocks nothing (discounts_finding): its severity is info, and it weighs
   // nothing in the score, the effort the verdict weighs, or the verdict. It stays listed.
   bool discounted = false;
+  // Made by a check that cannot tell from its file alone whether it holds (a launch of a name
+  // another module defines): set aside with the file's links, and reported only when the project
+  // links confirm it (FileLinks::Launch).
+  bool awaits_link = false;
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
@@ -119,10 +123,21 @@ struct FileLinks {
     uint32_t last_line = 0;
     bool used_here = false;
     Context role = Context::Unknown;
+    bool kernel = false;  // a GPU kernel other modules launch as `name[grid](...)` (Triton, Numba CUDA)
+  };
+  // A launch `name[grid](...)` of a name another module of the project defines ("pkg.ops.kern",
+  // through the imports), with its finding: reported when that name is one of its module's
+  // kernels (or re-exported from one), whatever the module, so that it is always as fresh as the
+  // defining file's facts, cached or not.
+  struct Launch {
+    std::string target;
+    Position at;      // where its finding starts in the code (before a notebook places it)
+    Finding finding;  // awaits_link
   };
   std::vector<Use> uses;
   std::vector<Function> functions;
-  bool empty() const { return uses.empty() && functions.empty(); }
+  std::vector<Launch> launches;
+  bool empty() const { return uses.empty() && functions.empty() && launches.empty(); }
 };
 
 struct FileResult {

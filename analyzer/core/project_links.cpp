@@ -1,6 +1,7 @@
 #include "core/project_links.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -119,6 +120,28 @@ class Linker {
     return Context::Unknown;
   }
 
+  // Whether `target`, a name file `from` launches, is a kernel of another module of the project:
+  // defined there, or imported there from where it is (a package's __init__ re-exporting it).
+  bool launches_kernel(size_t from, std::string_view target, int depth = 0) const {
+    auto [modules, parts] = resolve_module(from, target);
+    if (modules.empty() || parts + 1 != size_t(std::count(target.begin(), target.end(), '.')) + 1) return false;
+    const std::string_view name = target.substr(target.rfind('.') + 1);
+    for (size_t m : modules) {
+      const std::vector<FileLinks::Function>& functions = files_[m].links.functions;
+      auto defined = std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.name == name; });
+      if (defined != functions.end()) {
+        if (defined->kernel) return true;
+        continue;
+      }
+      if (depth == kMaxReexports) continue;
+      for (const FileLinks::Use& u : files_[m].links.uses)
+        if (u.kind == FileLinks::Kind::Module && u.target.ends_with(name) && u.target.size() > name.size() &&
+            u.target[u.target.size() - name.size() - 1] == '.' && launches_kernel(m, u.target, depth + 1))
+          return true;
+    }
+    return false;
+  }
+
   // Whether a finding of file `i` stands on guarded code.
   bool guarded(size_t i, const Finding& f) const {
     if (optional_[i]) return true;
@@ -133,6 +156,9 @@ class Linker {
   }
 
  private:
+  // How many packages a launched name is followed through (`from .ops import kern` in an __init__).
+  static constexpr int kMaxReexports = 4;
+
   struct FunctionKey {
     size_t file;
     size_t function;
@@ -260,13 +286,47 @@ class Linker {
 
 }  // namespace
 
+namespace {
+
+// The launches of file `i` whose names are kernels of other modules: their findings join the
+// file's (kept in finding order), placed and discounted below like the others.
+void confirm_launches(AnalyzedFiles& files, const Linker& linker) {
+  std::vector<std::vector<Finding>> confirmed(files.results.size());
+  bool any = false;
+  for (size_t i = 0; i < files.results.size(); ++i) {
+    for (FileLinks::Launch& l : files.results[i].links.launches) {
+      if (!linker.launches_kernel(i, l.target)) continue;
+      l.finding.awaits_link = false;
+      confirmed[i].push_back(std::move(l.finding));
+      any = true;
+    }
+    files.results[i].links.launches.clear();
+  }
+  if (!any) return;
+  std::vector<Finding> all;
+  all.reserve(files.findings.size());
+  for (size_t i = 0; i < files.results.size(); ++i) {
+    const AnalyzedFiles::Range old = files.ranges[i];
+    const size_t begin = all.size();
+    std::move(files.findings.begin() + ptrdiff_t(old.begin), files.findings.begin() + ptrdiff_t(old.begin + old.size),
+              std::back_inserter(all));
+    std::move(confirmed[i].begin(), confirmed[i].end(), std::back_inserter(all));
+    std::sort(all.begin() + ptrdiff_t(begin), all.end(), finding_less);
+    files.ranges[i] = {begin, all.size() - begin};
+  }
+  files.findings = std::move(all);
+}
+
+}  // namespace
+
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry) {
   const bool any_links = std::any_of(files.results.begin(), files.results.end(),
-                                     [](const FileResult& r) { return !r.links.uses.empty(); });
+                                     [](const FileResult& r) { return !r.links.uses.empty() || !r.links.launches.empty(); });
   if (!any_links) return;
   Linker linker(files, weights);
   linker.settle();
   linker.settle_roles();
+  confirm_launches(files, linker);
   for (size_t i = 0; i < files.results.size(); ++i) {
     const AnalyzedFiles::Range range = files.ranges[i];
     for (size_t k = range.begin; k < range.begin + range.size; ++k) {

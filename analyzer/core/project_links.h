@@ -15,6 +15,11 @@
 //   only handed to `jax.jit` elsewhere is the hot path. Its findings of no context take that role,
 //   and are discounted where it discounts their check (discounts_finding).
 //
+// - A launch `name[grid](...)` of a name another module of the project defines (FileLinks::Launch)
+//   is reported when that module defines it as a kernel (FileLinks::Function::kernel) or re-exports
+//   it from one: its finding joins its file's. Other launches are dropped. Joined on every scan,
+//   cached results included, so a launch follows its kernel's module.
+//
 // Findings in optional files and guarded functions, and findings whose related files (an
 // extension's sources) are all optional, take the guarded context and are discounted
 // (discounts_finding). Uses from code that does not decide the verdict (tests, examples, by path

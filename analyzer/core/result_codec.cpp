@@ -143,6 +143,73 @@ class FieldReader {
   bool ok_ = true;
 };
 
+// The interned fields of the finding read before, taken again when the same (FieldReader::interned).
+struct PreviousFinding {
+  InternedString check_name, path, message, hint, subject, source_line;
+};
+
+void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
+  f.check_id = in.string();
+  f.check_name = in.interned(previous.check_name);
+  f.category = Category(in.number<int>());
+  f.severity = Severity(in.number<int>());
+  f.effort = EffortClass(in.number<int>());
+  f.hours.low = in.real();
+  f.hours.high = in.real();
+  f.path = in.interned(previous.path);
+  f.start.line = in.number<uint32_t>();
+  f.start.column = in.number<uint32_t>();
+  f.end.line = in.number<uint32_t>();
+  f.end.column = in.number<uint32_t>();
+  f.cell.index = in.number<uint32_t>();
+  if (f.cell.index) {
+    f.cell.start.line = in.number<uint32_t>();
+    f.cell.start.column = in.number<uint32_t>();
+    f.cell.end.line = in.number<uint32_t>();
+    f.cell.end.column = in.number<uint32_t>();
+  }
+  f.message = in.interned(previous.message);
+  f.hint = in.interned(previous.hint);
+  f.subject = in.interned(previous.subject);
+  f.source_line = in.interned(previous.source_line);
+  f.code_lines = in.number<uint32_t>();
+  f.context = Context(std::min(in.number<int>(), int(Context::Test)));
+  f.discounted = in.number<int>() != 0;
+  size_t related = in.count();
+  for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
+}
+
+void put_finding(std::string& out, const Finding& f) {
+  put_string(out, f.check_id);
+  put_string(out, f.check_name);
+  put_number(out, int(f.category));
+  put_number(out, int(f.severity));
+  put_number(out, int(f.effort));
+  put_double(out, f.hours.low);
+  put_double(out, f.hours.high);
+  put_string(out, f.path);
+  put_number(out, f.start.line);
+  put_number(out, f.start.column);
+  put_number(out, f.end.line);
+  put_number(out, f.end.column);
+  put_number(out, f.cell.index);
+  if (f.cell.index) {
+    put_number(out, f.cell.start.line);
+    put_number(out, f.cell.start.column);
+    put_number(out, f.cell.end.line);
+    put_number(out, f.cell.end.column);
+  }
+  put_string(out, f.message);
+  put_string(out, f.hint);
+  put_string(out, f.subject);
+  put_string(out, f.source_line);
+  put_number(out, f.code_lines);
+  put_number(out, int(f.context));
+  put_number(out, int(f.discounted));
+  put_number(out, f.related_paths.size());
+  for (const std::string& p : f.related_paths) put_string(out, p);
+}
+
 }  // namespace
 
 std::string encode_result(const FileResult& r) {
@@ -170,36 +237,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   put_string(out, r.skip_reason);
   put_number(out, r.code_lines);
   put_number(out, findings.size());
-  for (const Finding& f : findings) {
-    put_string(out, f.check_id);
-    put_string(out, f.check_name);
-    put_number(out, int(f.category));
-    put_number(out, int(f.severity));
-    put_number(out, int(f.effort));
-    put_double(out, f.hours.low);
-    put_double(out, f.hours.high);
-    put_string(out, f.path);
-    put_number(out, f.start.line);
-    put_number(out, f.start.column);
-    put_number(out, f.end.line);
-    put_number(out, f.end.column);
-    put_number(out, f.cell.index);
-    if (f.cell.index) {
-      put_number(out, f.cell.start.line);
-      put_number(out, f.cell.start.column);
-      put_number(out, f.cell.end.line);
-      put_number(out, f.cell.end.column);
-    }
-    put_string(out, f.message);
-    put_string(out, f.hint);
-    put_string(out, f.subject);
-    put_string(out, f.source_line);
-    put_number(out, f.code_lines);
-    put_number(out, int(f.context));
-    put_number(out, int(f.discounted));
-    put_number(out, f.related_paths.size());
-    for (const std::string& p : f.related_paths) put_string(out, p);
-  }
+  for (const Finding& f : findings) put_finding(out, f);
   put_number(out, r.missing_headers.size());
   for (const std::string& h : r.missing_headers) put_string(out, h);
   put_number(out, r.touches.size());
@@ -224,6 +262,14 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, f.last_line);
     put_number(out, int(f.used_here));
     put_number(out, int(f.role));
+    put_number(out, int(f.kernel));
+  }
+  put_number(out, r.links.launches.size());
+  for (const FileLinks::Launch& l : r.links.launches) {
+    put_string(out, l.target);
+    put_number(out, l.at.line);
+    put_number(out, l.at.column);
+    put_finding(out, l.finding);
   }
 }
 
@@ -250,38 +296,8 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   // and at least doubled when `out` is a scan's growing list, so that it is not moved per file.
   const size_t room = std::min(findings, text.size() / 16);
   if (out.capacity() - before < room) out.reserve(std::max(before + room, before ? 2 * out.capacity() : 0));
-  InternedString check_name, finding_path, message, hint, subject, source_line;  // the previous finding's
-  for (size_t i = 0; i < findings && in.ok(); ++i) {
-    Finding& f = out.emplace_back();
-    f.check_id = in.string();
-    f.check_name = in.interned(check_name);
-    f.category = Category(in.number<int>());
-    f.severity = Severity(in.number<int>());
-    f.effort = EffortClass(in.number<int>());
-    f.hours.low = in.real();
-    f.hours.high = in.real();
-    f.path = in.interned(finding_path);
-    f.start.line = in.number<uint32_t>();
-    f.start.column = in.number<uint32_t>();
-    f.end.line = in.number<uint32_t>();
-    f.end.column = in.number<uint32_t>();
-    f.cell.index = in.number<uint32_t>();
-    if (f.cell.index) {
-      f.cell.start.line = in.number<uint32_t>();
-      f.cell.start.column = in.number<uint32_t>();
-      f.cell.end.line = in.number<uint32_t>();
-      f.cell.end.column = in.number<uint32_t>();
-    }
-    f.message = in.interned(message);
-    f.hint = in.interned(hint);
-    f.subject = in.interned(subject);
-    f.source_line = in.interned(source_line);
-    f.code_lines = in.number<uint32_t>();
-    f.context = Context(std::min(in.number<int>(), int(Context::Test)));
-    f.discounted = in.number<int>() != 0;
-    size_t related = in.count();
-    for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
-  }
+  PreviousFinding previous;
+  for (size_t i = 0; i < findings && in.ok(); ++i) read_finding(in, out.emplace_back(), previous);
   size_t missing = in.count();
   for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
   size_t touches = in.count();
@@ -309,6 +325,17 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.last_line = in.number<uint32_t>();
     f.used_here = in.number<int>() != 0;
     f.role = Context(std::min(in.number<int>(), int(Context::Test)));
+    f.kernel = in.number<int>() != 0;
+  }
+  size_t launches = in.count();
+  PreviousFinding previous_launch;
+  for (size_t k = 0; k < launches && in.ok(); ++k) {
+    FileLinks::Launch& l = r.links.launches.emplace_back();
+    l.target = in.string();
+    l.at.line = in.number<uint32_t>();
+    l.at.column = in.number<uint32_t>();
+    read_finding(in, l.finding, previous_launch);
+    l.finding.awaits_link = true;
   }
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());

@@ -121,6 +121,21 @@ struct AnalysisContext {
   }
 };
 
+// Moves the findings that await the project links, once suppressed like the file's others, to
+// their launches; a launch whose finding was suppressed is dropped.
+void set_aside_launches(FileResult& result) {
+  std::vector<FileLinks::Launch>& launches = result.links.launches;
+  if (launches.empty()) return;
+  for (Finding& f : result.findings) {
+    if (!f.awaits_link) continue;
+    auto l = std::find_if(launches.begin(), launches.end(),
+                          [&](const FileLinks::Launch& x) { return x.at == f.start && !x.finding.awaits_link; });
+    if (l != launches.end()) l->finding = std::move(f);
+  }
+  std::erase_if(result.findings, [](const Finding& f) { return f.awaits_link; });
+  std::erase_if(launches, [](const FileLinks::Launch& l) { return !l.finding.awaits_link; });
+}
+
 FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer>& analyzer, const AnalysisContext& c) {
   const auto started = std::chrono::steady_clock::now();
   FileOutcome out;
@@ -161,7 +176,11 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
     result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
   }
   apply_suppressions(source, result.findings, c.policy);
-  if (source.notebook()) source.notebook()->place(result.findings);
+  set_aside_launches(result);
+  if (source.notebook()) {
+    source.notebook()->place(result.findings);
+    for (FileLinks::Launch& l : result.links.launches) source.notebook()->place(std::span(&l.finding, 1));
+  }
   // Sorted here, in the worker, where a scan has a core per worker: the report wants them in
   // this order, and the parent's end of the scan runs alone.
   std::sort(result.findings.begin(), result.findings.end(), finding_less);

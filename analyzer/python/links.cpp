@@ -54,10 +54,14 @@ void LinkRecorder::add_imports(const ImportTable& imports) {
   for (const ImportTable::Imported& i : imports.imported()) pending_.push_back({FileLinks::Kind::Module, i.name, i.at});
 }
 
-void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
+bool LinkRecorder::names_project_code(std::string_view qualified) const {
   const std::string_view top = qualified.substr(0, qualified.find('.'));
-  if (top.size() == qualified.size()) return;  // a module itself, not a name in one
-  if (!project_.is_own_module(top) && !(top == own_package_ && !own_package_.empty())) return;
+  return project_.is_own_module(top) || (top == own_package_ && !own_package_.empty());
+}
+
+void LinkRecorder::add_reference(uint32_t offset, std::string_view qualified) {
+  if (qualified.find('.') == std::string_view::npos) return;  // a module itself, not a name in one
+  if (!names_project_code(qualified)) return;
   pending_.push_back({FileLinks::Kind::Name, std::string(qualified), offset});
 }
 
@@ -81,12 +85,21 @@ void LinkRecorder::add_native_paths(std::string_view text) {
   }
 }
 
+void LinkRecorder::add_kernel(std::string_view name) { kernels_.emplace_back(name); }
+
+void LinkRecorder::add_launch(uint32_t offset, std::string_view target, Finding& finding) {
+  finding.awaits_link = true;
+  launches_.push_back({std::string(target), file_.position(offset), {}});
+}
+
 void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
   const std::vector<SemanticModel::TopLevelFunction> functions = model.top_level_functions();
   for (const auto& f : functions)
     out.functions.push_back({std::string(f.name), file_.position(f.span.begin).line,
                              file_.position(f.span.end > f.span.begin ? f.span.end - 1 : f.span.begin).line,
-                             f.used_here, f.role});
+                             f.used_here, f.role,
+                             std::find(kernels_.begin(), kernels_.end(), f.name) != kernels_.end()});
+  out.launches = launches_;
   for (const Pending& p : pending_) {
     // The last name used: the module's or the function's.
     const std::string_view target = p.target;

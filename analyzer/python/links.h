@@ -28,8 +28,17 @@ class LinkRecorder {
   void add_reference(uint32_t offset, std::string_view qualified);
   // The string literals of the file's text that name a native source file (".cu", ".cpp", ...).
   void add_native_paths(std::string_view text);
+  // Whether the dotted `qualified` is a name in the project's own code: under one of its own
+  // top-level modules, or under the file's own first package directory (what a relative import
+  // gives in `src/pkg/x.py`: "src.pkg.ops.f").
+  bool names_project_code(std::string_view qualified) const;
+  // A top-level function of the file that is a kernel other modules launch (FileLinks::Function::kernel).
+  void add_kernel(std::string_view name);
+  // A launch at `offset` of `target`, a name of another module: `finding` (its finding, starting
+  // at `offset`) awaits the project links.
+  void add_launch(uint32_t offset, std::string_view target, Finding& finding);
 
-  bool empty() const { return pending_.empty(); }
+  bool empty() const { return pending_.empty() && kernels_.empty() && launches_.empty(); }
   // Places each use with the model (a use in test code is dropped) and writes the file's links.
   void finish(const SemanticModel& model, FileLinks& out) const;
 
@@ -44,6 +53,8 @@ class LinkRecorder {
   std::string own_package_;  // the first part of the file's package ("pkg" of "pkg/ops/x.py")
   bool build_script_ = false;
   std::vector<Pending> pending_;
+  std::vector<std::string> kernels_;
+  std::vector<FileLinks::Launch> launches_;  // their findings are still the file's
 };
 
 }  // namespace tpulint::python

@@ -278,6 +278,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     const Tree& tree = *trees[t];
     PythonContext& ctx = *contexts.emplace_back(std::make_unique<PythonContext>(file, tree, imports, sink));
     if (project_) ctx.set_project(project_);
+    if (links) ctx.set_links(&*links);
     std::vector<Frame>& frames = ctx.mutable_frames();
     bool check_errors = tree.root().has_error();
 

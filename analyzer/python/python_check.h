@@ -21,6 +21,8 @@
 
 namespace tpulint::python {
 
+class LinkRecorder;
+
 // A function, class or loop around the node being checked, innermost last.
 struct Frame {
   enum class Type : uint8_t { Function, Class, Loop };
@@ -39,6 +41,10 @@ class PythonContext {
   // The scanned project's index: its own modules (an empty index when none was given).
   const ProjectIndex& project() const { return *project_; }
   void set_project(const ProjectIndex* project) { project_ = project; }
+  // What the file uses of and gives to the rest of the project (python/links.h): where a check
+  // notes the facts the project links join across files. Null when no links are recorded.
+  LinkRecorder* links() const { return links_; }
+  void set_links(LinkRecorder* links) { links_ = links; }
   const Tree& tree() const { return tree_; }
   // Distinct for every context made in the process: the key of a check's memo of facts about the
   // tree being walked (an address may be reused by the next file's tree).
@@ -99,6 +105,7 @@ class PythonContext {
   const uint64_t serial_;
   static const ProjectIndex kNoProject;
   const ProjectIndex* project_ = &kNoProject;
+  LinkRecorder* links_ = nullptr;
   const SourceFile& file_;
   const Tree& tree_;
   const ImportTable& imports_;

@@ -1,9 +1,10 @@
-// TPU112: a launch `kernel[grid](...)` of a Triton or Numba CUDA kernel defined in the same file.
+// TPU112: a launch `kernel[grid](...)` of a Triton or Numba CUDA kernel of the project.
 // User docs: docs/checks/TPU112.md (generated from the CheckInfo below).
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
+#include "python/links.h"
 
 namespace tpulint::checks {
 
@@ -27,21 +28,43 @@ KernelDsl module_kernel(std::string_view name, const python::PythonContext& ctx)
   return KernelDsl::None;
 }
 
+// The kernels other modules launch: Triton's and Numba CUDA's (not device functions).
+bool launchable(KernelDsl dsl) { return dsl == KernelDsl::Triton || dsl == KernelDsl::NumbaCuda; }
+
+constexpr std::string_view kHint =
+    "launch its TPU replacement instead: a Pallas kernel through 'pl.pallas_call' with a TPU grid, or the tensor "
+    "ops that replace it";
+
 class PythonKernelLaunch final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call};
+    static constexpr Kind k[] = {Kind::Call, Kind::DecoratedDefinition};
     return k;
   }
 
-  void check(Node call, python::PythonContext& ctx) const override {
-    Node callee = call.field(Field::Function);
+  void check(Node node, python::PythonContext& ctx) const override {
+    if (node.kind() == Kind::DecoratedDefinition) return note_kernel(node, ctx);
+    Node callee = node.field(Field::Function);
     if (callee.kind() != Kind::Subscript) return;
-    bool triton = ctx.imports().imports("triton");
-    if (!triton && !ctx.imports().imports("numba")) return;
     Node kernel = callee.field(Field::Value);
     if (!kernel) return;
+    const ByteSpan at{callee.span().begin, node.field(Field::Arguments).span().begin};
+    if (ctx.imports().imports("triton") || ctx.imports().imports("numba"))
+      if (launch_here(kernel, at, ctx)) return;
+    if (python::LinkRecorder* links = ctx.links()) launch_elsewhere(kernel, at, ctx, *links);
+  }
 
+ private:
+  // A top-level kernel of the file, for the launches in other modules (FileLinks::Function::kernel).
+  static void note_kernel(Node definition, python::PythonContext& ctx) {
+    python::LinkRecorder* links = ctx.links();
+    Node fn = definition.field(Field::Definition);
+    if (!links || definition.parent() != ctx.tree().root() || !fn || fn.kind() != Kind::FunctionDefinition) return;
+    if (Node name = fn.field(Field::Name); name && launchable(pyhelp::kernel_dsl(fn, ctx))) links->add_kernel(name.text());
+  }
+
+  // A launch of a kernel this file defines, or hands to `torch.library.wrap_triton`.
+  static bool launch_here(Node kernel, ByteSpan at, python::PythonContext& ctx) {
     KernelDsl dsl = KernelDsl::None;
     std::string name;
     if (kernel.kind() == Kind::Identifier) {
@@ -57,12 +80,26 @@ class PythonKernelLaunch final : public python::PythonCheck {
         name = args.positional[0].text();
       }
     }
-    if (dsl != KernelDsl::Triton && dsl != KernelDsl::NumbaCuda) return;
-    ByteSpan at{callee.span().begin, call.field(Field::Arguments).span().begin};
-    ctx.report(at, fmt::format("launch of the {} kernel '{}'", pyhelp::display_name(dsl), name),
-               "launch its TPU replacement instead: a Pallas kernel through 'pl.pallas_call' with a TPU grid, or "
-               "the tensor ops that replace it",
-               name);
+    if (!launchable(dsl)) return false;
+    ctx.report(at, fmt::format("launch of the {} kernel '{}'", pyhelp::display_name(dsl), name), kHint, name);
+    return true;
+  }
+
+  // A launch of a name imported from one of the project's modules (directly, through a module
+  // alias, or through one local assignment): reported once the project links find that name is a
+  // kernel of its module (FileLinks::Launch).
+  static void launch_elsewhere(Node kernel, ByteSpan at, python::PythonContext& ctx, python::LinkRecorder& links) {
+    for (const std::string& q : pyhelp::resolved_names(kernel, ctx)) {
+      const size_t dot = q.rfind('.');
+      if (dot == std::string::npos) continue;
+      if (!links.names_project_code(q) && !pyhelp::is_first_party(pyhelp::top_level(q), ctx)) continue;
+      const std::string_view name = std::string_view(q).substr(dot + 1);
+      Finding& f = ctx.report(
+          at, fmt::format("launch of the kernel '{}' defined in '{}'", name, std::string_view(q).substr(0, dot)),
+          kHint, name);
+      links.add_launch(at.begin, q, f);
+      return;
+    }
   }
 };
 
@@ -82,7 +119,10 @@ extern const CheckDef TPU112_python_kernel_launch{
         .doc = {
             .what = "A call `kernel[grid](...)` where `kernel` is a Triton kernel (`@triton.jit`, "
                     "`@triton.autotune`, `@triton.heuristics`) or a Numba CUDA kernel (`@cuda.jit`) defined at "
-                    "the top level of the same file, and `torch.library.wrap_triton(kernel)[grid](...)`.",
+                    "the top level of one of the project's modules: the same file, or another module it is imported "
+                    "from (`from .ops import kernel`, `ops.kernel[grid](...)` through a module alias, a name a "
+                    "package's `__init__.py` re-exports, or one local assignment `k = ops.kernel`); and "
+                    "`torch.library.wrap_triton(kernel)[grid](...)`.",
             .why = "Each launch site computes a GPU grid and passes raw pointers, strides and block sizes. On a "
                    "TPU the kernel is replaced (TPU111, TPU113), and every launch site has to call the "
                    "replacement with its own calling convention.",
@@ -94,8 +134,12 @@ extern const CheckDef TPU112_python_kernel_launch{
             .effort = "Low per launch site: the work is in rewriting the kernel itself (TPU111, TPU113); "
                       "adapting the call takes 0.5-2 h.",
             .heuristic = "A subscripted call `name[...](...)` is a launch only when `name` is a kernel defined "
-                         "at the top level of the same file (in a file that imports triton or numba): a launch "
-                         "of a kernel imported from another module is not reported (a false negative), since "
+                         "at the top level of a module of the project: of the same file (in a file that imports "
+                         "triton or numba), or of the module the name is imported from, as the project-wide links "
+                         "find it once every file is analyzed, following packages' re-exports; the launch of a "
+                         "kernel of another module names that module instead of the kernel's language. A kernel "
+                         "of a third-party package, one bound by an assignment in its module (`k = triton.jit(f)`), "
+                         "passed as an argument or kept in a dict is not reported (a false negative), since "
                          "`registry[key](x)` looks the same.",
             .references = {"https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html",
                            "https://docs.jax.dev/en/latest/pallas/tpu/index.html"},
