@@ -10,6 +10,8 @@
 #include <sstream>
 #include <sys/wait.h>
 
+#include "json_schema.h"
+
 namespace fs = std::filesystem;
 
 namespace tpulint::testing {
@@ -56,6 +58,16 @@ bool have_programs(std::initializer_list<const char*> programs) {
       return false;
     }
   return true;
+}
+
+nlohmann::json scan_report(const TempDir& dir, const std::string& options) {
+  CommandResult r = run_tpulint("scan '" + dir.str() + "' --format json --exit-zero " + options);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string errors = schema_errors(kReportSchema, r.out);
+  INFO(errors);
+  CHECK(errors.empty());
+  return nlohmann::json::parse(r.out);
 }
 
 }  // namespace tpulint::testing

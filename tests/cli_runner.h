@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "temp_dir.h"
@@ -30,6 +31,10 @@ CommandResult run_tpulint(const std::string& args, const std::string& cwd = TPUL
 // The same with another program (the fault-injecting build of tpulint, say).
 CommandResult run_program(const std::string& binary, const std::string& args, const std::string& cwd = TPULINT_SOURCE_DIR,
                           const std::string& env = "");
+
+// `tpulint scan DIR --format json --exit-zero <options>`: requires the run to succeed and its
+// report to be valid against docs/report.schema.json, and returns the report.
+nlohmann::json scan_report(const TempDir& dir, const std::string& options = "--no-cache");
 
 // Whether `programs` are on PATH; if not, the test says it is skipped (ctest reports it so, by
 // its SKIP_REGULAR_EXPRESSION in tests/CMakeLists.txt) and should return.

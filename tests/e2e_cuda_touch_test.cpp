@@ -17,12 +17,7 @@ using tpulint::testing::TempDir;
 namespace {
 
 json scan_json(const TempDir& dir, const std::string& options = "") {
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json --no-cache " + options);
-  REQUIRE(r.exit_code == 0);
-  std::string errors = tpulint::testing::schema_errors(tpulint::testing::kReportSchema, r.out);
-  INFO(errors);
-  CHECK(errors.empty());
-  return json::parse(r.out);
+  return tpulint::testing::scan_report(dir, "--no-cache " + options);
 }
 
 // The lines of `id`'s findings, in order.

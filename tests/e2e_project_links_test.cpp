@@ -16,12 +16,7 @@ using tpulint::testing::TempDir;
 
 namespace {
 
-json scan(const TempDir& dir, const std::string& extra = "--no-cache") {
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json --exit-zero " + extra);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
+json scan(const TempDir& dir, const std::string& extra = "--no-cache") { return tpulint::testing::scan_report(dir, extra); }
 
 // The JSON report `tpulint merge` makes of the `n` shards' scans of `dir`.
 std::string merged_shards(const TempDir& dir, unsigned n) {
