@@ -267,3 +267,14 @@ TEST_CASE("markdown: a link base's parentheses cannot end a link", "[report][lin
                        checks::registry(), options, out);
   CHECK(out.str().find("[m.py:3](https://x/blob/\\(v1\\)/m.py#L3)") != std::string::npos);
 }
+
+TEST_CASE("the HTML report's plan counts each work item's lines to touch beside its findings", "[report][html]") {
+  ScanReport r = report_of({{finding("TPU435", "a.cu", 3, "cudaGetLastError", "a CUDA runtime call", "x")}});
+  REQUIRE_FALSE(r.plan.empty());
+  r.plan[0].touch_lines = 12;
+  r.plan[0].touched = {{"a.cu", {1, 2, 4}}};
+  CHECK(html(r).find("<br><span class=\"muted\">+12 lines to touch</span>") != std::string::npos);
+  r.plan[0].touch_lines = 0;
+  r.plan[0].touched.clear();
+  CHECK(html(r).find("to touch") == std::string::npos);
+}

@@ -320,11 +320,14 @@ void write_plan(const ScanReport& report, const ReportOptions& options, std::ost
     for (const std::string& id : w.check_ids) checks += (checks.empty() ? "" : ", ") + id;
     const std::string name = html_escape(work_item_name(w));
     out << fmt::format("<tr><td class=\"num\">{0}</td><td><a class=\"clip\" href=\"#w{1}\" title=\"{2}\">{2}</a></td>"
-                       "<td><div class=\"clip\" title=\"{3}\">{3}</div></td><td class=\"num\">{4}</td><td>{5}</td><td class=\"num\" data-sort=\"{6:g}\">{7}</td>"
+                       "<td><div class=\"clip\" title=\"{3}\">{3}</div></td><td class=\"num\" data-sort=\"{4}\">{4}{11}</td><td>{5}</td><td class=\"num\" data-sort=\"{6:g}\">{7}</td>"
                        "<td class=\"num\" data-sort=\"{8:g}\">{9}</td><td>{10}</td></tr>\n",
                        i + 1, i, name, checks, w.findings, to_string(w.effort), w.hours.high, hours_text(w.hours),
                        w.score_gain, html_escape(gain_text(w.score_gain)),
-                       located(options, html_escape(w.first_location), w.first_path, w.first_line));
+                       located(options, html_escape(w.first_location), w.first_path, w.first_line),
+                       w.touch_lines ? fmt::format("<br><span class=\"muted\">+{} line{} to touch</span>", w.touch_lines,
+                                                   w.touch_lines == 1 ? "" : "s")
+                                     : "");
   }
   if (report.plan.empty()) out << "<tr><td colspan=\"8\" class=\"muted\">nothing to port</td></tr>\n";
   out << "</tbody></table></section>\n";
