@@ -24,7 +24,7 @@ extern const CheckDef TPU522_cuda_library_cufft{
             .why = "cuFFT is NVIDIA's GPU FFT library, driven by plans. On a TPU the FFT is an XLA operation of the framework; plans and work areas do not exist.",
             .example = "cufftHandle plan;\ncufftPlan1d(&plan, n, CUFFT_C2C, batch);\ncufftExecC2C(plan, in, out, CUFFT_FORWARD);",
             .use_instead = "`torch.fft.fft`/`rfft`/`fftn` on the XLA device, or `jnp.fft.fft`/`rfft`/`fftn`.",
-            .effort = "Medium: 2-8 h where the library comes in; 15 min-1 h per further distinct function.",
+            .effort = "Medium: 2-8 h where the library comes in; 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.jax.dev/en/latest/jax.numpy.html#module-jax.numpy.fft"},
         },

@@ -24,7 +24,7 @@ extern const CheckDef TPU523_cuda_library_curand{
             .why = "cuRAND generates random numbers on NVIDIA GPUs, in host calls or inside kernels (per-thread states). On a TPU, random numbers come from the framework's RNG, which XLA compiles; per-thread generator states have no meaning outside CUDA kernels.",
             .example = "curandState state;\ncurand_init(seed, idx, 0, &state);\nfloat r = curand_uniform(&state);",
             .use_instead = "`torch.rand`/`randn`/`bernoulli` on the XLA device (seeded with `xm.set_rng_state`), or `jax.random.uniform`/`normal` with explicit keys (`jax.random.split` per step).",
-            .effort = "Medium: 1-4 h where the library comes in (random streams must be reproduced with the framework's RNG, and results will not be bit-identical); 15 min-1 h per further distinct function.",
+            .effort = "Medium: 1-4 h where the library comes in (random streams must be reproduced with the framework's RNG, and results will not be bit-identical); 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.jax.dev/en/latest/jax.random.html"},
         },

@@ -24,7 +24,7 @@ extern const CheckDef TPU524_cuda_library_cusparse{
             .why = "cuSPARSE runs sparse linear algebra on NVIDIA GPUs. TPUs have no sparse BLAS and XLA has limited sparse support: sparse products become dense, masked or gather/scatter computations, which changes the algorithm's cost.",
             .example = "cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA, matB, &beta, matC, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, buffer);",
             .use_instead = "Dense matmuls with masks when the matrices are small enough; gathers and segment sums (`jax.ops.segment_sum`, `torch.index_add`, `torch_scatter`-style code in plain ops) for graph-style sparsity; block-sparse Pallas kernels for structured sparsity.",
-            .effort = "High: 8-24 h where the library comes in, because the sparse algorithm has to be redesigned for dense hardware; 15 min-1 h per further distinct function.",
+            .effort = "High: 8-24 h where the library comes in, because the sparse algorithm has to be redesigned for dense hardware; 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.jax.dev/en/latest/jax.experimental.sparse.html"},
         },

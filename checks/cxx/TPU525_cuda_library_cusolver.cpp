@@ -24,7 +24,7 @@ extern const CheckDef TPU525_cuda_library_cusolver{
             .why = "cuSOLVER provides dense and sparse factorizations on NVIDIA GPUs. On a TPU the framework's linear-algebra ops are lowered by XLA (some, such as nonsymmetric eigendecompositions, have no TPU lowering at all).",
             .example = "cusolverDnSpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, A, lda, workspace, lwork, dev_info);",
             .use_instead = "`torch.linalg.cholesky`/`qr`/`eigh`/`svd`/`solve_triangular`, or `jnp.linalg`/`jax.scipy.linalg` equivalents; prefer symmetric/Hermitian forms, which TPUs support.",
-            .effort = "Medium: 2-8 h where the library comes in; 15 min-1 h per further distinct function.",
+            .effort = "Medium: 2-8 h where the library comes in; 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.jax.dev/en/latest/jax.numpy.html#module-jax.numpy.linalg"},
         },

@@ -24,7 +24,7 @@ extern const CheckDef TPU526_cuda_library_nccl{
             .why = "NCCL is NVIDIA's collective-communication library over NVLink/InfiniBand between GPUs. TPU chips communicate through XLA collectives over their ICI links; communicators, unique IDs and streams do not exist there.",
             .example = "ncclCommInitRank(&comm, world_size, id, rank);\nncclAllReduce(sendbuf, recvbuf, count, ncclFloat, ncclSum, comm, stream);",
             .use_instead = "XLA collectives: `xm.all_reduce`/`all_gather`/`reduce_scatter` (torch_xla), `torch.distributed` with the `xla` backend, `jax.lax.psum`/`all_gather` under `shard_map`, or SPMD sharding that lets XLA insert the collectives.",
-            .effort = "Medium: 4-16 h where the library comes in (the communicator setup and the overlap with compute are redesigned); 15 min-1 h per further distinct function.",
+            .effort = "Medium: 4-16 h where the library comes in (the communicator setup and the overlap with compute are redesigned); 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.pytorch.org/xla/master/learn/pjrt.html", "https://docs.jax.dev/en/latest/notebooks/shard_map.html"},
         },

@@ -24,7 +24,7 @@ extern const CheckDef TPU530_cuda_library_nvrtc{
             .why = "NVRTC compiles CUDA C++ source to PTX while the program runs, usually for kernels generated from templates or strings. The generated kernels are invisible to static analysis and cannot run on a TPU; there is no run-time CUDA compiler there.",
             .example = "nvrtcCreateProgram(&prog, source, \"kernel.cu\", 0, nullptr, nullptr);\nnvrtcCompileProgram(prog, 1, opts);",
             .use_instead = "Generate the computation as framework ops (XLA compiles them just in time), or write the kernels as Pallas kernels generated from Python.",
-            .effort = "High: 8-24 h where the library comes in, plus the kernels it compiles, which tpulint cannot see; 15 min-1 h per further distinct function.",
+            .effort = "High: 8-24 h where the library comes in, plus the kernels it compiles (TPU101 where their source is a string literal of the project); 15 min-1 h per further call.",
             .heuristic = kCudaLibraryHeuristic,
             .references = {"https://docs.nvidia.com/cuda/nvrtc/index.html"},
         },

@@ -99,9 +99,11 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
       if (use.called && use.inactive) calls.push_back({use.offset, n.name, {use.offset, use.offset + uint32_t(n.name.size())}});
   }
   std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.offset < b.offset; });
-  std::set<std::string_view> seen;
+  // Every call is a finding, as a runtime API call is (cuda_api_group.h): each is a line the port
+  // rewrites. The same position twice (Clang's and the tokens') is one call.
+  std::set<uint32_t> seen;
   for (const Call& call : calls) {
-    if (!seen.insert(call.callee).second) continue;
+    if (!seen.insert(call.span.begin).second) continue;
     Finding& f = ctx.report(call.span, fmt::format("{} call '{}' has no TPU equivalent", name, call.callee), hint, name);
     if (library_reported) f.hours = kPerCallHours;
     library_reported = true;

@@ -1,13 +1,13 @@
 // The TPU520 series: one check per CUDA library (checks/data/cuda_libraries.tsv), found by its
 // headers (cuda_library_headers.tsv) and by its API.
 //
-// Not noisy, by design: per file, a library is reported once where it comes in (its first
-// #include, or its first use when a project header brought it), carrying the library's hours;
-// then each distinct function of a C library (cublasSgemm, ncclAllReduce) once, at its first
-// call, with the small hours of replacing that call. Template libraries (Thrust, CUB,
-// CUTLASS/CuTe), whose API is as much types as calls, are reported once per file only. Every other
-// line using the library (its types, constants, further calls, further #includes, in any
-// preprocessor branch) is a line the port touches, counted in the library's work item.
+// Per file, a library is reported once where it comes in (its first #include, or its first use
+// when a project header brought it), carrying the library's hours; then each call of a C
+// library's function (cublasSgemm, ncclAllReduce), with the small hours of replacing that call,
+// as a runtime API call is. Template libraries (Thrust, CUB, CUTLASS/CuTe), whose API is as much
+// types as calls, are reported once per file only. Every other line using the library (its types,
+// constants, further #includes, in any preprocessor branch) is a line the port touches, counted in
+// the library's work item, not a finding.
 #pragma once
 
 #include <string>
@@ -22,9 +22,9 @@ std::string_view cuda_header_library(std::string_view spelled);
 
 // The `.heuristic` of every TPU520-series check.
 inline constexpr std::string_view kCudaLibraryHeuristic =
-    "Per file: the library once where it comes in (its first #include, else its first use), then each distinct "
-    "function once at its first call (in any preprocessor branch); template libraries once per file. Every other line "
-    "naming the library's API (types, constants, macros, further calls) is counted in the library's work item as a line "
+    "Per file: the library once where it comes in (its first #include, else its first use), then each call of a "
+    "function of its API (in any preprocessor branch); template libraries once per file. Every other line "
+    "naming the library's API (types, constants, macros) is counted in the library's work item as a line "
     "the port touches, not reported. Headers and API names: checks/data/cuda_library_headers.tsv, cuda_libraries.tsv. A project function named like the library's API "
     "(a `cublas`-prefixed wrapper) counts as a use, which it usually is.";
 
