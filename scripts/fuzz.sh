@@ -80,8 +80,16 @@ TPULINT_FUZZ_CODEC_SEEDS="$out/seeds-result_codec" TPULINT_FUZZ_CACHE_SEEDS="$ou
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for target in $targets; do
   echo "fuzz: fuzz_$target for ${seconds}s ($(ls "$out/seeds-$target" | wc -l) seeds)"
+  # The fuzzer's status is kept apart from its log's filter: under pipefail a crash made the
+  # pipeline fail, `|| true` then ran, and PIPESTATUS was true's.
+  status=0
   build-asan/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-    -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus-$target" "$out/seeds-$target" 2>&1 |
-    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|.*Test unit written)" || true
-  test "${PIPESTATUS[0]}" -eq 0
+    -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus-$target" "$out/seeds-$target" \
+    > "$out/log-$target" 2>&1 || status=$?
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|.*Test unit written)" \
+    "$out/log-$target" || true
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: fuzz_$target failed (exit $status); its log: $out/log-$target" >&2
+    exit 1
+  fi
 done

@@ -131,6 +131,38 @@ TEST_CASE("result codec: truncated, extended or altered text is rejected", "[cac
   CHECK_FALSE(decode_result("m.py", huge_count));
 }
 
+TEST_CASE("result codec: an enumerator out of its range is damage, not a value to clamp", "[cache][codec]") {
+  // A use of another module whose context is -1 (fuzz_result_codec's crash): clamped, it encoded
+  // back to another text; every enumerated field must be one of its enumerators.
+  FileResult r;
+  r.links.uses.push_back({FileLinks::Kind::Module, "dataclasses", 4, Context::Unknown, -1});
+  const std::string text = encode_result(r);
+  REQUIRE(decode_result("m.py", text));
+  const std::string use = "\t0\tdataclasses\t4\t0\t-1\t";
+  REQUIRE(text.find(use) != std::string::npos);
+  for (const std::string& context : {"-1", "8", "255"}) {
+    std::string damaged = text;
+    damaged.replace(damaged.find(use), use.size(), "\t0\tdataclasses\t4\t" + context + "\t-1\t");
+    INFO(context);
+    CHECK_FALSE(decode_result("m.py", damaged));
+  }
+  // A finding's category has gaps in its numbers (7 and 8 are none).
+  FileResult with_finding;
+  Finding& f = with_finding.findings.emplace_back();
+  f.check_id = "TPU101";
+  f.category = Category::CustomKernel;
+  std::string finding_text = encode_result(with_finding);
+  REQUIRE(decode_result("m.py", finding_text));
+  const std::string category = "\tTPU101\t\t1\t";
+  REQUIRE(finding_text.find(category) != std::string::npos);
+  for (const std::string& value : {"0", "7", "8", "10"}) {
+    std::string damaged = finding_text;
+    damaged.replace(damaged.find(category), category.size(), "\tTPU101\t\t" + value + "\t");
+    INFO(value);
+    CHECK_FALSE(decode_result("m.py", damaged));
+  }
+}
+
 TEST_CASE("result codec: strings round-trip wherever their escaped bytes fall", "[cache][codec]") {
   // The encoder looks for bytes to escape eight at a time; these strings put them (and bytes
   // next to them in value, which must pass unescaped) at every offset in and across words.

@@ -106,6 +106,22 @@ class FieldReader {
 
   double real() { return std::bit_cast<double>(__builtin_bswap64(number<uint64_t>(16))); }
 
+  // An enumerator, from the first to `last`: any other number is damage, not a value to clamp
+  // (a clamped value would encode back to another text).
+  template <typename Enum>
+  Enum enumerated(Enum last) {
+    int n = number<int>();
+    if (n < 0 || n > int(last)) ok_ = false;
+    return ok_ ? Enum(n) : Enum{};
+  }
+
+  // A category: one of kAllCategories (their numbers have gaps).
+  Category category() {
+    Category c = enumerated(Category::AnalyzerNote);
+    if (std::find(std::begin(kAllCategories), std::end(kAllCategories), c) == std::end(kAllCategories)) ok_ = false;
+    return c;
+  }
+
   // A count of following items, bounded by what the text could hold (a damaged count must not
   // make the decoder reserve gigabytes).
   size_t count() {
@@ -151,9 +167,9 @@ struct PreviousFinding {
 void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
   f.check_id = in.string();
   f.check_name = in.interned(previous.check_name);
-  f.category = Category(in.number<int>());
-  f.severity = Severity(in.number<int>());
-  f.effort = EffortClass(in.number<int>());
+  f.category = in.category();
+  f.severity = in.enumerated(Severity::Error);
+  f.effort = in.enumerated(EffortClass::High);
   f.hours.low = in.real();
   f.hours.high = in.real();
   f.path = in.interned(previous.path);
@@ -173,7 +189,7 @@ void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
   f.subject = in.interned(previous.subject);
   f.source_line = in.interned(previous.source_line);
   f.code_lines = in.number<uint32_t>();
-  f.context = Context(std::min(in.number<int>(), int(Context::Test)));
+  f.context = in.enumerated(Context::Test);
   f.discounted = in.number<int>() != 0;
   size_t related = in.count();
   for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
@@ -304,17 +320,17 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   for (size_t k = 0; k < touches && in.ok(); ++k) {
     TouchLine& t = r.touches.emplace_back();
     t.check_id = in.string();
-    t.category = Category(std::min(in.number<int>(), int(Category::AnalyzerNote)));
+    t.category = in.category();
     t.subject = in.string();
     t.line = in.number<uint32_t>();
   }
   size_t uses = in.count();
   for (size_t k = 0; k < uses && in.ok(); ++k) {
     FileLinks::Use& u = r.links.uses.emplace_back();
-    u.kind = FileLinks::Kind(std::min(in.number<int>(), int(FileLinks::Kind::File)));
+    u.kind = in.enumerated(FileLinks::Kind::File);
     u.target = in.string();
     u.line = in.number<uint32_t>();
-    u.context = Context(std::min(in.number<int>(), int(Context::Test)));
+    u.context = in.enumerated(Context::Test);
     u.function = in.number<int32_t>();
   }
   size_t functions = in.count();
@@ -324,7 +340,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     f.first_line = in.number<uint32_t>();
     f.last_line = in.number<uint32_t>();
     f.used_here = in.number<int>() != 0;
-    f.role = Context(std::min(in.number<int>(), int(Context::Test)));
+    f.role = in.enumerated(Context::Test);
     f.kernel = in.number<int>() != 0;
   }
   size_t launches = in.count();
