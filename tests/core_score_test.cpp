@@ -412,10 +412,26 @@ TEST_CASE("verdict: code with no TPU path making much of the core, or a long rew
   // kernel library. A few of them in a larger project are a port with a known path.
   std::vector<Finding> library;
   for (uint32_t i = 0; i < 9; ++i) library.push_back(kernel(EffortClass::Medium, "pkg/ops.cu", 100, {6, 16}, i + 1));
-  ScoreSummary lib = compute_score(library, {}, 2000);  // 45% of the core
+  ScoreSummary lib = compute_score(library, {}, 1600);  // 56% of the core
   CHECK(lib.verdict == Verdict::StayOnGpu);
-  CHECK_THAT(lib.verdict_reason, Catch::Contains("GPU-only code (kernels and their extensions) is 45% of the core code"));
+  CHECK_THAT(lib.verdict_reason, Catch::Contains("GPU-only code (kernels and their extensions) is 56% of the core code"));
   CHECK(compute_score(library, {}, 10000).verdict == Verdict::Significant);  // 9%
+  // Under half of the core, standard ops alone are a model repository's swappable custom ops; with
+  // some code that has no TPU path beside them, the GPU code is where the value lies.
+  CHECK(compute_score(library, {}, 2000).verdict == Verdict::Significant);  // 45%, all standard ops
+  std::vector<Finding> with_novel = library;
+  with_novel.push_back(kernel(EffortClass::High, "pkg/novel.cu", 20, {16, 40}, 1));
+  CoreCode code(2000);
+  code.add_file("pkg/ops.cu", true, 900);
+  code.add_file("pkg/novel.cu", true, 20);
+  ScoreSummary mixed = compute_score(with_novel, {}, code);  // 46%, 1% with no TPU path
+  CHECK(mixed.shares.novel_lines == 20);
+  CHECK(mixed.verdict == Verdict::StayOnGpu);
+  // Fixing the novel kernel makes it a port of standard ops: the score rises.
+  CoreCode fixed_code(2000);
+  fixed_code.add_file("pkg/ops.cu", true, 900);
+  fixed_code.add_file("pkg/novel.cu", true, 20);
+  CHECK(compute_score(library, {}, fixed_code).score > mixed.score);
 }
 
 TEST_CASE("verdict: the same kernels only under tests/ do not decide it", "[core][score]") {
@@ -546,6 +562,33 @@ TEST_CASE("kernel families: one directory, one name but for the words of a pass"
   CHECK(F::family_of("a/causal_conv1d_fwd.cu") != F::family_of("b/causal_conv1d_fwd.cu"));
   CHECK(F::family_of("csrc/causal_conv1d_update.cu") != F::family_of("csrc/causal_conv1d_fwd.cu"));
   CHECK(F::family_of("kernel.cu") == "kernel.cu");  // nothing but pass words: the file alone
+}
+
+TEST_CASE("kernel families: copies of one extension in several directories are one family", "[core][score]") {
+  const double share = KernelFamilies::kShare;
+  auto named = [](Finding f, std::string name) {
+    f.subject = std::move(name);
+    return f;
+  };
+  std::vector<Finding> findings = {
+      named(kernel(EffortClass::High, "classification/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 100, {40, 120}, 10), "im2col"),
+      named(kernel(EffortClass::High, "classification/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 90, {30, 90}, 200), "col2im"),
+      named(kernel(EffortClass::High, "detection/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 95, {40, 120}, 10), "im2col"),
+      named(kernel(EffortClass::High, "detection/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 90, {30, 90}, 200), "col2im"),
+      // Another op's kernel of the same name, and the same op's file name with another kernel: not copies.
+      named(kernel(EffortClass::High, "segmentation/ops_other/src/other_cuda.cu", 80, {20, 60}, 5), "im2col"),
+      named(kernel(EffortClass::High, "tracking/dcn_im2col.cu", 70, {16, 40}, 5), "warp"),
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(s.core_hours.low == Approx(40 + share * (30 + 40 + 30) + 20 + 16));
+  CHECK(s.core_hours.high == Approx(120 + share * (90 + 120 + 90) + 60 + 40));
+  // Whatever the order of the findings.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  // Fixing one copy's kernel prices the next one whole: the total never rises.
+  findings.erase(findings.end() - 1);  // classification's im2col, the first copy's most expensive
+  CHECK(compute_score(findings).core_hours.high <= s.core_hours.high);
+  CHECK(compute_score(findings).score >= s.score);
 }
 
 TEST_CASE("kernel families: the most expensive kernel whole, the others at a share, in score and plan",

@@ -189,7 +189,9 @@ void CoreCode::count(const Finding& f, int sign) {
 // the bands are ordered: so the score never falls when a finding is fixed or clean code added.
 Judgement judge(const Tally& t, const Shares& share) {
   Judgement j;
-  if ((share.gpu >= C::kStayOnGpuShare && share.gpu_lines >= C::kStayOnGpuLines) ||
+  const bool kernel_library =
+      share.gpu >= C::kKernelLibraryShare || (share.gpu >= C::kStayOnGpuShare && share.novel_lines > 0);
+  if ((kernel_library && share.gpu_lines >= C::kStayOnGpuLines) ||
       (share.novel >= C::kStayOnGpuNovelShare && share.novel_lines >= C::kStayOnGpuLines) ||
       t.core_novel_hours >= C::kStayOnGpuHours) {
     j.verdict = Verdict::StayOnGpu;
@@ -234,28 +236,75 @@ bool is_kernel(const Finding& f) {
 
 }  // namespace
 
-std::string KernelFamilies::family_of(std::string_view path) {
+namespace {
+
+// A file's name without its directory, extension and the words of a pass (`causal_conv1d`); empty
+// when it holds nothing else (`kernel.cu`).
+std::string name_without_pass_words(std::string_view path) {
   static constexpr std::array<std::string_view, 10> kPassWords = {"fwd",    "bwd",     "forward", "backward", "grad",
                                                                   "kernel", "kernels", "cuda",    "impl",     "cu"};
-  const std::string_view dir = directory_of(path);
-  std::string_view name = file_name_of(path);
-  name = name.substr(0, name.find('.'));
-  std::string out(dir);
-  out += '/';
-  bool any = false;
+  const std::string_view file = file_name_of(path);
+  const std::string_view name = file.substr(0, file.find('.'));
+  std::string out;
   for (const std::string& w : identifier_words(name)) {
     if (std::find(kPassWords.begin(), kPassWords.end(), w) != kPassWords.end()) continue;
-    out += any ? "_" : "";
+    out += out.empty() ? "" : "_";
     out += w;
-    any = true;
   }
-  return any ? out : std::string(path);
+  return out;
+}
+
+// Union-find over family names, by index; the smaller index is the root, so the result does not
+// depend on the order the unions come in.
+struct FamilyUnion {
+  std::vector<size_t> parent;
+  size_t find(size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  void join(size_t a, size_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+}  // namespace
+
+std::string KernelFamilies::family_of(std::string_view path) {
+  const std::string name = name_without_pass_words(path);
+  if (name.empty()) return std::string(path);
+  std::string out(directory_of(path));
+  out += '/';
+  out += name;
+  return out;
 }
 
 KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
-  std::unordered_map<std::string, std::vector<const Finding*>> members;
+  // Families by name, in the order of their names, and the copies that join them: a kernel of one
+  // name in files of one name (but for the words of a pass) in several directories.
+  std::map<std::string, std::vector<const Finding*>> by_family;
   for (const Finding& f : findings)
-    if (is_kernel(f)) members[family_of(f.path)].push_back(&f);
+    if (is_kernel(f)) by_family[family_of(f.path)].push_back(&f);
+  std::vector<const std::vector<const Finding*>*> families;
+  for (const auto& [name, list] : by_family) families.push_back(&list);
+  FamilyUnion copies{std::vector<size_t>(families.size())};
+  for (size_t i = 0; i < families.size(); ++i) copies.parent[i] = i;
+  std::unordered_map<std::string, size_t> first_with_copy_key;
+  for (size_t i = 0; i < families.size(); ++i)
+    for (const Finding* f : *families[i]) {
+      if (f->subject.empty()) continue;
+      std::string key = name_without_pass_words(f->path);
+      if (key.empty()) key = file_name_of(f->path);
+      key += '\0';
+      key += f->subject;
+      const auto [it, added] = first_with_copy_key.try_emplace(std::move(key), i);
+      if (!added) copies.join(it->second, i);
+    }
+  std::map<size_t, std::vector<const Finding*>> members;
+  for (size_t i = 0; i < families.size(); ++i) {
+    auto& list = members[copies.find(i)];
+    list.insert(list.end(), families[i]->begin(), families[i]->end());
+  }
   // Per bound, the family's most expensive kernel, whatever the order of the findings.
   auto others = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
     for (const auto& [family, list] : members) {

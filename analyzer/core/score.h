@@ -141,10 +141,13 @@ struct ScoreSummary {
 
 // The scoring constants, exposed so that the docs and `--explain-score` print the real ones.
 struct ScoringConstants {
-  // stay-on-gpu: GPU-only code (kernels with their extensions) is at least kStayOnGpuShare of the
-  // core code (a kernel library), or code with no TPU path at least kStayOnGpuNovelShare, each
+  // stay-on-gpu: GPU-only code (kernels with their extensions) is at least kKernelLibraryShare of
+  // the core code (a kernel library), or at least kStayOnGpuShare with some of it having no TPU path
+  // (a model repository whose custom ops are all standard ops with known replacements is not where
+  // its value lies: it swaps them), or code with no TPU path is at least kStayOnGpuNovelShare, each
   // being at least kStayOnGpuLines lines (a toy's one kernel is not where a project's value
   // lies); or the rewrite of code with no TPU path takes at least kStayOnGpuHours.
+  static constexpr double kKernelLibraryShare = 0.5;
   static constexpr double kStayOnGpuShare = 0.35;
   static constexpr double kStayOnGpuNovelShare = 0.2;
   static constexpr double kStayOnGpuLines = 150;
@@ -186,7 +189,10 @@ class SameLineDuplicates {
 // The kernels of one op's passes and variants are one rewrite: those of one file, and those of
 // files named alike but for a pass (`causal_conv1d_fwd.cu`, `causal_conv1d_bwd.cu`;
 // `RasterizeToPixelsFwd.cu`, `RasterizeToPixelsBwd.cu`: one directory, one name once the words
-// fwd, bwd, forward, backward, grad, kernel(s), cuda and impl are taken out). The most expensive
+// fwd, bwd, forward, backward, grad, kernel(s), cuda and impl are taken out). Copies of one
+// extension vendored into several directories are one family too: a kernel of one name in files of
+// one such name joins their families (`classification/ops_dcnv3/src/cuda/dcnv3_im2col_cuda.cuh`
+// and `detection/ops_dcnv3/...`: ported once, each copy then swapped). The most expensive
 // kernel of a family is priced whole and each other at kShare of its hours: a backward pass
 // follows from the rewritten forward (JAX and XLA differentiate it), a layout or decode variant
 // reuses its design. The low and the high bounds each take their own most expensive kernel, so

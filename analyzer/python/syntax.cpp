@@ -62,7 +62,7 @@ constexpr std::array<std::pair<Kind, std::string_view>, size_t(Kind::kCount) - 1
 
 constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
     "function", "arguments", "object", "attribute", "name",  "alias",      "module_name", "value", "definition",
-    "body",     "condition", "consequence", "alternative", "left", "right", "parameters", "subscript"};
+    "body",     "condition", "consequence", "alternative", "left", "right", "parameters", "subscript", "type"};
 
 struct GrammarTables {
   std::vector<Kind> kinds;               // by symbol

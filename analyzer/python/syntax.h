@@ -81,6 +81,7 @@ enum class Field : uint8_t {
   Right,
   Parameters,
   Subscript,
+  Type,
   kCount,
 };
 

@@ -608,7 +608,14 @@ struct Parameter {
   std::string_view name;
   bool literal_default = false;
   bool positional = true;
+  std::string_view annotation;  // `int` in `seq_id: int`; empty when there is none
 };
+
+// Equinox's filter transforms trace only the array leaves of their arguments: a parameter annotated
+// as a Python scalar or string reaches the function as the Python value it was given.
+bool static_under(std::string_view transform, const Parameter& p) {
+  return transform.starts_with("equinox.filter_") && one_of(p.annotation, {"int", "float", "bool", "str", "complex"});
+}
 
 std::vector<Parameter> parameters_of(Node function) {
   std::vector<Parameter> out;
@@ -623,13 +630,16 @@ std::vector<Parameter> parameters_of(Node function) {
       out.push_back({p.text(), false, !keyword_only});
     } else if (t == "typed_parameter") {
       Node id = p.named_child(0);
-      if (id && id.kind() == Kind::Identifier) out.push_back({id.text(), false, !keyword_only});
+      Node type = p.field(Field::Type);
+      if (id && id.kind() == Kind::Identifier)
+        out.push_back({id.text(), false, !keyword_only, type ? type.text() : std::string_view()});
     } else if (t == "default_parameter" || t == "typed_default_parameter") {
       Node id = p.field(Field::Name);
       Node value = unparenthesized(p.field(Field::Value));
+      Node type = p.field(Field::Type);
       std::string_view vt = value ? value.type() : std::string_view();
       bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "string";
-      if (id) out.push_back({id.text(), literal, !keyword_only});
+      if (id) out.push_back({id.text(), literal, !keyword_only, type ? type.text() : std::string_view()});
     }
   }
   return out;
@@ -665,7 +675,8 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
     long long position = 0;
     for (const Parameter& p : parameters_of(f.node)) {
       long long at = p.positional ? position++ : -1;
-      if (p.name == "self" || p.name == "cls" || p.literal_default) continue;
+      if (p.name == "self" || p.name == "cls" || p.literal_default || (transform && static_under(*transform, p)))
+        continue;
       if (statics.names.count(std::string(p.name))) continue;
       if (at >= 0 && std::find(statics.positions.begin(), statics.positions.end(), at) != statics.positions.end())
         continue;
