@@ -562,6 +562,13 @@ TEST_CASE("kernel families: one directory, one name but for the words of a pass"
   CHECK(F::family_of("a/causal_conv1d_fwd.cu") != F::family_of("b/causal_conv1d_fwd.cu"));
   CHECK(F::family_of("csrc/causal_conv1d_update.cu") != F::family_of("csrc/causal_conv1d_fwd.cu"));
   CHECK(F::family_of("kernel.cu") == "kernel.cu");  // nothing but pass words: the file alone
+  // Data types, sizes and architectures name variants of one design.
+  CHECK(F::family_of("fft/butterfly_padded_cuda.cu") == F::family_of("fft/butterfly_padded_cuda_bf16.cu"));
+  CHECK(F::family_of("k/monarch_cuda_32_16_16_bwd_kernel_bf16.h") == F::family_of("k/monarch_cuda_16_16_16_kernel.h"));
+  CHECK(F::family_of("q/qk_int_sv_f8_cuda_sm90.cu") == F::family_of("q/qk_int_sv_f8_cuda_sm89.cu"));
+  CHECK(F::family_of("ops/conv1d_fwd.cu") != F::family_of("ops/conv2d_fwd.cu"));  // a digit inside a word stays
+  CHECK(F::family_of("q/qk_int_sv_f8_cuda_sm90.cu") == F::family_of("q/qk_int_sv_f16_cuda_sm80.cu"));
+  CHECK(F::family_of("q/qk_int_sv_f8_cuda_sm90.cu") != F::family_of("q/qk_int_pv_f8_cuda_sm90.cu"));
 }
 
 TEST_CASE("kernel families: copies of one extension in several directories are one family", "[core][score]") {

@@ -238,18 +238,42 @@ bool is_kernel(const Finding& f) {
 
 namespace {
 
-// A file's name without its directory, extension and the words of a pass (`causal_conv1d`); empty
-// when it holds nothing else (`kernel.cu`).
+// Whether a part of a file name between separators names a variant of one design, not another
+// op: a number (a size specialization, `monarch_cuda_32_16_16`), a data type (`_bf16`, `_fp8`) or
+// a GPU architecture (`_sm90`).
+bool is_variant_part(std::string_view part) {
+  static constexpr std::array<std::string_view, 18> kTypes = {"bf16", "fp16", "fp32", "fp64", "fp8",  "fp4",
+                                                              "f8",   "f16",  "f32",  "f64",  "half", "float",
+                                                              "double", "int8", "int4", "e4m3", "e5m2", "nvfp4"};
+  auto digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string lower(part);
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return digits(lower) || std::find(kTypes.begin(), kTypes.end(), lower) != kTypes.end() ||
+         (lower.size() > 2 && lower.starts_with("sm") && digits(std::string_view(lower).substr(2)));
+}
+
+// A file's name without its directory, extension, the words of a pass and the parts that name a
+// variant (`causal_conv1d`); empty when it holds nothing else (`kernel.cu`).
 std::string name_without_pass_words(std::string_view path) {
   static constexpr std::array<std::string_view, 10> kPassWords = {"fwd",    "bwd",     "forward", "backward", "grad",
                                                                   "kernel", "kernels", "cuda",    "impl",     "cu"};
   const std::string_view file = file_name_of(path);
   const std::string_view name = file.substr(0, file.find('.'));
   std::string out;
-  for (const std::string& w : identifier_words(name)) {
-    if (std::find(kPassWords.begin(), kPassWords.end(), w) != kPassWords.end()) continue;
-    out += out.empty() ? "" : "_";
-    out += w;
+  size_t begin = 0;
+  while (begin <= name.size()) {
+    size_t end = name.find_first_of("_-", begin);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view part = name.substr(begin, end - begin);
+    begin = end + 1;
+    if (is_variant_part(part)) continue;
+    for (const std::string& w : identifier_words(part)) {
+      if (std::find(kPassWords.begin(), kPassWords.end(), w) != kPassWords.end()) continue;
+      out += out.empty() ? "" : "_";
+      out += w;
+    }
   }
   return out;
 }
