@@ -189,9 +189,7 @@ void CoreCode::count(const Finding& f, int sign) {
 // the bands are ordered: so the score never falls when a finding is fixed or clean code added.
 Judgement judge(const Tally& t, const Shares& share) {
   Judgement j;
-  const bool kernel_library =
-      share.gpu >= C::kKernelLibraryShare || (share.gpu >= C::kStayOnGpuShare && share.novel_lines > 0);
-  if ((kernel_library && share.gpu_lines >= C::kStayOnGpuLines) ||
+  if ((share.gpu >= C::kStayOnGpuShare && share.gpu_lines >= C::kStayOnGpuLines) ||
       (share.novel >= C::kStayOnGpuNovelShare && share.novel_lines >= C::kStayOnGpuLines) ||
       t.core_novel_hours >= C::kStayOnGpuHours) {
     j.verdict = Verdict::StayOnGpu;

@@ -141,13 +141,10 @@ struct ScoreSummary {
 
 // The scoring constants, exposed so that the docs and `--explain-score` print the real ones.
 struct ScoringConstants {
-  // stay-on-gpu: GPU-only code (kernels with their extensions) is at least kKernelLibraryShare of
-  // the core code (a kernel library), or at least kStayOnGpuShare with some of it having no TPU path
-  // (a model repository whose custom ops are all standard ops with known replacements is not where
-  // its value lies: it swaps them), or code with no TPU path is at least kStayOnGpuNovelShare, each
+  // stay-on-gpu: GPU-only code (kernels with their extensions) is at least kStayOnGpuShare of the
+  // core code (a kernel library), or code with no TPU path at least kStayOnGpuNovelShare, each
   // being at least kStayOnGpuLines lines (a toy's one kernel is not where a project's value
   // lies); or the rewrite of code with no TPU path takes at least kStayOnGpuHours.
-  static constexpr double kKernelLibraryShare = 0.5;
   static constexpr double kStayOnGpuShare = 0.35;
   static constexpr double kStayOnGpuNovelShare = 0.2;
   static constexpr double kStayOnGpuLines = 150;

@@ -120,11 +120,11 @@ void write_score_explanation(const ScanReport& report, std::ostream& out, const 
   out << fmt::format("  core hours {:.1f}, of which real changes {:.1f}; core errors {:.0f}; hours weighted by path "
                      "{:.1f}\n",
                      t.core_hours, t.core_change_hours, t.core_errors, t.hours);
-  out << fmt::format("  stay-on-gpu   if GPU-only code >= {:g}% of the core (>= {:g}% with some code with no TPU path), "
-                     "or code with no TPU path >= {:g}% (either at least {:g} lines), or its rewrite >= {:g} h; score 25 "
-                     "* exp(-{:g} * (GPU-only share + no-TPU-path share) - hours / {:g})\n",
-                     100 * C::kKernelLibraryShare, 100 * C::kStayOnGpuShare, 100 * C::kStayOnGpuNovelShare,
-                     C::kStayOnGpuLines, C::kStayOnGpuHours, C::kStayOnGpuShareWeight, C::kStayOnGpuScale);
+  out << fmt::format("  stay-on-gpu   if GPU-only code >= {:g}% of the core, or code with no TPU path >= {:g}% (either "
+                     "at least {:g} lines), or its rewrite >= {:g} h; score 25 * exp(-{:g} * (GPU-only share + "
+                     "no-TPU-path share) - hours / {:g})\n",
+                     100 * C::kStayOnGpuShare, 100 * C::kStayOnGpuNovelShare, C::kStayOnGpuLines, C::kStayOnGpuHours,
+                     C::kStayOnGpuShareWeight, C::kStayOnGpuScale);
   out << fmt::format("  significant   if any core kernel that is not trivial, any code with no TPU path, or >= {:g} core"
                      " hours of real changes; score 50 - 25 * (1 - exp(-hours / {:g}))\n",
                      C::kSignificantHours, C::kSignificantScale);
