@@ -372,6 +372,32 @@ TEST_CASE("links: a function handed to jax.jit in another module is the hot path
   CHECK(placed(scan(dir), "pkg/losses.py", "TPU210") == std::vector<std::string>{"hot-path"});
 }
 
+TEST_CASE("links: a check not reported on the hot path drops a finding another module's forward places there",
+          "[e2e][links]") {
+  // TPU207 (a tensor grown in a loop): a loop on the hot path is unrolled into one traced graph.
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/grow.py",
+            "import torch\n"
+            "def stack_features(x, blocks):\n"
+            "    for blk in blocks:\n"
+            "        x = torch.cat([x, blk(x)], dim=1)\n"
+            "    return x\n");
+  dir.write("pkg/model.py",
+            "import torch\n"
+            "from pkg.grow import stack_features\n"
+            "class Dense(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return stack_features(x, self.blocks)\n");
+  CHECK(placed(scan(dir), "pkg/grow.py", "TPU207").empty());
+  // Near miss: called only from a sampling loop of no role, the same loop is reported.
+  dir.write("pkg/model.py",
+            "from pkg.grow import stack_features\n"
+            "def sample(x, blocks):\n"
+            "    return stack_features(x, blocks)\n");
+  CHECK(placed(scan(dir), "pkg/grow.py", "TPU207") == std::vector<std::string>{"unknown"});
+}
+
 TEST_CASE("links: each shard links the whole project; merged shards are the whole scan", "[e2e][links][shard]") {
   TempDir dir;
   write_host_helper(dir);

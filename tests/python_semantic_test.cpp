@@ -237,6 +237,39 @@ TEST_CASE("semantic: a loop that calls backward is a training loop whatever its 
   CHECK(at(seen, "TPU210", 14).context == Context::Unknown);
 }
 
+TEST_CASE("semantic: a tensor grown in a loop: dropped on the hot path, discounted in a Dataset, kept in a sampling loop",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/model.py",
+                      "import torch\n"                                        // 1
+                      "class Net(torch.nn.Module):\n"                         // 2
+                      "    def features(self, x):\n"                          // 3
+                      "        for blk in self.blocks:\n"                     // 4
+                      "            x = torch.cat([x, blk(x)])\n"              // 5
+                      "        return x\n"                                    // 6
+                      "    def forward(self, x):\n"                           // 7
+                      "        return self.features(x)\n"                     // 8
+                      "    def generate(self, idx, n):\n"                     // 9
+                      "        for _ in range(n):\n"                          // 10
+                      "            idx = torch.cat([idx, self(idx)])\n"       // 11
+                      "        return idx\n"                                  // 12
+                      "class Clips(torch.utils.data.Dataset):\n"              // 13
+                      "    def __getitem__(self, i):\n"                       // 14
+                      "        clip = torch.zeros(0)\n"                       // 15
+                      "        for f in self.frames[i]:\n"                    // 16
+                      "            clip = torch.cat([clip, self.load(f)])\n"  // 17
+                      "        return clip\n");                               // 18
+  // A loop called from forward is unrolled into the step's one graph: not reported.
+  for (const Seen& s : seen) CHECK_FALSE((s.id == "TPU207" && s.line == 5));
+  Seen sampling = at(seen, "TPU207", 11);
+  CHECK(sampling.context == Context::Unknown);
+  CHECK_FALSE(sampling.discounted);
+  CHECK(sampling.severity == Severity::Warning);
+  Seen host = at(seen, "TPU207", 17);
+  CHECK(host.context == Context::Host);
+  CHECK(host.discounted);
+  CHECK(host.severity == Severity::Info);
+}
+
 TEST_CASE("semantic: a function called only behind a guard is guarded code; one also called without a guard is not",
           "[python][semantic]") {
   auto seen = analyze("pkg/attention.py",

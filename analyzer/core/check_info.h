@@ -36,6 +36,10 @@ struct CheckInfo {
   // What it finds is a blocker only where the accelerator runs the code every step, and ordinary
   // code anywhere else (a SciPy call): outside the hot path and training loops it is not reported.
   bool hot_path_only = false;
+  // What it finds is a problem only where each iteration of a loop runs on the device apart (a
+  // sampling loop that runs the model once per token, a training loop): in the hot path a loop is
+  // unrolled into the one graph a step traces, the same on every step, so it is not reported there.
+  bool outside_hot_path_only = false;
   CheckDoc doc;
 
   Category category() const;  // from the ID's leading digit

@@ -317,6 +317,19 @@ void confirm_launches(AnalyzedFiles& files, const Linker& linker) {
   files.findings = std::move(all);
 }
 
+// Removes the findings whose check ID was cleared, keeping each file's range.
+void drop_cleared(AnalyzedFiles& files) {
+  std::vector<Finding> kept;
+  kept.reserve(files.findings.size());
+  for (AnalyzedFiles::Range& range : files.ranges) {
+    const size_t begin = kept.size();
+    for (size_t k = range.begin; k < range.begin + range.size; ++k)
+      if (!files.findings[k].check_id.empty()) kept.push_back(std::move(files.findings[k]));
+    range = {begin, kept.size() - begin};
+  }
+  files.findings = std::move(kept);
+}
+
 }  // namespace
 
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry) {
@@ -327,6 +340,7 @@ void link_project(AnalyzedFiles& files, const PathWeights& weights, const Regist
   linker.settle();
   linker.settle_roles();
   confirm_launches(files, linker);
+  bool dropped = false;  // a finding of a check not reported on the hot path, placed there
   for (size_t i = 0; i < files.results.size(); ++i) {
     const AnalyzedFiles::Range range = files.ranges[i];
     for (size_t k = range.begin; k < range.begin + range.size; ++k) {
@@ -337,6 +351,11 @@ void link_project(AnalyzedFiles& files, const PathWeights& weights, const Regist
       } else if (f.context == Context::Unknown) {
         f.context = linker.role_at(i, f.start.line);
         const CheckInfo* check = registry.find(f.check_id);
+        if (check && check->outside_hot_path_only && f.context == Context::HotPath) {
+          f.check_id.clear();
+          dropped = true;
+          continue;
+        }
         if (!check || !discounts_finding(f.context, *check)) continue;
       } else {
         continue;
@@ -345,6 +364,7 @@ void link_project(AnalyzedFiles& files, const PathWeights& weights, const Regist
       f.severity = Severity::Info;
     }
   }
+  if (dropped) drop_cleared(files);
 }
 
 }  // namespace tpulint

@@ -337,21 +337,22 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     for (size_t t = 0; t < trees.size(); ++t) model.add_tree(*trees[t], *contexts[t]);
     model.finish();
     links->finish(model, result.links);
-    bool outside_hot_path = false;  // a finding of a hot-path-only check to drop
+    bool dropped = false;  // a finding of a check not reported in its context
     for (size_t k = first_finding; k < result.findings.size(); ++k) {
       Finding& f = result.findings[k];
       f.context = model.context_at(offsets[k - first_finding]);
       auto info = std::find_if(infos_.begin(), infos_.end(), [&](const CheckInfo* i) { return i->id == f.check_id; });
       if (info == infos_.end()) continue;
-      if ((*info)->hot_path_only && f.context != Context::HotPath && f.context != Context::Loop) {
+      if (((*info)->hot_path_only && f.context != Context::HotPath && f.context != Context::Loop) ||
+          ((*info)->outside_hot_path_only && f.context == Context::HotPath)) {
         f.check_id.clear();
-        outside_hot_path = true;
+        dropped = true;
       } else if (discounts_finding(f.context, **info)) {
         f.discounted = true;
         f.severity = Severity::Info;
       }
     }
-    if (outside_hot_path)
+    if (dropped)
       result.findings.erase(std::remove_if(result.findings.begin() + ptrdiff_t(first_finding), result.findings.end(),
                                            [](const Finding& f) { return f.check_id.empty(); }),
                             result.findings.end());

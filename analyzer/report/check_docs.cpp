@@ -42,6 +42,9 @@ std::string check_doc_markdown(const CheckInfo& c) {
   out += fmt::format("| effort | {}, {} |\n", to_string(c.effort), hours_text(c.hours));
   if (c.hot_path_only)
     out += "| reported in | the hot path and training loops only (docs/scoring.md, Contexts) |\n";
+  if (c.outside_hot_path_only)
+    out += "| reported in | everything but the hot path, where a loop is unrolled into one traced graph (docs/scoring.md, "
+           "Contexts) |\n";
   if (contains(c.languages, Language::Python))
     out += fmt::format("| discounted in | {} |\n",
                        c.device_code_only ? "guarded, host-side, one-time and evaluation code (docs/scoring.md, Contexts)"

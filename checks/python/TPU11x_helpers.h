@@ -1,7 +1,7 @@
-// Helpers shared by the Python custom-kernel checks (TPU11x) and the library checks (TPU50x
-// CUDA-only libraries, TPU611 host-only ones): decorators, local assignments, string literals,
-// kernel sizes, optional imports, first-party modules and library tables by module. Only those
-// checks include this header.
+// Helpers shared by the Python custom-kernel checks (TPU11x), the library checks (TPU50x
+// CUDA-only libraries, TPU611 host-only ones) and TPU417 (the values a device type is assigned):
+// decorators, local assignments, string literals, kernel sizes, optional imports, first-party
+// modules and library tables by module. Only those checks include this header.
 #pragma once
 
 #include <algorithm>

@@ -92,6 +92,13 @@ bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx
   return expr.text() == last || ctx.imports().may_resolve(expr.text());
 }
 
+Node through_choices(Node n) {
+  for (Node p = n.parent(); p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression");
+       p = p.parent())
+    n = p;
+  return n;
+}
+
 Node call_of(Node callee, const PythonContext& ctx) {
   Node parent = callee.parent();
   if (parent && parent.kind() == Kind::Call && parent.field(Field::Function) == callee) return parent;

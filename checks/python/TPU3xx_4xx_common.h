@@ -28,6 +28,10 @@ bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx
 // The call whose callee is `n`, or a null node.
 Node call_of(Node callee, const PythonContext& ctx);
 
+// The outermost of `n` and the conditional expressions and parentheses it is a branch of: where a
+// value chosen as `"a" if c else "b"` is used (an argument, a keyword, an assignment's value).
+Node through_choices(Node n);
+
 // True when `n` is only inspected, not used as a value for computing: inside a comparison
 // (`x.dtype == torch.float64`, `d in (torch.float32, torch.float64)`), an isinstance/issubclass
 // argument, an `except` clause or a type annotation.

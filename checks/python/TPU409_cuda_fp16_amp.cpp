@@ -105,8 +105,10 @@ extern const CheckDef TPU409_cuda_fp16_amp{
                            "scaler; `torch_xla.amp.syncfree` optimizers avoid a host sync per step.",
             .effort = "Low: 0.25-1 h per site to switch the device type and dtype and delete the scaler calls.",
             .heuristic = "A device type held in a variable (`torch.autocast(device_type=device_type)`) is not "
-                         "reported: it follows the device the program chose, which TPU401 reports where it is "
-                         "a CUDA literal.",
+                         "reported here: it follows the device the program chose, which TPU401 reports where it "
+                         "is a CUDA literal, and TPU417 where it is a choice between \"cuda\" and \"cpu\" "
+                         "(`device_type = \"cuda\" if \"cuda\" in device else \"cpu\"`), which an XLA device "
+                         "turns into \"cpu\".",
             .references = {"https://docs.pytorch.org/xla/master/perf/amp.html",
                            "https://docs.pytorch.org/docs/stable/amp.html"},
         },

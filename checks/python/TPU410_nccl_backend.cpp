@@ -28,12 +28,8 @@ std::string_view last_name(Node target) {
 // name containing "backend", or the `default=` of an argparse option named like one. Conditional
 // expressions are looked through: `"nccl" if dist.is_nccl_available() else "gloo"`.
 bool chooses_backend(Node s, const python::PythonContext& ctx) {
-  Node n = s;
+  Node n = pa::through_choices(s);
   Node p = n.parent();
-  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) {
-    n = p;
-    p = p.parent();
-  }
   if (!p) return false;
   if (p.kind() == Kind::KeywordArgument) {
     std::string_view key = p.field(Field::Name).text();
