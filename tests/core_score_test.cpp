@@ -37,6 +37,13 @@ Finding make_finding(std::string id, EffortClass effort, std::string path, Hours
   return f;
 }
 
+// The effort of a summary's findings: its totals without the fixed bring-up run.
+constexpr HoursRange kBringUp{ScoringConstants::kBringUpLow, ScoringConstants::kBringUpHigh};
+HoursRange findings_hours(const ScoreSummary& s) { return {s.hours.low - s.bring_up.low, s.hours.high - s.bring_up.high}; }
+HoursRange findings_core_hours(const ScoreSummary& s) {
+  return {s.core_hours.low - s.bring_up.low, s.core_hours.high - s.bring_up.high};
+}
+
 // A custom kernel: a standard op (Medium), a novel one (High) or a trivial one (Low).
 Finding kernel(EffortClass effort, std::string path, uint32_t lines, HoursRange hours, uint32_t line = 1) {
   return make_finding("TPU101", effort, std::move(path), hours, Severity::Error, line, lines);
@@ -227,8 +234,8 @@ TEST_CASE("analyzer notes (TPU9xx) never change the score", "[core][score]") {
     notes.push_back(make_finding(id, EffortClass::High, "pkg/model.py", {100, 200}, Severity::Error, 1, 500));
   ScoreSummary s = compute_score(notes, {}, 600);
   CHECK(s.score == 100);
-  CHECK(s.hours.low == 0);
-  CHECK(s.hours.high == 0);
+  CHECK(findings_hours(s).low == 0);
+  CHECK(findings_hours(s).high == 0);
   CHECK(s.categories.empty());
   CHECK(s.verdict == Verdict::TpuReady);
 }
@@ -285,10 +292,10 @@ TEST_CASE("the same issue twice on one line counts once", "[core][score]") {
   // Another line or another subject is another issue.
   Finding other_line = a;
   other_line.start.line = other_line.end.line = 8;
-  CHECK(compute_score(std::vector<Finding>{a, other_line}, {}, 100).hours.low == 2);
+  CHECK(compute_score(std::vector<Finding>{a, other_line}, {}, 100).hours.low == 2 + kBringUp.low);
   Finding other_subject = b;
   other_subject.subject = "something else";
-  CHECK(compute_score(std::vector<Finding>{a, other_subject}, {}, 100).hours.low == 2);
+  CHECK(compute_score(std::vector<Finding>{a, other_subject}, {}, 100).hours.low == 2 + kBringUp.low);
 }
 
 TEST_CASE("a finding in auxiliary code lowers the score less than in the package", "[core][score]") {
@@ -347,8 +354,8 @@ TEST_CASE("verdict: a few hours of warnings is still tpu-ready", "[core][score]"
   CHECK(s.score < 100);
   CHECK(s.score >= 75);
   CHECK_THAT(s.verdict_reason, Catch::Contains("core code"));
-  CHECK(s.hours.low == 1.5);
-  CHECK(s.core_hours.high == 6);
+  CHECK(findings_hours(s).low == 1.5);
+  CHECK(findings_core_hours(s).high == 6);
 }
 
 TEST_CASE("verdict: a core error, or more than a day of core changes, is portable", "[core][score]") {
@@ -428,8 +435,8 @@ TEST_CASE("verdict: the same kernels only under tests/ do not decide it", "[core
   CHECK(s.verdict == Verdict::TpuReady);
   // It still counts, lightly, in the score and fully in the hours.
   CHECK(s.score < 100);
-  CHECK(s.hours.low == 260);
-  CHECK(s.core_hours.low == 0);
+  CHECK(findings_hours(s).low == 260);
+  CHECK(findings_core_hours(s).low == 0);
 }
 
 TEST_CASE("the verdict does not depend on the order of findings", "[core][score]") {
@@ -470,8 +477,8 @@ TEST_CASE("each category's score is the score of its findings alone", "[core][sc
       REQUIRE(own.categories.size() == 1);
       CHECK(c.score == own.score);
       CHECK(c.findings == own.categories[0].findings);
-      CHECK(c.hours.low == own.hours.low);
-      CHECK(c.hours.high == own.hours.high);
+      CHECK(c.hours.low == findings_hours(own).low);
+      CHECK(c.hours.high == findings_hours(own).high);
       counted += c.findings;
     }
     SameLineDuplicates repeats;
@@ -534,6 +541,29 @@ TEST_CASE("native code counts whole: all of it once one native core file is GPU 
   CHECK(p.verdict == Verdict::StayOnGpu);  // 20% with no TPU path, 400 lines
   // Findings in a native file of the core code add no lines of their own (the file counts).
   CHECK(p.tally.core_gpu_lines == 100);
+}
+
+TEST_CASE("effort: the bring-up run is part of every port with core code, and weighs nothing in the score",
+          "[core][score]") {
+  const std::vector<Finding> none;
+  const ScoreSummary empty = compute_score(none, {}, 0);
+  CHECK(empty.bring_up.high == 0);
+  CHECK(empty.hours.high == 0);
+  const ScoreSummary clean = compute_score(none, {}, 500);
+  CHECK(clean.bring_up.low == kBringUp.low);
+  CHECK(clean.bring_up.high == kBringUp.high);
+  CHECK(clean.core_hours.low == kBringUp.low);
+  CHECK(clean.hours.high == kBringUp.high);
+  CHECK(clean.score == 100);
+  CHECK(clean.verdict == Verdict::TpuReady);
+  CHECK(clean.verdict_reason == "no TPU blocker found");
+  // With findings: the same fixed part, on top of theirs; the score and verdict are the findings'.
+  std::vector<Finding> f = {make_finding("TPU201", EffortClass::Medium, "pkg/model.py", {3, 9})};
+  const ScoreSummary some = compute_score(f, {}, 500);
+  CHECK(some.core_hours.low == 3 + kBringUp.low);
+  CHECK(some.core_hours.high == 9 + kBringUp.high);
+  CHECK(some.score == compute_score(f, {}, 0).score);
+  CHECK(some.verdict == compute_score(f, {}, 0).verdict);
 }
 
 TEST_CASE("kernel families: one directory, one name but for the words of a pass", "[core][score]") {

@@ -440,6 +440,14 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
                                              hours_text(out.core_hours.high));
       break;
   }
+  // The reasons above speak of the findings' hours; the effort adds the run that checks the port.
+  if (out.core_lines > 0) {
+    out.bring_up = {C::kBringUpLow, C::kBringUpHigh};
+    out.hours.low += out.bring_up.low;
+    out.hours.high += out.bring_up.high;
+    out.core_hours.low += out.bring_up.low;
+    out.core_hours.high += out.bring_up.high;
+  }
   return out;
 }
 

@@ -131,6 +131,9 @@ struct ScoreSummary {
   double score = 100;     // 0-100, rounded to one decimal
   HoursRange hours;       // porting effort of all the code, tests and examples included
   HoursRange core_hours;  // porting effort of the package's core code: what the verdict weighs
+  // Of both, the fixed part of a port: running the project on a TPU and checking its results against
+  // a GPU run (ScoringConstants::kBringUp*). Scored nothing: the verdict and the score weigh findings.
+  HoursRange bring_up;
   double core_lines = 0;  // lines of core code (FileSummary::code_lines outside auxiliary paths)
   Tally tally;            // what the verdict and score were computed from, with the shares
   Shares shares;
@@ -158,6 +161,10 @@ struct ScoringConstants {
   static constexpr double kBandWidth = 25;
   static constexpr double kTpuReadyScale = 8, kPortableScale = 80, kSignificantScale = 800, kStayOnGpuScale = 8000;
   static constexpr double kStayOnGpuShareWeight = 2;  // per share, GPU-only code's and no-TPU-path code's
+  // Every port of a project with core code ends in a run on a TPU whose loss or metrics are compared
+  // with a GPU run's (a smoke run for TPU-ready code, a parity run after changes): its hours are part
+  // of the effort, whatever the findings.
+  static constexpr double kBringUpLow = 2, kBringUpHigh = 6;
 };
 
 // The summary of `findings` in the core code `code` (build_report gives it the analyzed files).

@@ -19,6 +19,9 @@ std::string effort_text(const ScoreSummary& s, std::string_view dash) {
   std::string core = fmt::format("{:.1f}{}{:.1f} engineer-hours ({:.1f}{}{:.1f} engineer-days) in the core code",
                                  s.core_hours.low, dash, s.core_hours.high, s.core_hours.low / 8, dash,
                                  s.core_hours.high / 8);
+  if (s.bring_up.high > 0)
+    core += fmt::format(", {:g}{}{:g} of them to run it on a TPU and check its results against a GPU run",
+                        s.bring_up.low, dash, s.bring_up.high);
   if (s.hours.low == s.core_hours.low && s.hours.high == s.core_hours.high) return core;
   return fmt::format("{}; {:.1f}{}{:.1f} with tests, examples and benchmarks", core, s.hours.low, dash, s.hours.high);
 }

@@ -129,10 +129,12 @@ void write_json(const ScanReport& report, std::ostream& out) {
   w.member("verdict_reason", s.verdict_reason);
   w.key("effort").begin_object();
   hours_members(w, s.hours);
-  w.member("days_low", round2(s.hours.low / 8)).member("days_high", round2(s.hours.high / 8)).end_object();
+  w.member("days_low", round2(s.hours.low / 8)).member("days_high", round2(s.hours.high / 8));
+  w.member("bring_up_hours_low", s.bring_up.low).member("bring_up_hours_high", s.bring_up.high).end_object();
   w.key("core_effort").begin_object();
   hours_members(w, s.core_hours);
   w.member("days_low", round2(s.core_hours.low / 8)).member("days_high", round2(s.core_hours.high / 8));
+  w.member("bring_up_hours_low", s.bring_up.low).member("bring_up_hours_high", s.bring_up.high);
   w.member("code_lines", s.core_lines);
   w.member("gpu_only_lines", s.shares.gpu_lines).member("no_tpu_path_lines", s.shares.novel_lines).end_object();
   w.key("categories").begin_array();

@@ -163,6 +163,8 @@ void write_sarif(const ScanReport& report, const Registry& registry, const Repor
         {"effort_hours_high", s.hours.high},
         {"core_effort_hours_low", s.core_hours.low},
         {"core_effort_hours_high", s.core_hours.high},
+        {"bring_up_hours_low", s.bring_up.low},
+        {"bring_up_hours_high", s.bring_up.high},
         {"results_total", report.findings.size()},
         {"results_truncated", truncated}}},
   };
