@@ -2,7 +2,9 @@
 // finding of a device-code check in host-side, one-time or evaluation code, or any finding in
 // guarded code, is discounted. Every rule both ways: the context that discounts, and a near
 // miss that does not.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,16 @@ Seen at(const std::vector<Seen>& seen, std::string_view id, uint32_t line) {
   INFO(id << " on line " << line);
   REQUIRE(found != nullptr);
   return *found;
+}
+
+// Each finding of one of `ids` as "ID:line context", with "+discounted" when it is, in report order.
+std::vector<std::string> placed(const std::vector<Seen>& seen, std::initializer_list<std::string_view> ids) {
+  std::vector<std::string> out;
+  for (const Seen& s : seen)
+    if (std::find(ids.begin(), ids.end(), s.id) != ids.end())
+      out.push_back(s.id + ":" + std::to_string(s.line) + " " + std::string(to_string(s.context)) +
+                    (s.discounted ? "+discounted" : ""));
+  return out;
 }
 
 }  // namespace
@@ -352,16 +364,17 @@ TEST_CASE("semantic: a test module is test code by its path; a module named like
   CHECK(at(analyze("pkg/testimony.py", code), "TPU201", 3).context == Context::Unknown);
 }
 
-TEST_CASE("semantic: a branch on an option that is off by default is guarded code; one on by default is not",
+TEST_CASE("semantic: a branch on a backend option that is off by default is guarded code, not one on by default "
+          "nor a model option",
           "[python][semantic]") {
   auto seen = analyze("pkg/diffusion.py",
                       "import torch\n"                                                      // 1
                       "class Diffusion(torch.nn.Module):\n"                                 // 2
-                      "    def __init__(self, net, immiscible=False, fused: bool = True):\n"  // 3
-                      "        self.immiscible = immiscible\n"                              // 4
+                      "    def __init__(self, net, useFlash=False, fused: bool = True):\n"  // 3
+                      "        self.useFlash = useFlash\n"                                  // 4
                       "        self.fused = fused\n"                                        // 5
                       "    def forward(self, x):\n"                                         // 6
-                      "        if self.immiscible:\n"                                       // 7
+                      "        if self.useFlash:\n"                                         // 7
                       "            x = x.cuda()\n"                                          // 8
                       "        if self.fused:\n"                                            // 9
                       "            x = x.cuda()\n"                                          // 10
@@ -381,4 +394,62 @@ TEST_CASE("semantic: a branch on an option that is off by default is guarded cod
   CHECK_FALSE(at(seen, "TPU401", 10).discounted);
   CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
   CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
+  // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere.
+  auto model = analyze("pkg/diffusion.py",
+                       "import torch\n"                                                   // 1
+                       "class Diffusion(torch.nn.Module):\n"                              // 2
+                       "    def __init__(self, net, immiscible=False):\n"                 // 3
+                       "        self.immiscible = immiscible\n"                           // 4
+                       "    def forward(self, x, return_masks=False):\n"                  // 5
+                       "        if self.immiscible:\n"                                    // 6
+                       "            x = torch.nonzero(x)\n"                               // 7
+                       "        y = torch.unique(x) if return_masks else x\n"             // 8
+                       "        if use_custom_op:\n"                                      // 9
+                       "            x = x.cuda()\n"                                       // 10
+                       "        return y\n"                                               // 11
+                       "def export(model, use_custom_op=False):\n"                        // 12
+                       "    if use_custom_op:\n"                                          // 13
+                       "        return model.cuda()\n");                                  // 14
+  // Line 10: `use_custom_op` is no parameter of forward; line 14: words in a row, custom_op.
+  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path", "TPU201:8 hot-path",
+                                                                        "TPU401:10 hot-path", "TPU401:14 guarded+discounted"});
+}
+
+TEST_CASE("semantic: Equinox and Haliax transforms trace the functions they decorate", "[python][semantic]") {
+  // filter_eval_shape (line 12) only traces for shapes: it compiles and runs nothing.
+  const std::string engine =
+      "import equinox as eqx\n"                           // 1
+      "import haliax as hax\n"                            // 2
+      "import jax.numpy as jnp\n"                         // 3
+      "@eqx.filter_jit(donate='all')\n"                   // 4
+      "def free_pages(table, i):\n"                       // 5
+      "    return jnp.nonzero(table)\n"                   // 6
+      "@hax.named_jit\n"                                  // 7
+      "def step(x):\n"                                    // 8
+      "    return jnp.nonzero(x)\n"                       // 9
+      "@eqx.filter_eval_shape\n"                          // 10
+      "def shape_of(x):\n"                                // 11
+      "    return jnp.nonzero(x)\n";                      // 12
+  CHECK(placed(analyze("pkg/engine.py", engine), {"TPU210"}) ==
+        std::vector<std::string>{"TPU210:6 hot-path", "TPU210:9 hot-path", "TPU210:12 unknown"});
+}
+
+TEST_CASE("semantic: a test module by its file name wherever it is, and a benchmark's module-level loop is a loop",
+          "[python][semantic]") {
+  const std::string script =
+      "import torch\n"                                   // 1
+      "x = torch.nonzero(torch.ones(3))\n"               // 2
+      "for n in [1024, 2048]:\n"                         // 3
+      "    q = torch.nonzero(torch.ones(n))\n"           // 4
+      "def helper(a):\n"                                 // 5
+      "    return torch.unique(a)\n";                    // 6
+  for (const char* path : {"benchmarks/cp/test_gdn.py", "test_inference.py", "pkg/ops_test.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) ==
+          std::vector<std::string>{"TPU201:2 test", "TPU201:4 test", "TPU201:6 test"});
+  for (const char* path : {"bench/bench_attn.py", "benchmarks/run.py", "tools/benchmark.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) ==
+          std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 loop", "TPU201:6 unknown"});
+  // Not a benchmark: a sweep script's module-level loop is setup like the rest of its module.
+  CHECK(placed(analyze("scripts/sweep.py", script), {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 one-time+discounted", "TPU201:6 unknown"});
 }

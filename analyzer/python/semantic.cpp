@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/identifier_words.h"
 #include "core/role_vote.h"
 #include "python/imports.h"
 
@@ -17,6 +18,11 @@ bool matches_name_pattern(std::string_view pattern, std::string_view name) {
   if (star_front && star_back) return name.find(core) != std::string_view::npos;
   if (star_front) return name.ends_with(core);
   if (star_back) return name.starts_with(core);
+  // "prefix*suffix": "test_*.py"
+  if (const size_t star = core.find('*'); star != std::string_view::npos) {
+    const std::string_view prefix = core.substr(0, star), suffix = core.substr(star + 1);
+    return name.size() >= prefix.size() + suffix.size() && name.starts_with(prefix) && name.ends_with(suffix);
+  }
   return name == core;
 }
 
@@ -156,7 +162,8 @@ bool is_periodic_condition(Node e) {
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
-      test_module_(module_path_matches(path, facts.test_path_parts)) {}
+      test_module_(module_path_matches(path, facts.test_path_parts)),
+      benchmark_module_(module_path_matches(path, facts.benchmark_path_parts)) {}
 
 namespace {
 
@@ -192,21 +199,34 @@ Node constructor_of_class_of(Node method) {
 // `if use_trt:`, `if self.immiscible:` and their negations: a branch on an option that is off
 // unless the caller turns it on (a parameter defaulting to False, of the enclosing function, or
 // of its class's `__init__` for an attribute of self). The default path runs without it.
-bool is_opt_in(Node condition) {
+std::string_view opt_in_option(Node condition) {
   while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
     condition = condition.named_child(0);
-  if (!condition) return false;
+  if (!condition) return {};
   Node function = condition.tree()->enclosing_function(condition);
-  if (condition.kind() == Kind::Identifier) return opt_in_parameter(function, condition.text());
-  if (condition.kind() != Kind::Attribute) return false;
+  if (condition.kind() == Kind::Identifier)
+    return opt_in_parameter(function, condition.text()) ? condition.text() : std::string_view{};
+  if (condition.kind() != Kind::Attribute) return {};
   Node object = condition.field(Field::Object), attribute = condition.field(Field::Attribute);
-  if (!object || !attribute || object.kind() != Kind::Identifier || object.text() != "self" || !function) return false;
-  return opt_in_parameter(function, attribute.text()) || opt_in_parameter(constructor_of_class_of(function), attribute.text());
+  if (!object || !attribute || object.kind() != Kind::Identifier || object.text() != "self" || !function) return {};
+  const bool opt_in = opt_in_parameter(function, attribute.text()) ||
+                      opt_in_parameter(constructor_of_class_of(function), attribute.text());
+  return opt_in ? attribute.text() : std::string_view{};
+}
+
+bool SemanticModel::names_backend(std::string_view option) const {
+  // "_use_fused_kernel" -> "_use_fused_kernel_": a word, or words in a row ("custom_op"), between underscores.
+  std::string joined = "_";
+  for (const std::string& w : identifier_words(option)) joined += w + "_";
+  return std::any_of(facts_.backend_words.begin(), facts_.backend_words.end(),
+                     [&](const std::string& w) { return joined.find("_" + w + "_") != std::string::npos; });
 }
 
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
-  if (is_opt_in(condition)) return true;
+  // An opt-in option is a guard when it names a GPU or backend concept (`if use_te:`, `if self.fuse:`);
+  // `if self.return_masks:` is a model option, run on a TPU as anywhere.
+  if (std::string_view option = opt_in_option(condition); !option.empty() && names_backend(option)) return true;
   const Tree& tree = *condition.tree();
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);
@@ -296,7 +316,9 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::ForStatement:
       case Kind::WhileStatement: {
         Node body = node.field(Field::Body);
-        loops.push_back({body ? body.span() : node.span(), current_function()});
+        // A benchmark's module-level loop times what it runs, as a training loop does.
+        const int function = current_function();
+        loops.push_back({body ? body.span() : node.span(), function, benchmark_module_ && function < 0});
         open_loops.push_back(int(loops.size() - 1));
         open.push_back({tree.subtree_end(node), -1, int(loops.size() - 1)});
         break;

@@ -19,8 +19,8 @@
 
 namespace tpulint::python {
 
-// Name patterns: "name" exact, "prefix*", "*suffix", "*infix*". Qualified names (transforms,
-// bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
+// Name patterns: "name" exact, "prefix*", "*suffix", "*infix*", "prefix*suffix". Qualified names
+// (transforms, bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
 struct CodeRoleFacts {
   std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
   std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
@@ -40,6 +40,8 @@ struct CodeRoleFacts {
   std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
+  std::vector<std::string> backend_words;       // words (core/identifier_words) of an opt-in option's name that make it a backend guard
+  std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
@@ -47,11 +49,13 @@ struct CodeRoleFacts {
 // equality (`if iteration == 0:`). What it guards in a training loop does not run every step.
 bool is_periodic_condition(Node condition);
 
-// A branch on an option that is off unless the caller turns it on: `if use_trt:`, `if
-// self.immiscible:` (or negated) where the name is a parameter whose default is `False`, of the
-// enclosing function or, for an attribute of self, of its class's `__init__`. What only such a
-// branch runs is guarded code: the default path runs without it.
-bool is_opt_in(Node condition);
+// The name of an option that is off unless the caller turns it on, when `condition` branches on
+// it: `if use_trt:`, `if self.immiscible:` (or negated) where the name is a parameter whose default
+// is `False`, of the enclosing function or, for an attribute of self, of its class's `__init__`;
+// empty otherwise. The model takes what only such a branch runs for guarded code when the name
+// names a GPU or backend concept (`trt`, `fused`, `flash`: CodeRoleFacts::backend_words); a model
+// option (`if self.return_masks:`) is code like any other.
+std::string_view opt_in_option(Node condition);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
@@ -110,6 +114,7 @@ class SemanticModel {
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool is_guard(Node condition) const;
+  bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
   Context caller_role(const CallSite& c) const;
   int innermost_function(uint32_t offset) const;
@@ -118,6 +123,7 @@ class SemanticModel {
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
   bool test_module_ = false;
+  bool benchmark_module_ = false;
   std::vector<Function> functions_;
   std::vector<Class> classes_;
   std::vector<CallSite> calls_;

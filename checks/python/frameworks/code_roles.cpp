@@ -21,6 +21,7 @@ python::CodeRoleFacts load() {
       {"test_function", &facts.test_functions},         {"test_path_part", &facts.test_path_parts},
       {"step_call", &facts.step_calls},                 {"step_receiver_exclusion", &facts.step_receiver_exclusions},
       {"guard_name", &facts.guard_names},               {"build_script", &facts.build_scripts},
+      {"backend_word", &facts.backend_words},           {"benchmark_path_part", &facts.benchmark_path_parts},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
