@@ -224,7 +224,8 @@ TEST_CASE("semantic: host data path by module, by keyword and by dataset class; 
   CHECK(at(seen, "TPU201", 9).context == Context::Unknown);
 }
 
-TEST_CASE("semantic: a loop that calls backward is a training loop whatever its function is named; jitted code is hot",
+TEST_CASE("semantic: a loop that calls backward is a training loop whatever its function is named, what is around it "
+          "is setup, and jitted code is hot",
           "[python][semantic]") {
   auto seen = analyze("pkg/run.py",
                       "import torch\n"                                 // 1
@@ -244,7 +245,10 @@ TEST_CASE("semantic: a loop that calls backward is a training loop whatever its 
   Seen loop = at(seen, "TPU201", 8);
   CHECK(loop.context == Context::Loop);
   CHECK_FALSE(loop.discounted);
-  CHECK(at(seen, "TPU201", 9).context == Context::Unknown);  // after the loop
+  // After the loop, in the function that holds it: teardown, once.
+  Seen after = at(seen, "TPU201", 9);
+  CHECK(after.context == Context::OneTime);
+  CHECK(after.discounted);
   CHECK(at(seen, "TPU210", 11).context == Context::HotPath);
   CHECK(at(seen, "TPU210", 14).context == Context::Unknown);
 }
@@ -333,7 +337,7 @@ TEST_CASE("semantic: a scheduler's step makes no training loop; an optimizer's d
   CHECK(at(seen, "TPU201", 5).context == Context::HotPath);
 }
 
-TEST_CASE("semantic: an environment's step makes no training loop; a periodic branch of one is not the loop",
+TEST_CASE("semantic: an environment's step makes no training loop and a periodic branch of one is not the loop",
           "[python][semantic]") {
   auto seen = analyze("pkg/rollout.py",
                       "import torch\n"                                 // 1
@@ -352,7 +356,7 @@ TEST_CASE("semantic: an environment's step makes no training loop; a periodic br
                       "            report(batch)\n"                    // 14
                       "        torch.nonzero(batch)\n");               // 15
   CHECK(at(seen, "TPU201", 3).context == Context::Unknown);
-  CHECK(at(seen, "TPU201", 5).context == Context::Unknown);
+  CHECK(at(seen, "TPU201", 5).context == Context::OneTime);  // every 100 steps, and no evaluation
   CHECK(at(seen, "TPU201", 15).context == Context::Loop);
 }
 
@@ -452,4 +456,44 @@ TEST_CASE("semantic: a test module by its file name wherever it is, and a benchm
   // Not a benchmark: a sweep script's module-level loop is setup like the rest of its module.
   CHECK(placed(analyze("scripts/sweep.py", script), {"TPU201"}) ==
         std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 one-time+discounted", "TPU201:6 unknown"});
+}
+
+TEST_CASE("semantic: a periodic branch of a training loop that evaluates is evaluation, one that logs is one-time code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/train.py",
+                      "import torch\n"                                           // 1
+                      "def train(model, optimizer, loader, val_every):\n"        // 2
+                      "    for i, batch in enumerate(loader):\n"                 // 3
+                      "        model(batch).backward()\n"                        // 4
+                      "        optimizer.step()\n"                               // 5
+                      "        if divisible_by(i, val_every):\n"                 // 6
+                      "            model.eval()\n"                               // 7
+                      "            with torch.no_grad():\n"                      // 8
+                      "                keep = torch.nonzero(model(batch))\n"     // 9
+                      "        if i % 100 == 0:\n"                               // 10
+                      "            torch.save(torch.nonzero(batch), 'b.pt')\n"   // 11
+                      "        if i % 1000 == 0:\n"                              // 12
+                      "            sample(model, batch)\n"                       // 13
+                      "def sample(model, batch):\n"                              // 14
+                      "    return torch.unique(model(batch))\n");                // 15
+  // Line 15: a function called only from an evaluating branch.
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
+}
+
+TEST_CASE("semantic: a loop that hands the loss and the optimizer to a call is a training loop, a scheduler handed the "
+          "optimizer alone makes none",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/engine.py",
+                      "import torch\n"                                                   // 1
+                      "def train_one_epoch(model, loader, optimizer, loss_scaler):\n"    // 2
+                      "    for x in loader:\n"                                           // 3
+                      "        loss = model(x)\n"                                        // 4
+                      "        loss_scaler(loss, optimizer, parameters=model.parameters())\n"  // 5
+                      "        torch.cuda.synchronize()\n"                               // 6
+                      "def make_schedules(optimizers, steps):\n"                         // 7
+                      "    for optimizer in optimizers:\n"                               // 8
+                      "        sched = CosineAnnealingLR(optimizer, T_max=steps)\n"      // 9
+                      "        keep = torch.nonzero(steps)\n");                          // 10
+  CHECK(placed(seen, {"TPU403", "TPU201"}) == std::vector<std::string>{"TPU403:6 loop", "TPU201:10 unknown"});
 }

@@ -102,6 +102,13 @@ bool step_like_name(Node n) {
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
+// `validate_every`, `log_freq`, `eval_interval`: a name of a period in steps.
+bool period_like_name(Node n) {
+  const std::string name = lower(last_name_of(n));
+  return name.find("every") != std::string::npos || name.find("freq") != std::string::npos ||
+         name.find("interval") != std::string::npos;
+}
+
 // Whether a guard's condition is negated, so that its guarded path is the other branch
 // (`if not HAS_APEX:`, `if fused is None:`).
 bool negated(Node condition) {
@@ -142,7 +149,7 @@ bool is_periodic_condition(Node e) {
     if (n.kind() == Kind::Call) {
       auto args = call_arguments(n);
       for (Node a : args.positional)
-        if (step_like_name(a)) return true;
+        if (step_like_name(a) || period_like_name(a)) return true;
     }
     // `if iteration == 0:`, `if step == last_step:`: one step of many.
     if (n.type() == "comparison_operator") {
@@ -327,10 +334,24 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         const int caller = current_function();
         std::string_view last = last_name_of(node.field(Field::Function));
         if (!last.empty()) calls_.push_back({caller, std::string(last), node.span().begin});
-        if (any_name(facts_.step_calls, last) && !steps_a_schedule(node))
+        CallArguments args = call_arguments(node);
+        // A step, or a call handed the loss and the optimizer (`loss_scaler(loss, optimizer)`,
+        // `amp.scale_loss(loss, optimizer)`); not a scheduler handed the optimizer alone.
+        bool steps = any_name(facts_.step_calls, last) && !steps_a_schedule(node);
+        if (!steps) {
+          bool optimizer = false, loss = false;
+          auto see = [&](std::string_view name) {
+            const std::string n = lower(name);
+            optimizer = optimizer || any_name(facts_.optimizer_names, n);
+            loss = loss || any_name(facts_.loss_names, n);
+          };
+          for (Node a : args.positional) see(last_name_of(a));
+          for (const auto& [keyword, value] : args.keywords) see(last_name_of(value));
+          steps = optimizer && loss;
+        }
+        if (steps)
           for (int l : open_loops)
             if (loops[l].function == caller) loops[l].training = true;
-        CallArguments args = call_arguments(node);
         const auto& callee = ctx.qualified_name(node.field(Field::Function));
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
@@ -345,7 +366,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           for (uint32_t i = 0; i < body.named_child_count(); ++i)
             if (body.named_child(i).kind() == Kind::RaiseStatement) add_required(node.field(Field::Condition));
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
-          if (Node body = node.field(Field::Consequence)) periodic_.push_back(body.span());
+          if (Node body = node.field(Field::Consequence)) periodic_.push_back({body.span(), evaluates(body)});
         bool guard = is_guard(node.field(Field::Condition));
         for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
           if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
@@ -415,8 +436,19 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
     }
   }
   for (const Loop& l : loops)
-    if (l.training) training_loops_.push_back(l.body);
+    if (l.training) {
+      training_loops_.push_back(l.body);
+      if (l.function >= 0) functions_[l.function].training_loop = true;
+    }
   for (size_t i = first_function; i < functions_.size(); ++i) functions_[i].own = own_role(functions_[i], decorators[i - first_function]);
+}
+
+bool SemanticModel::evaluates(Node block) const {
+  const Tree& tree = *block.tree();
+  for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id)
+    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name_of(n.field(Field::Function)))))
+      return true;
+  return false;
 }
 
 Context SemanticModel::own_role(const Function& f, const std::vector<std::string>& decorators) const {
@@ -444,6 +476,7 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
 Context SemanticModel::caller_role(const CallSite& c) const {
   if (c.in_training_loop) return Context::HotPath;
   if (c.guarded) return Context::Guarded;
+  if (c.branch != Context::Unknown) return c.branch;
   if (c.caller < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[c.caller].role;
 }
@@ -461,12 +494,13 @@ void SemanticModel::finish() {
   for (Guard& g : guards_)
     for (std::string_view name : g.fallback_names)
       if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
-  // Handed to a tracing transform or to a host keyword anywhere in the file.
-  for (Function& f : functions_)
-    if (f.own == Context::Unknown) f.own = handed_role(f.name);
+  give_own_roles();
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
-    for (CallSite& c : calls_) c.in_training_loop = in_training_loop(c.at);
+    for (CallSite& c : calls_) {
+      c.in_training_loop = in_training_loop(c.at);
+      c.branch = periodic_role(c.at);
+    }
   if (!guards_.empty())
     for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at, false);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
@@ -495,8 +529,27 @@ void SemanticModel::finish() {
   }
 }
 
+void SemanticModel::give_own_roles() {
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown) continue;
+    // Handed to a tracing transform or to a host keyword anywhere in the file.
+    f.own = handed_role(f.name);
+    // What a function holding a training loop runs outside it is setup and teardown, once.
+    if (f.own == Context::Unknown && f.training_loop) f.own = Context::OneTime;
+  }
+}
+
 bool SemanticModel::in_training_loop(uint32_t offset) const {
-  return in_any(training_loops_, offset) && !in_any(periodic_, offset);
+  if (!in_any(training_loops_, offset)) return false;
+  return std::none_of(periodic_.begin(), periodic_.end(), [&](const Periodic& p) { return p.body.begin <= offset && offset < p.body.end; });
+}
+
+Context SemanticModel::periodic_role(uint32_t offset) const {
+  const Periodic* inner = nullptr;
+  for (const Periodic& p : periodic_)
+    if (p.body.begin <= offset && offset < p.body.end && (!inner || p.body.begin >= inner->body.begin)) inner = &p;
+  if (!inner || !in_any(training_loops_, inner->body.begin)) return Context::Unknown;
+  return inner->evaluates ? Context::Eval : Context::OneTime;
 }
 
 bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) {
@@ -575,6 +628,7 @@ Context SemanticModel::context_at(uint32_t offset) const {
 Context SemanticModel::role_at(uint32_t offset) const {
   if (test_module_) return Context::Test;
   if (in_training_loop(offset)) return Context::Loop;
+  if (Context branch = periodic_role(offset); branch != Context::Unknown) return branch;
   const int f = innermost_function(offset);
   if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
   return functions_[f].role;

@@ -42,11 +42,15 @@ struct CodeRoleFacts {
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
   std::vector<std::string> backend_words;       // words (core/identifier_words) of an opt-in option's name that make it a backend guard
   std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
+  std::vector<std::string> eval_calls;          // calls that make a periodic branch of a training loop an evaluation
+  std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
+  std::vector<std::string> loss_names;
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
-// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
-// equality (`if iteration == 0:`). What it guards in a training loop does not run every step.
+// a helper about the step counter or a period (`if u.itstime(step, log_every):`,
+// `if divisible_by(i, validate_every):`), or compares the counter for equality (`if iteration == 0:`).
+// What it guards in a training loop does not run every step.
 bool is_periodic_condition(Node condition);
 
 // The name of an option that is off unless the caller turns it on, when `condition` branches on
@@ -99,6 +103,7 @@ class SemanticModel {
     int class_index = -1;   // the class it is a method of
     Context own = Context::Unknown;
     Context role = Context::Unknown;
+    bool training_loop = false;  // holds a training loop
   };
   struct Class {
     std::string name;
@@ -110,15 +115,23 @@ class SemanticModel {
     uint32_t at = 0;  // its start byte
     bool in_training_loop = false;  // set by finish()
     bool guarded = false;           // set by finish()
+    Context branch = Context::Unknown;  // set by finish(): the role of the periodic branch of a training loop it is in
+  };
+  // A branch that runs once every N steps (`if step % 100 == 0:`), and whether it evaluates.
+  struct Periodic {
+    ByteSpan body;
+    bool evaluates = false;
   };
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool is_guard(Node condition) const;
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
+  bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;
   int innermost_function(uint32_t offset) const;
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
+  void give_own_roles();  // finish(): the roles a function has of its own, beyond its name
 
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
@@ -130,8 +143,11 @@ class SemanticModel {
   std::vector<std::string> traced_names_;  // functions handed to a tracing transform
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
-  std::vector<ByteSpan> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  std::vector<Periodic> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
   bool in_training_loop(uint32_t offset) const;  // and not in a periodic branch of it
+  // The role of the periodic branch of a training loop at `offset`: evaluation when it evaluates,
+  // else one-time code; Unknown when `offset` is in none.
+  Context periodic_role(uint32_t offset) const;
   // A guarded branch, or try body of an optional import, with its alternatives: the names each
   // path reads (sorted), to tell a use only one path makes.
   struct Guard {
