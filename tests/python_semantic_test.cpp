@@ -360,6 +360,29 @@ TEST_CASE("semantic: an environment's step makes no training loop and a periodic
   CHECK(at(seen, "TPU201", 15).context == Context::Loop);
 }
 
+TEST_CASE("semantic: a periodic branch of a training loop that evaluates is evaluation, one that logs is one-time code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/train.py",
+                      "import torch\n"                                           // 1
+                      "def train(model, optimizer, loader, val_every):\n"        // 2
+                      "    for i, batch in enumerate(loader):\n"                 // 3
+                      "        model(batch).backward()\n"                        // 4
+                      "        optimizer.step()\n"                               // 5
+                      "        if divisible_by(i, val_every):\n"                 // 6
+                      "            model.eval()\n"                               // 7
+                      "            with torch.no_grad():\n"                      // 8
+                      "                keep = torch.nonzero(model(batch))\n"     // 9
+                      "        if i % 100 == 0:\n"                               // 10
+                      "            torch.save(torch.nonzero(batch), 'b.pt')\n"   // 11
+                      "        if i % 1000 == 0:\n"                              // 12
+                      "            sample(model, batch)\n"                       // 13
+                      "def sample(model, batch):\n"                              // 14
+                      "    return torch.unique(model(batch))\n");                // 15
+  // Line 15: a function called only from an evaluating branch.
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
+}
+
 TEST_CASE("semantic: a test module is test code by its path; a module named like one is not", "[python][semantic]") {
   const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
   CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);
@@ -419,6 +442,85 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
                                                                         "TPU401:10 hot-path", "TPU401:14 guarded+discounted"});
 }
 
+TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/data/loaders.py",
+                      "import torch\n"                                                     // 1
+                      "import tensorflow as tf\n"                                          // 2
+                      "from torch.utils.data import DataLoader, Dataset\n"                 // 3
+                      "def create_loader(ds, weighted):\n"                                 // 4
+                      "    keep = torch.nonzero(ds.sizes)\n"                                // 5
+                      "    loader = DataLoader if weighted else InfiniteLoader\n"           // 6
+                      "    return loader(ds)\n"                                             // 7
+                      "class InfiniteLoader(DataLoader):\n"                                 // 8
+                      "    pass\n"                                                          // 9
+                      "class Items(Dataset):\n"                                             // 10
+                      "    def get(self, i):\n"                                             // 11
+                      "        return torch.nonzero(self.x[i])\n"                           // 12
+                      "def crop(x):\n"                                                      // 13
+                      "    return torch.nonzero(x)\n"                                       // 14
+                      "def make_pipeline(x):\n"                                             // 15
+                      "    def parse(e):\n"                                                 // 16
+                      "        return torch.nonzero(e)\n"                                   // 17
+                      "    keep = torch.nonzero(x)\n"                                       // 18
+                      "    return tf.data.Dataset.from_tensor_slices(x).map(parse).batch(2)\n");  // 19
+  // The builders (5, 18) are setup; the dataset (12), a helper of no loader (14) and the
+  // pipeline's map function (17) are the module's host code.
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:5 one-time+discounted", "TPU201:12 host+discounted", "TPU201:14 host+discounted",
+                                 "TPU201:17 host+discounted", "TPU201:18 one-time+discounted"});
+  // Outside a host module, a function that builds a loader has no role of its own from it.
+  auto script = analyze("pkg/run.py",
+                        "import torch\n"
+                        "from torch.utils.data import DataLoader\n"
+                        "def create_loader(ds):\n"
+                        "    keep = torch.nonzero(ds.sizes)\n"
+                        "    return DataLoader(ds)\n");
+  CHECK(placed(script, {"TPU201"}) == std::vector<std::string>{"TPU201:4 unknown"});
+}
+
+TEST_CASE("semantic: an evaluation or inference script's code of no other role is evaluation", "[python][semantic]") {
+  const std::string script =
+      "import torch\n"                                   // 1
+      "def process_batch(det, labels):\n"                // 2
+      "    return torch.nonzero(det == labels)\n"        // 3
+      "def run(model, data):\n"                          // 4
+      "    for x in data:\n"                             // 5
+      "        process_batch(model(x), x)\n"             // 6
+      "def unused_metric(a):\n"                          // 7
+      "    return torch.unique(a)\n"                     // 8
+      "run(None, [])\n";                                 // 9
+  // A top-level function its file does not call (8) takes its role from the modules that do.
+  const std::vector<std::string> evaluation{"TPU201:3 eval+discounted", "TPU201:8 unknown"};
+  for (const char* path : {"pkg/val_dual.py", "segment/predict.py", "detect.py", "pkg/metrics.py", "tools/vis_utils.py",
+                           "utils/loggers/comet/__init__.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) == evaluation);
+  // Named like one but not one: a values module, a detector, a vision model; and a test.
+  const std::vector<std::string> script_code{"TPU201:3 one-time+discounted", "TPU201:8 unknown"};
+  for (const char* path : {"pkg/values.py", "pkg/detector.py", "pkg/vision.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) == script_code);
+  CHECK(placed(analyze("pkg/test_val.py", script), {"TPU201"}) == std::vector<std::string>{"TPU201:3 test", "TPU201:8 test"});
+}
+
+TEST_CASE("semantic: a function that launches a kernel of its file is the hot path, a subscripted call of anything else is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/ops.py",
+                      "import torch\n"                                    // 1
+                      "import triton\n"                                   // 2
+                      "@triton.jit\n"                                     // 3
+                      "def add_kernel(x, n):\n"                           // 4
+                      "    pass\n"                                        // 5
+                      "def add(x):\n"                                     // 6
+                      "    keep = torch.nonzero(x)\n"                     // 7
+                      "    add_kernel[(1,)](x, 4)\n"                      // 8
+                      "    return x\n"                                    // 9
+                      "def pick(table, x):\n"                             // 10
+                      "    keep = torch.nonzero(x)\n"                     // 11
+                      "    return table[0](x)\n");                        // 12
+  CHECK(placed(seen, {"TPU201", "TPU112"}) ==
+        std::vector<std::string>{"TPU201:7 hot-path", "TPU112:8 hot-path", "TPU201:11 unknown"});
+}
+
 TEST_CASE("semantic: Equinox and Haliax transforms trace the functions they decorate", "[python][semantic]") {
   // filter_eval_shape (line 12) only traces for shapes: it compiles and runs nothing.
   const std::string engine =
@@ -458,27 +560,57 @@ TEST_CASE("semantic: a test module by its file name wherever it is, and a benchm
         std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 one-time+discounted", "TPU201:6 unknown"});
 }
 
-TEST_CASE("semantic: a periodic branch of a training loop that evaluates is evaluation, one that logs is one-time code",
+TEST_CASE("semantic: a module-level import takes the most demanding context of its names' uses", "[python][semantic]") {
+  auto seen = analyze("pkg/kernels.py",
+                      "import torch\n"                                     // 1
+                      "import triton\n"                                    // 2
+                      "import pynvml\n"                                    // 3
+                      "import cupy\n"                                      // 4
+                      "import GPUtil\n"                                    // 5
+                      "@triton.jit\n"                                      // 6
+                      "def add_kernel(x):\n"                               // 7
+                      "    pass\n"                                         // 8
+                      "def parse_args():\n"                                // 9
+                      "    return pynvml.nvmlInit()\n"                     // 10
+                      "def helper(x):\n"                                   // 11
+                      "    return cupy.asarray(x)\n");                     // 12
+  // triton: the kernel's decorator; pynvml: argument parsing only; cupy: a helper of no known
+  // role; GPUtil: not used, module-level code.
+  CHECK(placed(seen, {"TPU501"}) ==
+        std::vector<std::string>{"TPU501:2 hot-path", "TPU501:3 one-time", "TPU501:4 unknown", "TPU501:5 one-time"});
+}
+
+TEST_CASE("semantic: an optional import whose None fallback the file refuses is not guarded, one with a fallback is",
           "[python][semantic]") {
-  auto seen = analyze("pkg/train.py",
-                      "import torch\n"                                           // 1
-                      "def train(model, optimizer, loader, val_every):\n"        // 2
-                      "    for i, batch in enumerate(loader):\n"                 // 3
-                      "        model(batch).backward()\n"                        // 4
-                      "        optimizer.step()\n"                               // 5
-                      "        if divisible_by(i, val_every):\n"                 // 6
-                      "            model.eval()\n"                               // 7
-                      "            with torch.no_grad():\n"                      // 8
-                      "                keep = torch.nonzero(model(batch))\n"     // 9
-                      "        if i % 100 == 0:\n"                               // 10
-                      "            torch.save(torch.nonzero(batch), 'b.pt')\n"   // 11
-                      "        if i % 1000 == 0:\n"                              // 12
-                      "            sample(model, batch)\n"                       // 13
-                      "def sample(model, batch):\n"                              // 14
-                      "    return torch.unique(model(batch))\n");                // 15
-  // Line 15: a function called only from an evaluating branch.
-  CHECK(placed(seen, {"TPU201"}) ==
-        std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
+  const std::string refused =
+      "import torch\n"                                                   // 1
+      "try:\n"                                                           // 2
+      "    from flash_attn import flash_attn_func\n"                     // 3
+      "except ImportError:\n"                                            // 4
+      "    flash_attn_func = None\n"                                     // 5
+      "class Attention(torch.nn.Module):\n"                              // 6
+      "    def forward(self, q):\n"                                      // 7
+      "        if flash_attn_func is None:\n"                            // 8
+      "            raise ImportError('pip install flash-attn')\n"        // 9
+      "        return flash_attn_func(q, q, q)\n";                       // 10
+  CHECK(placed(analyze("pkg/attn.py", refused), {"TPU501"}) == std::vector<std::string>{"TPU501:3 hot-path"});
+  // The same file with a fallback path where the library is missing.
+  std::string fallback = refused;
+  const std::string raise = "raise ImportError('pip install flash-attn')";
+  fallback.replace(fallback.find(raise), raise.size(), "return torch.softmax(q @ q.T, -1) @ q");
+  CHECK(placed(analyze("pkg/attn.py", fallback), {"TPU501"}) == std::vector<std::string>{"TPU501:3 guarded+discounted"});
+  // A flag that one feature asserts (`assert HAVE_FLASH`) is no None fallback: the rest of the
+  // module branches on it, and the import stays guarded.
+  const std::string flag =
+      "try:\n"                                                           // 1
+      "    import flash_attn\n"                                          // 2
+      "    HAVE_FLASH = True\n"                                          // 3
+      "except ImportError:\n"                                            // 4
+      "    HAVE_FLASH = False\n"                                         // 5
+      "def grouped_gemm(x):\n"                                           // 6
+      "    assert HAVE_FLASH, 'pip install flash-attn'\n"                // 7
+      "    return flash_attn.gemm(x)\n";                                 // 8
+  CHECK(placed(analyze("pkg/attn.py", flag), {"TPU501"}) == std::vector<std::string>{"TPU501:2 guarded+discounted"});
 }
 
 TEST_CASE("semantic: a loop that hands the loss and the optimizer to a call is a training loop, a scheduler handed the "

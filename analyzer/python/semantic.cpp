@@ -75,6 +75,20 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
   return false;
 }
 
+// The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
+std::string first_word_of_file_name(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  if (name.ends_with(".py")) name.remove_suffix(3);
+  std::vector<std::string> words = identifier_words(name);
+  return words.empty() ? std::string() : words.front();
+}
+
+// Whether a module's directories (not its file name) match one of `parts`.
+bool module_directory_matches(std::string_view path, const std::vector<std::string>& parts) {
+  const size_t slash = path.rfind('/');
+  return slash != std::string_view::npos && module_path_matches(path.substr(0, slash), parts);
+}
+
 // Whether a try statement with this handler makes an optional dependency: the handler catches a
 // failed import and does not raise again, and it names ImportError, or the body imports (a bare
 // `except:` or `except Exception:` around other code is error handling, not a guard).
@@ -170,6 +184,8 @@ SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
       test_module_(module_path_matches(path, facts.test_path_parts)),
+      eval_module_(any_name(facts.eval_module_words, first_word_of_file_name(path)) ||
+                   module_directory_matches(path, facts.eval_path_parts)),
       benchmark_module_(module_path_matches(path, facts.benchmark_path_parts)) {}
 
 namespace {
@@ -268,8 +284,30 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   std::vector<int> open_loops;
   std::vector<std::vector<std::string>> decorators;
   const size_t first_function = functions_.size();
-  for (const ImportBinding& b : ctx.imports().bindings())
+  for (const ImportBinding& b : ctx.imports().bindings()) {
     if (b.guarded) optional_names_.insert(b.local);
+    // A module-level import: placed by the uses of the names it binds (place_module_imports).
+    if (!b.statement || b.statement.tree() != &tree || tree.enclosing_function(b.statement)) continue;
+    const ByteSpan span = b.statement.span();
+    auto it = std::find_if(module_imports_.begin(), module_imports_.end(),
+                           [&](const ModuleImport& m) { return m.statement.begin == span.begin; });
+    if (it == module_imports_.end()) it = module_imports_.insert(module_imports_.end(), ModuleImport{span, {}, {}});
+    it->names.push_back(b.local);
+    import_uses_.try_emplace(b.local);
+  }
+  // The module's classes deriving from a data loader, wherever the file names them.
+  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
+    Node cls = tree.root().named_child(i);
+    if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
+    if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
+    for (uint32_t k = 0; k < cls.named_child_count(); ++k) {
+      Node bases = cls.named_child(k);
+      if (bases.type() != "argument_list") continue;
+      for (uint32_t b = 0; b < bases.named_child_count(); ++b)
+        if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts_.loader_classes, *q))
+          loader_class_names_.emplace_back(cls.field(Field::Name).text());
+    }
+  }
   auto current_function = [&] {
     for (auto it = open.rbegin(); it != open.rend(); ++it)
       if (it->function >= 0) return it->function;
@@ -352,7 +390,12 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (steps)
           for (int l : open_loops)
             if (loops[l].function == caller) loops[l].training = true;
-        const auto& callee = ctx.qualified_name(node.field(Field::Function));
+        Node function = node.field(Field::Function);
+        if (function && function.kind() == Kind::Subscript)
+          if (Node kernel = function.field(Field::Value); kernel && kernel.kind() == Kind::Identifier)
+            launches_.push_back({caller, std::string(kernel.text())});
+        const auto& callee = ctx.qualified_name(function);
+        if (callee && caller >= 0 && any_qualified(facts_.loader_classes, *callee)) functions_[caller].builds_loader = true;
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords)
@@ -408,7 +451,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           if (is_optional_import(node, handler)) {
             // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
             // optional library is there: a branch on them is a guard.
-            bool imports = false;
+            bool imports = false, only_none = true;
             std::vector<std::string_view> bound;
             for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
               Node a(&tree, k);
@@ -417,12 +460,15 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
               if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier) {
                 optional_names_.insert(std::string(left.text()));
                 bound.push_back(left.text());
+                Node right = a.field(Field::Right);
+                only_none = only_none && right && right.type() == "none";
               }
             }
             // Whether the handler's names are a fallback is known once the whole file is seen.
             if (Node body = node.field(Field::Body)) {
               add_guard(body.span(), {body, handler}, {imports, false});
               guards_.back().fallback_names = std::move(bound);
+              guards_.back().none_only = only_none && !imports;
             }
             break;
           }
@@ -431,7 +477,29 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::AssertStatement:
         add_required(node);
         break;
+      case Kind::Identifier: {
+        if (!ctx.imports().binds(node.text()) && loader_class_names_.empty()) break;
+        Node up = node.parent();
+        if (up && (up.kind() == Kind::DottedName || up.kind() == Kind::AliasedImport)) break;  // the import itself
+        if (up && up.kind() == Kind::Attribute && up.field(Field::Attribute) == node) break;    // `x.name`
+        if (auto it = import_uses_.find(std::string(node.text())); it != import_uses_.end())
+          it->second.push_back(node.span().begin);
+        // `loader = DataLoader if weighted else InfiniteDataLoader`
+        const int function = current_function();
+        if (function < 0) break;
+        const bool local = std::find(loader_class_names_.begin(), loader_class_names_.end(), node.text()) !=
+                           loader_class_names_.end();
+        if (local) {
+          functions_[function].builds_loader = true;
+        } else if (ctx.imports().binds(node.text())) {
+          const auto& q = ctx.qualified_name(node);
+          if (q && any_qualified(facts_.loader_classes, *q)) functions_[function].builds_loader = true;
+        }
+        break;
+      }
       default:
+        if (node.type() == "return_statement" && node.named_child_count() > 0)
+          if (const int function = current_function(); function >= 0) functions_[function].returns = true;
         break;
     }
   }
@@ -440,7 +508,12 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       training_loops_.push_back(l.body);
       if (l.function >= 0) functions_[l.function].training_loop = true;
     }
-  for (size_t i = first_function; i < functions_.size(); ++i) functions_[i].own = own_role(functions_[i], decorators[i - first_function]);
+  for (size_t i = first_function; i < functions_.size(); ++i) {
+    Function& f = functions_[i];
+    f.own = own_role(f, decorators[i - first_function]);
+    f.traced = std::any_of(decorators[i - first_function].begin(), decorators[i - first_function].end(),
+                           [&](const std::string& d) { return any_qualified(facts_.tracing_transforms, d); });
+  }
 }
 
 bool SemanticModel::evaluates(Node block) const {
@@ -477,9 +550,11 @@ Context SemanticModel::caller_role(const CallSite& c) const {
   if (c.in_training_loop) return Context::HotPath;
   if (c.guarded) return Context::Guarded;
   if (c.branch != Context::Unknown) return c.branch;
-  if (c.caller < 0) return host_module_ ? Context::Host : Context::OneTime;
+  if (c.caller < 0) return module_role();
   return functions_[c.caller].role;
 }
+
+Context SemanticModel::module_role() const { return host_module_ ? Context::Host : Context::OneTime; }
 
 void SemanticModel::add_required(Node n) {
   if (!n) return;
@@ -489,11 +564,17 @@ void SemanticModel::add_required(Node n) {
 }
 
 void SemanticModel::finish() {
-  // An optional import's handler binds a fallback when one of its names is not required
-  // elsewhere in the file (asserted, or raised on when missing).
+  // An optional import's handler binds a fallback (`fused = None`, `HAS_APEX = False`) when one of
+  // its names is not required elsewhere in the file (asserted, or raised on when missing). A
+  // handler that binds only None, one of whose names the file requires (`flash_attn_func = None`
+  // and `if flash_attn_func is None: raise ImportError(...)`), binds no fallback: the code cannot
+  // run without the library, and the import is no guard.
   for (Guard& g : guards_)
-    for (std::string_view name : g.fallback_names)
+    for (std::string_view name : g.fallback_names) {
       if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
+      else if (g.none_only) g.refused = true;
+    }
+  guards_.erase(std::remove_if(guards_.begin(), guards_.end(), [](const Guard& g) { return g.refused; }), guards_.end());
   give_own_roles();
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
@@ -517,7 +598,11 @@ void SemanticModel::finish() {
       if (auto it = calls_of.find(f.name); it != calls_of.end())
         for (const CallSite* c : it->second)
           if (c->caller != int(i)) vote.take(caller_role(*c));
-      if (f.parent >= 0) vote.take(functions_[f.parent].role);
+      if (f.parent >= 0) {
+        // What a data loader's builder defines inside is its pipeline (`dataset.map(parse)`).
+        const Function& parent = functions_[f.parent];
+        vote.take(parent.builds_loader && parent.own == Context::OneTime && host_module_ ? Context::Host : parent.role);
+      }
       Context role = vote.role();
       if (role == Context::Unknown && host_module_) role = Context::Host;
       if (role != f.role) {
@@ -527,6 +612,8 @@ void SemanticModel::finish() {
     }
     if (!changed) break;
   }
+  if (eval_module_) default_eval_roles();
+  place_module_imports();
 }
 
 void SemanticModel::give_own_roles() {
@@ -534,8 +621,66 @@ void SemanticModel::give_own_roles() {
     if (f.own != Context::Unknown) continue;
     // Handed to a tracing transform or to a host keyword anywhere in the file.
     f.own = handed_role(f.name);
+  }
+  // A function that launches a kernel of the file (`kernel[grid](...)`, `kernel` decorated with a
+  // tracing transform: `@triton.jit`) runs it on the hot path.
+  for (const Launch& l : launches_) {
+    if (l.caller < 0 || functions_[l.caller].own != Context::Unknown) continue;
+    const bool kernel = std::any_of(functions_.begin(), functions_.end(), [&](const Function& k) {
+      return k.traced && k.parent < 0 && k.class_index < 0 && k.name == l.kernel;
+    });
+    if (kernel) functions_[l.caller].own = Context::HotPath;
+  }
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown) continue;
     // What a function holding a training loop runs outside it is setup and teardown, once.
-    if (f.own == Context::Unknown && f.training_loop) f.own = Context::OneTime;
+    if (f.training_loop) f.own = Context::OneTime;
+    // A host module's top-level function that builds a data loader or input pipeline and returns
+    // it is setup (`create_dataloader`); the Dataset, its transforms and collate stay host code.
+    else if (host_module_ && f.builds_loader && f.returns && f.parent < 0 && f.class_index < 0)
+      f.own = Context::OneTime;
+  }
+}
+
+void SemanticModel::default_eval_roles() {
+  // An evaluation or inference module's code of no role of its own is evaluation, though a script's
+  // module level calls it (`run(**vars(opt))`); but a top-level function the file does not call
+  // takes its role from the modules that do (core/project_links), as a metric a loss uses.
+  std::unordered_set<std::string_view> called;
+  for (const CallSite& c : calls_)
+    if (c.caller < 0 || functions_[c.caller].name != c.callee) called.insert(c.callee);
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown || (f.role != Context::Unknown && f.role != Context::OneTime)) continue;
+    if (f.parent < 0 && f.class_index < 0 && !called.contains(f.name)) continue;
+    f.role = Context::Eval;
+  }
+}
+
+void SemanticModel::place_module_imports() {
+  // The most demanding context of the uses of the names an import binds: `import triton` in a
+  // module of kernels is the hot path's, an import only `main()` uses is one-time code.
+  auto rank = [](Context c) {
+    switch (c) {
+      case Context::HotPath: return 5;
+      case Context::Loop: return 4;
+      case Context::Host: return 3;
+      case Context::Eval: return 2;
+      case Context::OneTime: return 1;
+      default: return 0;
+    }
+  };
+  for (ModuleImport& m : module_imports_) {
+    Context best = Context::Unknown;
+    bool unknown = false;  // a use in code of no known role
+    for (const std::string& name : m.names)
+      for (uint32_t at : import_uses_[name]) {
+        const Context c = role_at(at);
+        unknown = unknown || c == Context::Unknown;
+        if (rank(c) > rank(best)) best = c;
+      }
+    // Code of no known role, and one-time code at most: unknown, as a helper's callers make it.
+    m.used = unknown || best != Context::Unknown;
+    m.context = rank(best) <= rank(Context::OneTime) && unknown ? Context::Unknown : best;
   }
 }
 
@@ -630,8 +775,10 @@ Context SemanticModel::role_at(uint32_t offset) const {
   if (in_training_loop(offset)) return Context::Loop;
   if (Context branch = periodic_role(offset); branch != Context::Unknown) return branch;
   const int f = innermost_function(offset);
-  if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
-  return functions_[f].role;
+  if (f >= 0) return functions_[f].role;
+  for (const ModuleImport& m : module_imports_)
+    if (m.statement.begin <= offset && offset < m.statement.end && m.used) return m.context;
+  return module_role();
 }
 
 std::vector<SemanticModel::TopLevelFunction> SemanticModel::top_level_functions() const {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,8 +42,11 @@ struct CodeRoleFacts {
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
   std::vector<std::string> backend_words;       // words (core/identifier_words) of an opt-in option's name that make it a backend guard
-  std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
+  std::vector<std::string> loader_classes;      // data loaders and input pipelines (qualified): a host module's function building one is setup
+  std::vector<std::string> eval_module_words;   // the first word of the file name of an evaluation or inference module
+  std::vector<std::string> eval_path_parts;     // a module under such a directory is evaluation code (loggers)
   std::vector<std::string> eval_calls;          // calls that make a periodic branch of a training loop an evaluation
+  std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
   std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
   std::vector<std::string> loss_names;
 };
@@ -103,7 +107,10 @@ class SemanticModel {
     int class_index = -1;   // the class it is a method of
     Context own = Context::Unknown;
     Context role = Context::Unknown;
+    bool traced = false;         // decorated with a tracing transform (`@jax.jit`, `@triton.jit`)
     bool training_loop = false;  // holds a training loop
+    bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
+    bool returns = false;        // returns a value
   };
   struct Class {
     std::string name;
@@ -117,10 +124,21 @@ class SemanticModel {
     bool guarded = false;           // set by finish()
     Context branch = Context::Unknown;  // set by finish(): the role of the periodic branch of a training loop it is in
   };
+  struct Launch {
+    int caller = -1;
+    std::string kernel;  // `kernel[grid](...)`
+  };
   // A branch that runs once every N steps (`if step % 100 == 0:`), and whether it evaluates.
   struct Periodic {
     ByteSpan body;
     bool evaluates = false;
+  };
+  // A module-level import statement, the names it binds, and the context of their uses.
+  struct ModuleImport {
+    ByteSpan statement;
+    std::vector<std::string> names;
+    Context context = Context::Unknown;  // set by finish()
+    bool used = false;                   // set by finish(): a use places it
   };
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
@@ -129,21 +147,29 @@ class SemanticModel {
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
   bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;
+  Context module_role() const;             // of module-level code
   int innermost_function(uint32_t offset) const;
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
-  void give_own_roles();  // finish(): the roles a function has of its own, beyond its name
+  void give_own_roles();       // finish(): the roles a function has of its own, beyond its name
+  void default_eval_roles();   // finish(): an evaluation module's code of no other role
+  void place_module_imports(); // finish(): ModuleImport::context
 
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
   bool test_module_ = false;
+  bool eval_module_ = false;
   bool benchmark_module_ = false;
   std::vector<Function> functions_;
   std::vector<Class> classes_;
   std::vector<CallSite> calls_;
+  std::vector<Launch> launches_;
+  std::vector<std::string> loader_class_names_;  // the file's classes deriving from a data loader
   std::vector<std::string> traced_names_;  // functions handed to a tracing transform
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
   std::vector<Periodic> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  std::vector<ModuleImport> module_imports_;
+  std::unordered_map<std::string, std::vector<uint32_t>> import_uses_;  // where the names module_imports_ bind are used
   bool in_training_loop(uint32_t offset) const;  // and not in a periodic branch of it
   // The role of the periodic branch of a training loop at `offset`: evaluation when it evaluates,
   // else one-time code; Unknown when `offset` is in none.
@@ -161,9 +187,13 @@ class SemanticModel {
     // missing (a library's PyTorch and JAX halves), not a module the project can run without.
     std::vector<bool> taken;
     bool condition_taken = false;  // the condition itself (`if x.is_cuda and _init():`)
-    // An optional import's: the names its handler binds (`fused = None`), a fallback unless the
-    // file requires them (`assert fused is not None`, `if fused is None: raise`).
+    // An optional import's: the names its handler binds (`fused = None`, `HAS_FUSED = False`): a
+    // fallback unless the file requires them (`assert fused is not None`, `if fused is None:
+    // raise`); and when the handler binds only None and the file requires one of them, the import
+    // is no guard at all: the code cannot run without the library.
     std::vector<std::string_view> fallback_names;
+    bool none_only = false;  // the handler binds only None, and imports nothing
+    bool refused = false;    // set by finish()
   };
   void add_required(Node n);  // the identifiers in `n` must be there (an assert, a raise's condition)
   std::unordered_set<std::string> required_names_;
