@@ -49,6 +49,7 @@ struct CodeRoleFacts {
   std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
   std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
   std::vector<std::string> loss_names;
+  std::vector<std::string> alternative_backend_dirs;  // directories of an alternative accelerator or kernel backend
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks

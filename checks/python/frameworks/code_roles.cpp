@@ -25,6 +25,7 @@ python::CodeRoleFacts load() {
       {"eval_module_word", &facts.eval_module_words},   {"eval_path_part", &facts.eval_path_parts},
       {"eval_call", &facts.eval_calls},                 {"benchmark_path_part", &facts.benchmark_path_parts},
       {"optimizer_name", &facts.optimizer_names},       {"loss_name", &facts.loss_names},
+      {"alternative_backend_dir", &facts.alternative_backend_dirs},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
