@@ -3,6 +3,7 @@
 // a function optional, and the near miss (one unguarded use) that keeps it a blocker.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -396,6 +397,56 @@ TEST_CASE("links: a check not reported on the hot path drops a finding another m
             "def sample(x, blocks):\n"
             "    return stack_features(x, blocks)\n");
   CHECK(placed(scan(dir), "pkg/grow.py", "TPU207") == std::vector<std::string>{"unknown"});
+}
+
+namespace {
+
+// Writes each (path, text) under `dir`.
+void write_files(const TempDir& dir, std::initializer_list<std::pair<const char*, std::string>> files) {
+  for (const auto& [path, text] : files) dir.write(path, text);
+}
+
+}  // namespace
+
+TEST_CASE("links: a function only tests use is test code, one core code also uses is not", "[e2e][links]") {
+  TempDir dir;
+  write_files(dir, {{"pkg/__init__.py", ""},
+                    {"pkg/ops/__init__.py", ""},
+                    {"pkg/ops/functions.py",
+                     "import torch\n"
+                     "def reference(x):\n"
+                     "    return torch.nonzero(x)\n"
+                     "def shared(x):\n"
+                     "    return torch.unique(x)\n"},
+                    {"pkg/ops/test.py",
+                     "from pkg.ops.functions import reference, shared\n"
+                     "def check(x):\n"
+                     "    assert (reference(x) == shared(x)).all()\n"},
+                    {"pkg/model.py",
+                     "import torch\n"
+                     "from pkg.ops.functions import shared\n"
+                     "class Net(torch.nn.Module):\n"
+                     "    def forward(self, x):\n"
+                     "        return shared(x)\n"}});
+  // `reference` (line 3) only the test uses; `shared` (line 5) the model's forward too.
+  CHECK(placed(scan(dir), "pkg/ops/functions.py", "TPU201") == std::vector<std::string>{"test", "hot-path"});
+}
+
+TEST_CASE("links: an alternative backend's modules beside the default implementation are guarded code", "[e2e][links]") {
+  TempDir dir;
+  const std::string kernels = "import torch\nimport triton\ndef gate(x):\n    return torch.nonzero(x)\n";
+  // The Ascend NPU backend of pkg/ops, beside pkg/ops/gate.py; pkg/rocm has no namesake beside
+  // it: it is the only implementation there is.
+  write_files(dir, {{"pkg/__init__.py", ""}, {"pkg/ops/__init__.py", ""}, {"pkg/ops/gate.py", kernels},
+                    {"pkg/ops/backends/__init__.py", ""}, {"pkg/ops/backends/npu/__init__.py", ""},
+                    {"pkg/ops/backends/npu/gate.py", kernels}, {"pkg/ops/backends/npu/layout.py", kernels},
+                    {"pkg/rocm/__init__.py", ""}, {"pkg/rocm/attention.py", kernels}});
+  json report = scan(dir);
+  const std::vector<std::string> guarded{"guarded+discounted"}, imported_once{"one-time"};
+  CHECK(placed(report, "pkg/ops/backends/npu/gate.py", "TPU501") == guarded);
+  CHECK(placed(report, "pkg/ops/backends/npu/layout.py", "TPU201") == guarded);
+  CHECK(placed(report, "pkg/ops/gate.py", "TPU501") == imported_once);
+  CHECK(placed(report, "pkg/rocm/attention.py", "TPU501") == imported_once);
 }
 
 TEST_CASE("links: each shard links the whole project; merged shards are the whole scan", "[e2e][links][shard]") {

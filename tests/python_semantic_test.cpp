@@ -2,7 +2,9 @@
 // finding of a device-code check in host-side, one-time or evaluation code, or any finding in
 // guarded code, is discounted. Every rule both ways: the context that discounts, and a near
 // miss that does not.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,16 @@ Seen at(const std::vector<Seen>& seen, std::string_view id, uint32_t line) {
   INFO(id << " on line " << line);
   REQUIRE(found != nullptr);
   return *found;
+}
+
+// Each finding of one of `ids` as "ID:line context", with "+discounted" when it is, in report order.
+std::vector<std::string> placed(const std::vector<Seen>& seen, std::initializer_list<std::string_view> ids) {
+  std::vector<std::string> out;
+  for (const Seen& s : seen)
+    if (std::find(ids.begin(), ids.end(), s.id) != ids.end())
+      out.push_back(s.id + ":" + std::to_string(s.line) + " " + std::string(to_string(s.context)) +
+                    (s.discounted ? "+discounted" : ""));
+  return out;
 }
 
 }  // namespace
@@ -212,7 +224,8 @@ TEST_CASE("semantic: host data path by module, by keyword and by dataset class; 
   CHECK(at(seen, "TPU201", 9).context == Context::Unknown);
 }
 
-TEST_CASE("semantic: a loop that calls backward is a training loop whatever its function is named; jitted code is hot",
+TEST_CASE("semantic: a loop that calls backward is a training loop whatever its function is named, what is around it "
+          "is setup, and jitted code is hot",
           "[python][semantic]") {
   auto seen = analyze("pkg/run.py",
                       "import torch\n"                                 // 1
@@ -232,7 +245,10 @@ TEST_CASE("semantic: a loop that calls backward is a training loop whatever its 
   Seen loop = at(seen, "TPU201", 8);
   CHECK(loop.context == Context::Loop);
   CHECK_FALSE(loop.discounted);
-  CHECK(at(seen, "TPU201", 9).context == Context::Unknown);  // after the loop
+  // After the loop, in the function that holds it: teardown, once.
+  Seen after = at(seen, "TPU201", 9);
+  CHECK(after.context == Context::OneTime);
+  CHECK(after.discounted);
   CHECK(at(seen, "TPU210", 11).context == Context::HotPath);
   CHECK(at(seen, "TPU210", 14).context == Context::Unknown);
 }
@@ -354,7 +370,7 @@ TEST_CASE("semantic: a scheduler's step makes no training loop; an optimizer's d
   CHECK(at(seen, "TPU201", 5).context == Context::HotPath);
 }
 
-TEST_CASE("semantic: an environment's step makes no training loop; a periodic branch of one is not the loop",
+TEST_CASE("semantic: an environment's step makes no training loop and a periodic branch of one is not the loop",
           "[python][semantic]") {
   auto seen = analyze("pkg/rollout.py",
                       "import torch\n"                                 // 1
@@ -373,8 +389,31 @@ TEST_CASE("semantic: an environment's step makes no training loop; a periodic br
                       "            report(batch)\n"                    // 14
                       "        torch.nonzero(batch)\n");               // 15
   CHECK(at(seen, "TPU201", 3).context == Context::Unknown);
-  CHECK(at(seen, "TPU201", 5).context == Context::Unknown);
+  CHECK(at(seen, "TPU201", 5).context == Context::OneTime);  // every 100 steps, and no evaluation
   CHECK(at(seen, "TPU201", 15).context == Context::Loop);
+}
+
+TEST_CASE("semantic: a periodic branch of a training loop that evaluates is evaluation, one that logs is one-time code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/train.py",
+                      "import torch\n"                                           // 1
+                      "def train(model, optimizer, loader, val_every):\n"        // 2
+                      "    for i, batch in enumerate(loader):\n"                 // 3
+                      "        model(batch).backward()\n"                        // 4
+                      "        optimizer.step()\n"                               // 5
+                      "        if divisible_by(i, val_every):\n"                 // 6
+                      "            model.eval()\n"                               // 7
+                      "            with torch.no_grad():\n"                      // 8
+                      "                keep = torch.nonzero(model(batch))\n"     // 9
+                      "        if i % 100 == 0:\n"                               // 10
+                      "            torch.save(torch.nonzero(batch), 'b.pt')\n"   // 11
+                      "        if i % 1000 == 0:\n"                              // 12
+                      "            sample(model, batch)\n"                       // 13
+                      "def sample(model, batch):\n"                              // 14
+                      "    return torch.unique(model(batch))\n");                // 15
+  // Line 15: a function called only from an evaluating branch.
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
 }
 
 TEST_CASE("semantic: a test module is test code by its path; a module named like one is not", "[python][semantic]") {
@@ -385,16 +424,17 @@ TEST_CASE("semantic: a test module is test code by its path; a module named like
   CHECK(at(analyze("pkg/testimony.py", code), "TPU201", 3).context == Context::Unknown);
 }
 
-TEST_CASE("semantic: a branch on an option that is off by default is guarded code; one on by default is not",
+TEST_CASE("semantic: a branch on a backend option that is off by default is guarded code, not one on by default "
+          "nor a model option",
           "[python][semantic]") {
   auto seen = analyze("pkg/diffusion.py",
                       "import torch\n"                                                      // 1
                       "class Diffusion(torch.nn.Module):\n"                                 // 2
-                      "    def __init__(self, net, immiscible=False, fused: bool = True):\n"  // 3
-                      "        self.immiscible = immiscible\n"                              // 4
+                      "    def __init__(self, net, useFlash=False, fused: bool = True):\n"  // 3
+                      "        self.useFlash = useFlash\n"                                  // 4
                       "        self.fused = fused\n"                                        // 5
                       "    def forward(self, x):\n"                                         // 6
-                      "        if self.immiscible:\n"                                       // 7
+                      "        if self.useFlash:\n"                                         // 7
                       "            x = x.cuda()\n"                                          // 8
                       "        if self.fused:\n"                                            // 9
                       "            x = x.cuda()\n"                                          // 10
@@ -414,4 +454,211 @@ TEST_CASE("semantic: a branch on an option that is off by default is guarded cod
   CHECK_FALSE(at(seen, "TPU401", 10).discounted);
   CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
   CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
+  // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere.
+  auto model = analyze("pkg/diffusion.py",
+                       "import torch\n"                                                   // 1
+                       "class Diffusion(torch.nn.Module):\n"                              // 2
+                       "    def __init__(self, net, immiscible=False):\n"                 // 3
+                       "        self.immiscible = immiscible\n"                           // 4
+                       "    def forward(self, x, return_masks=False):\n"                  // 5
+                       "        if self.immiscible:\n"                                    // 6
+                       "            x = torch.nonzero(x)\n"                               // 7
+                       "        y = torch.unique(x) if return_masks else x\n"             // 8
+                       "        if use_custom_op:\n"                                      // 9
+                       "            x = x.cuda()\n"                                       // 10
+                       "        return y\n"                                               // 11
+                       "def export(model, use_custom_op=False):\n"                        // 12
+                       "    if use_custom_op:\n"                                          // 13
+                       "        return model.cuda()\n");                                  // 14
+  // Line 10: `use_custom_op` is no parameter of forward; line 14: words in a row, custom_op.
+  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path", "TPU201:8 hot-path",
+                                                                        "TPU401:10 hot-path", "TPU401:14 guarded+discounted"});
+}
+
+TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/data/loaders.py",
+                      "import torch\n"                                                     // 1
+                      "import tensorflow as tf\n"                                          // 2
+                      "from torch.utils.data import DataLoader, Dataset\n"                 // 3
+                      "def create_loader(ds, weighted):\n"                                 // 4
+                      "    keep = torch.nonzero(ds.sizes)\n"                                // 5
+                      "    loader = DataLoader if weighted else InfiniteLoader\n"           // 6
+                      "    return loader(ds)\n"                                             // 7
+                      "class InfiniteLoader(DataLoader):\n"                                 // 8
+                      "    pass\n"                                                          // 9
+                      "class Items(Dataset):\n"                                             // 10
+                      "    def get(self, i):\n"                                             // 11
+                      "        return torch.nonzero(self.x[i])\n"                           // 12
+                      "def crop(x):\n"                                                      // 13
+                      "    return torch.nonzero(x)\n"                                       // 14
+                      "def make_pipeline(x):\n"                                             // 15
+                      "    def parse(e):\n"                                                 // 16
+                      "        return torch.nonzero(e)\n"                                   // 17
+                      "    keep = torch.nonzero(x)\n"                                       // 18
+                      "    return tf.data.Dataset.from_tensor_slices(x).map(parse).batch(2)\n");  // 19
+  // The builders (5, 18) are setup; the dataset (12), a helper of no loader (14) and the
+  // pipeline's map function (17) are the module's host code.
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:5 one-time+discounted", "TPU201:12 host+discounted", "TPU201:14 host+discounted",
+                                 "TPU201:17 host+discounted", "TPU201:18 one-time+discounted"});
+  // Outside a host module, a function that builds a loader has no role of its own from it.
+  auto script = analyze("pkg/run.py",
+                        "import torch\n"
+                        "from torch.utils.data import DataLoader\n"
+                        "def create_loader(ds):\n"
+                        "    keep = torch.nonzero(ds.sizes)\n"
+                        "    return DataLoader(ds)\n");
+  CHECK(placed(script, {"TPU201"}) == std::vector<std::string>{"TPU201:4 unknown"});
+}
+
+TEST_CASE("semantic: an evaluation or inference script's code of no other role is evaluation", "[python][semantic]") {
+  const std::string script =
+      "import torch\n"                                   // 1
+      "def process_batch(det, labels):\n"                // 2
+      "    return torch.nonzero(det == labels)\n"        // 3
+      "def run(model, data):\n"                          // 4
+      "    for x in data:\n"                             // 5
+      "        process_batch(model(x), x)\n"             // 6
+      "def unused_metric(a):\n"                          // 7
+      "    return torch.unique(a)\n"                     // 8
+      "run(None, [])\n";                                 // 9
+  // A top-level function its file does not call (8) takes its role from the modules that do.
+  const std::vector<std::string> evaluation{"TPU201:3 eval+discounted", "TPU201:8 unknown"};
+  for (const char* path : {"pkg/val_dual.py", "segment/predict.py", "detect.py", "pkg/metrics.py", "tools/vis_utils.py",
+                           "utils/loggers/comet/__init__.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) == evaluation);
+  // Named like one but not one: a values module, a detector, a vision model; and a test.
+  const std::vector<std::string> script_code{"TPU201:3 one-time+discounted", "TPU201:8 unknown"};
+  for (const char* path : {"pkg/values.py", "pkg/detector.py", "pkg/vision.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) == script_code);
+  CHECK(placed(analyze("pkg/test_val.py", script), {"TPU201"}) == std::vector<std::string>{"TPU201:3 test", "TPU201:8 test"});
+}
+
+TEST_CASE("semantic: a function that launches a kernel of its file is the hot path, a subscripted call of anything else is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/ops.py",
+                      "import torch\n"                                    // 1
+                      "import triton\n"                                   // 2
+                      "@triton.jit\n"                                     // 3
+                      "def add_kernel(x, n):\n"                           // 4
+                      "    pass\n"                                        // 5
+                      "def add(x):\n"                                     // 6
+                      "    keep = torch.nonzero(x)\n"                     // 7
+                      "    add_kernel[(1,)](x, 4)\n"                      // 8
+                      "    return x\n"                                    // 9
+                      "def pick(table, x):\n"                             // 10
+                      "    keep = torch.nonzero(x)\n"                     // 11
+                      "    return table[0](x)\n");                        // 12
+  CHECK(placed(seen, {"TPU201", "TPU112"}) ==
+        std::vector<std::string>{"TPU201:7 hot-path", "TPU112:8 hot-path", "TPU201:11 unknown"});
+}
+
+TEST_CASE("semantic: Equinox and Haliax transforms trace the functions they decorate", "[python][semantic]") {
+  // filter_eval_shape (line 12) only traces for shapes: it compiles and runs nothing.
+  const std::string engine =
+      "import equinox as eqx\n"                           // 1
+      "import haliax as hax\n"                            // 2
+      "import jax.numpy as jnp\n"                         // 3
+      "@eqx.filter_jit(donate='all')\n"                   // 4
+      "def free_pages(table, i):\n"                       // 5
+      "    return jnp.nonzero(table)\n"                   // 6
+      "@hax.named_jit\n"                                  // 7
+      "def step(x):\n"                                    // 8
+      "    return jnp.nonzero(x)\n"                       // 9
+      "@eqx.filter_eval_shape\n"                          // 10
+      "def shape_of(x):\n"                                // 11
+      "    return jnp.nonzero(x)\n";                      // 12
+  CHECK(placed(analyze("pkg/engine.py", engine), {"TPU210"}) ==
+        std::vector<std::string>{"TPU210:6 hot-path", "TPU210:9 hot-path", "TPU210:12 unknown"});
+}
+
+TEST_CASE("semantic: a test module by its file name wherever it is, and a benchmark's module-level loop is a loop",
+          "[python][semantic]") {
+  const std::string script =
+      "import torch\n"                                   // 1
+      "x = torch.nonzero(torch.ones(3))\n"               // 2
+      "for n in [1024, 2048]:\n"                         // 3
+      "    q = torch.nonzero(torch.ones(n))\n"           // 4
+      "def helper(a):\n"                                 // 5
+      "    return torch.unique(a)\n";                    // 6
+  for (const char* path : {"benchmarks/cp/test_gdn.py", "test_inference.py", "pkg/ops_test.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) ==
+          std::vector<std::string>{"TPU201:2 test", "TPU201:4 test", "TPU201:6 test"});
+  for (const char* path : {"bench/bench_attn.py", "benchmarks/run.py", "tools/benchmark.py"})
+    CHECK(placed(analyze(path, script), {"TPU201"}) ==
+          std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 loop", "TPU201:6 unknown"});
+  // Not a benchmark: a sweep script's module-level loop is setup like the rest of its module.
+  CHECK(placed(analyze("scripts/sweep.py", script), {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 one-time+discounted", "TPU201:6 unknown"});
+}
+
+TEST_CASE("semantic: a module-level import takes the most demanding context of its names' uses", "[python][semantic]") {
+  auto seen = analyze("pkg/kernels.py",
+                      "import torch\n"                                     // 1
+                      "import triton\n"                                    // 2
+                      "import pynvml\n"                                    // 3
+                      "import cupy\n"                                      // 4
+                      "import GPUtil\n"                                    // 5
+                      "@triton.jit\n"                                      // 6
+                      "def add_kernel(x):\n"                               // 7
+                      "    pass\n"                                         // 8
+                      "def parse_args():\n"                                // 9
+                      "    return pynvml.nvmlInit()\n"                     // 10
+                      "def helper(x):\n"                                   // 11
+                      "    return cupy.asarray(x)\n");                     // 12
+  // triton: the kernel's decorator; pynvml: argument parsing only; cupy: a helper of no known
+  // role; GPUtil: not used, module-level code.
+  CHECK(placed(seen, {"TPU501"}) ==
+        std::vector<std::string>{"TPU501:2 hot-path", "TPU501:3 one-time", "TPU501:4 unknown", "TPU501:5 one-time"});
+}
+
+TEST_CASE("semantic: an optional import whose None fallback the file refuses is not guarded, one with a fallback is",
+          "[python][semantic]") {
+  const std::string refused =
+      "import torch\n"                                                   // 1
+      "try:\n"                                                           // 2
+      "    from flash_attn import flash_attn_func\n"                     // 3
+      "except ImportError:\n"                                            // 4
+      "    flash_attn_func = None\n"                                     // 5
+      "class Attention(torch.nn.Module):\n"                              // 6
+      "    def forward(self, q):\n"                                      // 7
+      "        if flash_attn_func is None:\n"                            // 8
+      "            raise ImportError('pip install flash-attn')\n"        // 9
+      "        return flash_attn_func(q, q, q)\n";                       // 10
+  CHECK(placed(analyze("pkg/attn.py", refused), {"TPU501"}) == std::vector<std::string>{"TPU501:3 hot-path"});
+  // The same file with a fallback path where the library is missing.
+  std::string fallback = refused;
+  const std::string raise = "raise ImportError('pip install flash-attn')";
+  fallback.replace(fallback.find(raise), raise.size(), "return torch.softmax(q @ q.T, -1) @ q");
+  CHECK(placed(analyze("pkg/attn.py", fallback), {"TPU501"}) == std::vector<std::string>{"TPU501:3 guarded+discounted"});
+  // A flag that one feature asserts (`assert HAVE_FLASH`) is no None fallback: the rest of the
+  // module branches on it, and the import stays guarded.
+  const std::string flag =
+      "try:\n"                                                           // 1
+      "    import flash_attn\n"                                          // 2
+      "    HAVE_FLASH = True\n"                                          // 3
+      "except ImportError:\n"                                            // 4
+      "    HAVE_FLASH = False\n"                                         // 5
+      "def grouped_gemm(x):\n"                                           // 6
+      "    assert HAVE_FLASH, 'pip install flash-attn'\n"                // 7
+      "    return flash_attn.gemm(x)\n";                                 // 8
+  CHECK(placed(analyze("pkg/attn.py", flag), {"TPU501"}) == std::vector<std::string>{"TPU501:2 guarded+discounted"});
+}
+
+TEST_CASE("semantic: a loop that hands the loss and the optimizer to a call is a training loop, a scheduler handed the "
+          "optimizer alone makes none",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/engine.py",
+                      "import torch\n"                                                   // 1
+                      "def train_one_epoch(model, loader, optimizer, loss_scaler):\n"    // 2
+                      "    for x in loader:\n"                                           // 3
+                      "        loss = model(x)\n"                                        // 4
+                      "        loss_scaler(loss, optimizer, parameters=model.parameters())\n"  // 5
+                      "        torch.cuda.synchronize()\n"                               // 6
+                      "def make_schedules(optimizers, steps):\n"                         // 7
+                      "    for optimizer in optimizers:\n"                               // 8
+                      "        sched = CosineAnnealingLR(optimizer, T_max=steps)\n"      // 9
+                      "        keep = torch.nonzero(steps)\n");                          // 10
+  CHECK(placed(seen, {"TPU403", "TPU201"}) == std::vector<std::string>{"TPU403:6 loop", "TPU201:10 unknown"});
 }

@@ -336,7 +336,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
-  link_project(results, weights, checks::registry());
+  link_project(results, weights, checks::registry(), checks::code_role_facts().alternative_backend_dirs);
   if (request.shard_count > 1) {
     results = only_files(std::move(results), [&](const FileResult& r) { return !other(r); });
     std::erase_if(discovery.files, other);

@@ -1,7 +1,9 @@
 #include "core/project_links.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +28,31 @@ std::string module_of(std::string_view path) {
   return out;
 }
 
+// The directory of an alternative accelerator or kernel backend that `path` (a Python file) is
+// under, when the project has the default implementation beside it: "pkg/ops/backends/npu" of
+// "pkg/ops/backends/npu/gate.py" when `pkg/ops/backends/npu` holds a module with a namesake in the
+// directory holding it or the one above (`pkg/ops/backends/gate.py` or `pkg/ops/gate.py`); ""
+// otherwise.
+std::string alternative_backend_of(std::string_view path, std::span<const std::string> backend_dirs,
+                                   const std::unordered_map<std::string, size_t>& by_path) {
+  if (!path.ends_with(".py") || backend_dirs.empty()) return "";
+  for (size_t begin = 0, slash; (slash = path.find('/', begin)) != std::string_view::npos; begin = slash + 1) {
+    std::string part(path.substr(begin, slash - begin));
+    for (char& c : part) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (std::find(backend_dirs.begin(), backend_dirs.end(), part) == backend_dirs.end()) continue;
+    const std::string_view dir = path.substr(0, slash), above = directory_of(dir), two_above = directory_of(above);
+    if (dir.find('/') == std::string_view::npos) return "";  // no directory holds it: nothing beside it
+    for (const auto& [other, i] : by_path) {
+      if (directory_of(other) != dir || !other.ends_with(".py") || file_name_of(other) == "__init__.py") continue;
+      for (std::string_view home : {above, two_above})
+        if (!home.empty() && by_path.contains(std::string(home) + "/" + std::string(file_name_of(other))))
+          return std::string(dir);
+    }
+    return "";
+  }
+  return "";
+}
+
 struct Edge {
   size_t from;      // the using file
   size_t use;       // its index in the using file's links
@@ -35,7 +62,8 @@ struct Edge {
 
 class Linker {
  public:
-  Linker(AnalyzedFiles& files, const PathWeights& weights) : files_(files.results) {
+  Linker(AnalyzedFiles& files, const PathWeights& weights, std::span<const std::string> backend_dirs)
+      : files_(files.results) {
     const size_t n = files_.size();
     counts_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -59,10 +87,21 @@ class Linker {
       }
     for (size_t i = 0; i < n; ++i)
       for (size_t u = 0; u < files_[i].links.uses.size(); ++u) resolve(i, u);
+    // Modules of an alternative backend beside the default implementation: what a dispatch picks
+    // by device, never what a TPU runs.
+    alternative_.assign(n, false);
+    std::unordered_map<std::string, bool> beside;  // by file directory
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view dir = directory_of(files_[i].path);
+      auto it = beside.find(std::string(dir));
+      if (it == beside.end())
+        it = beside.emplace(dir, !alternative_backend_of(files_[i].path, backend_dirs, by_path_).empty()).first;
+      alternative_[i] = it->second && files_[i].path.ends_with(".py");
+    }
   }
 
   void settle() {
-    optional_.assign(files_.size(), false);
+    optional_ = alternative_;
     guarded_.resize(files_.size());
     for (size_t i = 0; i < files_.size(); ++i) guarded_[i].assign(files_[i].links.functions.size(), false);
     // Least fixed point: a file or function becomes optional or guarded only once no live use
@@ -101,9 +140,15 @@ class Linker {
             optional_[key.file])
           continue;
         RoleVote vote;
-        for (const Edge& e : edges)
+        bool only_tests = !edges.empty();  // every use is from test code
+        for (const Edge& e : edges) {
+          if (from_test(e)) continue;
+          only_tests = false;
           if (counts_[e.from] && live(e)) vote.take(use_role(e));
-        if (Context role = vote.role(); role != role_[key.file][key.function]) {
+        }
+        Context role = vote.role();
+        if (role == Context::Unknown && only_tests) role = Context::Test;
+        if (role != role_[key.file][key.function]) {
           role_[key.file][key.function] = role;
           changed = true;
         }
@@ -256,6 +301,10 @@ class Linker {
     return use.context;
   }
 
+  // A use from test code (a test module, a test function): it counts neither way, but a function
+  // only tests use is test code.
+  bool from_test(const Edge& e) const { return files_[e.from].links.uses[e.use].context == Context::Test; }
+
   bool live(const Edge& e) const {
     const FileLinks::Use& use = files_[e.from].links.uses[e.use];
     return !use.guarded() && !optional_[e.from] && !(use.function >= 0 && guarded_[e.from][size_t(use.function)]);
@@ -265,7 +314,7 @@ class Linker {
   bool only_guarded(const std::vector<Edge>& edges) const {
     bool any = false;
     for (const Edge& e : edges) {
-      if (!counts_[e.from]) continue;
+      if (!counts_[e.from] || from_test(e)) continue;
       if (live(e)) return false;
       any = true;
     }
@@ -279,6 +328,7 @@ class Linker {
   std::unordered_map<std::string, std::vector<size_t>> extensions_;
   std::unordered_map<size_t, std::vector<Edge>> file_edges_;
   std::unordered_map<FunctionKey, std::vector<Edge>, FunctionKeyHash> name_edges_;
+  std::vector<bool> alternative_;  // modules of an alternative backend (alternative_backend_of)
   std::vector<bool> optional_;
   std::vector<std::vector<bool>> guarded_;
   std::vector<std::vector<Context>> role_;
@@ -332,11 +382,12 @@ void drop_cleared(AnalyzedFiles& files) {
 
 }  // namespace
 
-void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry) {
+void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
+                  std::span<const std::string> alternative_backend_dirs) {
   const bool any_links = std::any_of(files.results.begin(), files.results.end(),
                                      [](const FileResult& r) { return !r.links.uses.empty() || !r.links.launches.empty(); });
   if (!any_links) return;
-  Linker linker(files, weights);
+  Linker linker(files, weights, alternative_backend_dirs);
   linker.settle();
   linker.settle_roles();
   confirm_launches(files, linker);

@@ -26,12 +26,20 @@
 // weight) neither make a file optional nor keep it from being so.
 #pragma once
 
+#include <span>
+#include <string>
+
 #include "core/scan.h"
 #include "core/registry.h"
 #include "core/score.h"
 
 namespace tpulint {
 
-void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry);
+// `alternative_backend_dirs`: lower-case names of directories that hold an alternative accelerator or
+// kernel backend (`npu`, `rocm`, `tilelang`): their Python modules are optional when the project
+// has the default implementation beside them (a module of the same name in the directory holding
+// the backend's, or the one above).
+void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
+                  std::span<const std::string> alternative_backend_dirs = {});
 
 }  // namespace tpulint

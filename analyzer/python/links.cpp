@@ -105,14 +105,14 @@ void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
     const std::string_view target = p.target;
     const Context c = p.kind == FileLinks::Kind::File ? model.context_at(p.at)
                                                        : model.context_of_use(target.substr(target.rfind('.') + 1), p.at);
-    if (c == Context::Test) continue;
     const Context handed = p.kind == FileLinks::Kind::File ? Context::Unknown : model.handed_role(target.substr(target.rfind('.') + 1));
     // Top-level functions are in source order and apart: the last one starting at or before it.
     int32_t function = -1;
     auto after = std::upper_bound(functions.begin(), functions.end(), p.at,
                                   [](uint32_t at, const SemanticModel::TopLevelFunction& f) { return at < f.span.begin; });
     if (after != functions.begin() && p.at < std::prev(after)->span.end) function = int32_t(after - functions.begin() - 1);
-    const Context context = c != Context::Guarded && handed != Context::Unknown ? handed : c;
+    // A use from test code stays a test's (the project links count it neither way).
+    const Context context = c != Context::Guarded && c != Context::Test && handed != Context::Unknown ? handed : c;
     out.uses.push_back({p.kind, p.target, file_.position(p.at).line, context, function});
   }
   // One use per target, place and guard: a name referred to a hundred times in one function is

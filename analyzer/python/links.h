@@ -39,7 +39,7 @@ class LinkRecorder {
   void add_launch(uint32_t offset, std::string_view target, Finding& finding);
 
   bool empty() const { return pending_.empty() && kernels_.empty() && launches_.empty(); }
-  // Places each use with the model (a use in test code is dropped) and writes the file's links.
+  // Places each use with the model (a use in test code keeps the test context) and writes the file's links.
   void finish(const SemanticModel& model, FileLinks& out) const;
 
  private:

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/identifier_words.h"
 #include "core/role_vote.h"
 #include "python/imports.h"
 
@@ -17,6 +18,11 @@ bool matches_name_pattern(std::string_view pattern, std::string_view name) {
   if (star_front && star_back) return name.find(core) != std::string_view::npos;
   if (star_front) return name.ends_with(core);
   if (star_back) return name.starts_with(core);
+  // "prefix*suffix": "test_*.py"
+  if (const size_t star = core.find('*'); star != std::string_view::npos) {
+    const std::string_view prefix = core.substr(0, star), suffix = core.substr(star + 1);
+    return name.size() >= prefix.size() + suffix.size() && name.starts_with(prefix) && name.ends_with(suffix);
+  }
   return name == core;
 }
 
@@ -69,6 +75,20 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
   return false;
 }
 
+// The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
+std::string first_word_of_file_name(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  if (name.ends_with(".py")) name.remove_suffix(3);
+  std::vector<std::string> words = identifier_words(name);
+  return words.empty() ? std::string() : words.front();
+}
+
+// Whether a module's directories (not its file name) match one of `parts`.
+bool module_directory_matches(std::string_view path, const std::vector<std::string>& parts) {
+  const size_t slash = path.rfind('/');
+  return slash != std::string_view::npos && module_path_matches(path.substr(0, slash), parts);
+}
+
 // Whether a try statement with this handler makes an optional dependency: the handler catches a
 // failed import and does not raise again, and it names ImportError, or the body imports (a bare
 // `except:` or `except Exception:` around other code is error handling, not a guard).
@@ -94,6 +114,13 @@ namespace {
 bool step_like_name(Node n) {
   const std::string name = lower(last_name_of(n));
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
+}
+
+// `validate_every`, `log_freq`, `eval_interval`: a name of a period in steps.
+bool period_like_name(Node n) {
+  const std::string name = lower(last_name_of(n));
+  return name.find("every") != std::string::npos || name.find("freq") != std::string::npos ||
+         name.find("interval") != std::string::npos;
 }
 
 // Whether a guard's condition is negated, so that its guarded path is the other branch
@@ -136,7 +163,7 @@ bool is_periodic_condition(Node e) {
     if (n.kind() == Kind::Call) {
       auto args = call_arguments(n);
       for (Node a : args.positional)
-        if (step_like_name(a)) return true;
+        if (step_like_name(a) || period_like_name(a)) return true;
     }
     // `if iteration == 0:`, `if step == last_step:`: one step of many.
     if (n.type() == "comparison_operator") {
@@ -156,7 +183,10 @@ bool is_periodic_condition(Node e) {
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
-      test_module_(module_path_matches(path, facts.test_path_parts)) {}
+      test_module_(module_path_matches(path, facts.test_path_parts)),
+      eval_module_(any_name(facts.eval_module_words, first_word_of_file_name(path)) ||
+                   module_directory_matches(path, facts.eval_path_parts)),
+      benchmark_module_(module_path_matches(path, facts.benchmark_path_parts)) {}
 
 namespace {
 
@@ -192,21 +222,34 @@ Node constructor_of_class_of(Node method) {
 // `if use_trt:`, `if self.immiscible:` and their negations: a branch on an option that is off
 // unless the caller turns it on (a parameter defaulting to False, of the enclosing function, or
 // of its class's `__init__` for an attribute of self). The default path runs without it.
-bool is_opt_in(Node condition) {
+std::string_view opt_in_option(Node condition) {
   while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
     condition = condition.named_child(0);
-  if (!condition) return false;
+  if (!condition) return {};
   Node function = condition.tree()->enclosing_function(condition);
-  if (condition.kind() == Kind::Identifier) return opt_in_parameter(function, condition.text());
-  if (condition.kind() != Kind::Attribute) return false;
+  if (condition.kind() == Kind::Identifier)
+    return opt_in_parameter(function, condition.text()) ? condition.text() : std::string_view{};
+  if (condition.kind() != Kind::Attribute) return {};
   Node object = condition.field(Field::Object), attribute = condition.field(Field::Attribute);
-  if (!object || !attribute || object.kind() != Kind::Identifier || object.text() != "self" || !function) return false;
-  return opt_in_parameter(function, attribute.text()) || opt_in_parameter(constructor_of_class_of(function), attribute.text());
+  if (!object || !attribute || object.kind() != Kind::Identifier || object.text() != "self" || !function) return {};
+  const bool opt_in = opt_in_parameter(function, attribute.text()) ||
+                      opt_in_parameter(constructor_of_class_of(function), attribute.text());
+  return opt_in ? attribute.text() : std::string_view{};
+}
+
+bool SemanticModel::names_backend(std::string_view option) const {
+  // "_use_fused_kernel" -> "_use_fused_kernel_": a word, or words in a row ("custom_op"), between underscores.
+  std::string joined = "_";
+  for (const std::string& w : identifier_words(option)) joined += w + "_";
+  return std::any_of(facts_.backend_words.begin(), facts_.backend_words.end(),
+                     [&](const std::string& w) { return joined.find("_" + w + "_") != std::string::npos; });
 }
 
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
-  if (is_opt_in(condition)) return true;
+  // An opt-in option is a guard when it names a GPU or backend concept (`if use_te:`, `if self.fuse:`);
+  // `if self.return_masks:` is a model option, run on a TPU as anywhere.
+  if (std::string_view option = opt_in_option(condition); !option.empty() && names_backend(option)) return true;
   const Tree& tree = *condition.tree();
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);
@@ -241,8 +284,30 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   std::vector<int> open_loops;
   std::vector<std::vector<std::string>> decorators;
   const size_t first_function = functions_.size();
-  for (const ImportBinding& b : ctx.imports().bindings())
+  for (const ImportBinding& b : ctx.imports().bindings()) {
     if (b.guarded) optional_names_.insert(b.local);
+    // A module-level import: placed by the uses of the names it binds (place_module_imports).
+    if (!b.statement || b.statement.tree() != &tree || tree.enclosing_function(b.statement)) continue;
+    const ByteSpan span = b.statement.span();
+    auto it = std::find_if(module_imports_.begin(), module_imports_.end(),
+                           [&](const ModuleImport& m) { return m.statement.begin == span.begin; });
+    if (it == module_imports_.end()) it = module_imports_.insert(module_imports_.end(), ModuleImport{span, {}, {}});
+    it->names.push_back(b.local);
+    import_uses_.try_emplace(b.local);
+  }
+  // The module's classes deriving from a data loader, wherever the file names them.
+  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
+    Node cls = tree.root().named_child(i);
+    if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
+    if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
+    for (uint32_t k = 0; k < cls.named_child_count(); ++k) {
+      Node bases = cls.named_child(k);
+      if (bases.type() != "argument_list") continue;
+      for (uint32_t b = 0; b < bases.named_child_count(); ++b)
+        if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts_.loader_classes, *q))
+          loader_class_names_.emplace_back(cls.field(Field::Name).text());
+    }
+  }
   auto current_function = [&] {
     for (auto it = open.rbegin(); it != open.rend(); ++it)
       if (it->function >= 0) return it->function;
@@ -296,7 +361,9 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::ForStatement:
       case Kind::WhileStatement: {
         Node body = node.field(Field::Body);
-        loops.push_back({body ? body.span() : node.span(), current_function()});
+        // A benchmark's module-level loop times what it runs, as a training loop does.
+        const int function = current_function();
+        loops.push_back({body ? body.span() : node.span(), function, benchmark_module_ && function < 0});
         open_loops.push_back(int(loops.size() - 1));
         open.push_back({tree.subtree_end(node), -1, int(loops.size() - 1)});
         break;
@@ -305,11 +372,30 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         const int caller = current_function();
         std::string_view last = last_name_of(node.field(Field::Function));
         if (!last.empty()) calls_.push_back({caller, std::string(last), node.span().begin});
-        if (any_name(facts_.step_calls, last) && !steps_a_schedule(node))
+        CallArguments args = call_arguments(node);
+        // A step, or a call handed the loss and the optimizer (`loss_scaler(loss, optimizer)`,
+        // `amp.scale_loss(loss, optimizer)`); not a scheduler handed the optimizer alone.
+        bool steps = any_name(facts_.step_calls, last) && !steps_a_schedule(node);
+        if (!steps) {
+          bool optimizer = false, loss = false;
+          auto see = [&](std::string_view name) {
+            const std::string n = lower(name);
+            optimizer = optimizer || any_name(facts_.optimizer_names, n);
+            loss = loss || any_name(facts_.loss_names, n);
+          };
+          for (Node a : args.positional) see(last_name_of(a));
+          for (const auto& [keyword, value] : args.keywords) see(last_name_of(value));
+          steps = optimizer && loss;
+        }
+        if (steps)
           for (int l : open_loops)
             if (loops[l].function == caller) loops[l].training = true;
-        CallArguments args = call_arguments(node);
-        const auto& callee = ctx.qualified_name(node.field(Field::Function));
+        Node function = node.field(Field::Function);
+        if (function && function.kind() == Kind::Subscript)
+          if (Node kernel = function.field(Field::Value); kernel && kernel.kind() == Kind::Identifier)
+            launches_.push_back({caller, std::string(kernel.text())});
+        const auto& callee = ctx.qualified_name(function);
+        if (callee && caller >= 0 && any_qualified(facts_.loader_classes, *callee)) functions_[caller].builds_loader = true;
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords)
@@ -323,7 +409,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           for (uint32_t i = 0; i < body.named_child_count(); ++i)
             if (body.named_child(i).kind() == Kind::RaiseStatement) add_required(node.field(Field::Condition));
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
-          if (Node body = node.field(Field::Consequence)) periodic_.push_back(body.span());
+          if (Node body = node.field(Field::Consequence)) periodic_.push_back({body.span(), evaluates(body)});
         bool guard = is_guard(node.field(Field::Condition));
         for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
           if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
@@ -365,7 +451,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           if (is_optional_import(node, handler)) {
             // The names the handler binds (`HAS_APEX = False`, `fused = None`) say whether the
             // optional library is there: a branch on them is a guard.
-            bool imports = false;
+            bool imports = false, only_none = true;
             std::vector<std::string_view> bound;
             for (uint32_t k = handler.id(); k < tree.subtree_end(handler); ++k) {
               Node a(&tree, k);
@@ -374,12 +460,15 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
               if (Node left = a.field(Field::Left); left && left.kind() == Kind::Identifier) {
                 optional_names_.insert(std::string(left.text()));
                 bound.push_back(left.text());
+                Node right = a.field(Field::Right);
+                only_none = only_none && right && right.type() == "none";
               }
             }
             // Whether the handler's names are a fallback is known once the whole file is seen.
             if (Node body = node.field(Field::Body)) {
               add_guard(body.span(), {body, handler}, {imports, false});
               guards_.back().fallback_names = std::move(bound);
+              guards_.back().none_only = only_none && !imports;
             }
             break;
           }
@@ -388,13 +477,51 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::AssertStatement:
         add_required(node);
         break;
+      case Kind::Identifier: {
+        if (!ctx.imports().binds(node.text()) && loader_class_names_.empty()) break;
+        Node up = node.parent();
+        if (up && (up.kind() == Kind::DottedName || up.kind() == Kind::AliasedImport)) break;  // the import itself
+        if (up && up.kind() == Kind::Attribute && up.field(Field::Attribute) == node) break;    // `x.name`
+        if (auto it = import_uses_.find(std::string(node.text())); it != import_uses_.end())
+          it->second.push_back(node.span().begin);
+        // `loader = DataLoader if weighted else InfiniteDataLoader`
+        const int function = current_function();
+        if (function < 0) break;
+        const bool local = std::find(loader_class_names_.begin(), loader_class_names_.end(), node.text()) !=
+                           loader_class_names_.end();
+        if (local) {
+          functions_[function].builds_loader = true;
+        } else if (ctx.imports().binds(node.text())) {
+          const auto& q = ctx.qualified_name(node);
+          if (q && any_qualified(facts_.loader_classes, *q)) functions_[function].builds_loader = true;
+        }
+        break;
+      }
       default:
+        if (node.type() == "return_statement" && node.named_child_count() > 0)
+          if (const int function = current_function(); function >= 0) functions_[function].returns = true;
         break;
     }
   }
   for (const Loop& l : loops)
-    if (l.training) training_loops_.push_back(l.body);
-  for (size_t i = first_function; i < functions_.size(); ++i) functions_[i].own = own_role(functions_[i], decorators[i - first_function]);
+    if (l.training) {
+      training_loops_.push_back(l.body);
+      if (l.function >= 0) functions_[l.function].training_loop = true;
+    }
+  for (size_t i = first_function; i < functions_.size(); ++i) {
+    Function& f = functions_[i];
+    f.own = own_role(f, decorators[i - first_function]);
+    f.traced = std::any_of(decorators[i - first_function].begin(), decorators[i - first_function].end(),
+                           [&](const std::string& d) { return any_qualified(facts_.tracing_transforms, d); });
+  }
+}
+
+bool SemanticModel::evaluates(Node block) const {
+  const Tree& tree = *block.tree();
+  for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id)
+    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name_of(n.field(Field::Function)))))
+      return true;
+  return false;
 }
 
 Context SemanticModel::own_role(const Function& f, const std::vector<std::string>& decorators) const {
@@ -422,9 +549,12 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
 Context SemanticModel::caller_role(const CallSite& c) const {
   if (c.in_training_loop) return Context::HotPath;
   if (c.guarded) return Context::Guarded;
-  if (c.caller < 0) return host_module_ ? Context::Host : Context::OneTime;
+  if (c.branch != Context::Unknown) return c.branch;
+  if (c.caller < 0) return module_role();
   return functions_[c.caller].role;
 }
+
+Context SemanticModel::module_role() const { return host_module_ ? Context::Host : Context::OneTime; }
 
 void SemanticModel::add_required(Node n) {
   if (!n) return;
@@ -434,17 +564,24 @@ void SemanticModel::add_required(Node n) {
 }
 
 void SemanticModel::finish() {
-  // An optional import's handler binds a fallback when one of its names is not required
-  // elsewhere in the file (asserted, or raised on when missing).
+  // An optional import's handler binds a fallback (`fused = None`, `HAS_APEX = False`) when one of
+  // its names is not required elsewhere in the file (asserted, or raised on when missing). A
+  // handler that binds only None, one of whose names the file requires (`flash_attn_func = None`
+  // and `if flash_attn_func is None: raise ImportError(...)`), binds no fallback: the code cannot
+  // run without the library, and the import is no guard.
   for (Guard& g : guards_)
-    for (std::string_view name : g.fallback_names)
+    for (std::string_view name : g.fallback_names) {
       if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
-  // Handed to a tracing transform or to a host keyword anywhere in the file.
-  for (Function& f : functions_)
-    if (f.own == Context::Unknown) f.own = handed_role(f.name);
+      else if (g.none_only) g.refused = true;
+    }
+  guards_.erase(std::remove_if(guards_.begin(), guards_.end(), [](const Guard& g) { return g.refused; }), guards_.end());
+  give_own_roles();
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
-    for (CallSite& c : calls_) c.in_training_loop = in_training_loop(c.at);
+    for (CallSite& c : calls_) {
+      c.in_training_loop = in_training_loop(c.at);
+      c.branch = periodic_role(c.at);
+    }
   if (!guards_.empty())
     for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at, false);
   std::unordered_map<std::string_view, std::vector<const CallSite*>> calls_of;
@@ -461,7 +598,11 @@ void SemanticModel::finish() {
       if (auto it = calls_of.find(f.name); it != calls_of.end())
         for (const CallSite* c : it->second)
           if (c->caller != int(i)) vote.take(caller_role(*c));
-      if (f.parent >= 0) vote.take(functions_[f.parent].role);
+      if (f.parent >= 0) {
+        // What a data loader's builder defines inside is its pipeline (`dataset.map(parse)`).
+        const Function& parent = functions_[f.parent];
+        vote.take(parent.builds_loader && parent.own == Context::OneTime && host_module_ ? Context::Host : parent.role);
+      }
       Context role = vote.role();
       if (role == Context::Unknown && host_module_) role = Context::Host;
       if (role != f.role) {
@@ -471,10 +612,89 @@ void SemanticModel::finish() {
     }
     if (!changed) break;
   }
+  if (eval_module_) default_eval_roles();
+  place_module_imports();
+}
+
+void SemanticModel::give_own_roles() {
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown) continue;
+    // Handed to a tracing transform or to a host keyword anywhere in the file.
+    f.own = handed_role(f.name);
+  }
+  // A function that launches a kernel of the file (`kernel[grid](...)`, `kernel` decorated with a
+  // tracing transform: `@triton.jit`) runs it on the hot path.
+  for (const Launch& l : launches_) {
+    if (l.caller < 0 || functions_[l.caller].own != Context::Unknown) continue;
+    const bool kernel = std::any_of(functions_.begin(), functions_.end(), [&](const Function& k) {
+      return k.traced && k.parent < 0 && k.class_index < 0 && k.name == l.kernel;
+    });
+    if (kernel) functions_[l.caller].own = Context::HotPath;
+  }
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown) continue;
+    // What a function holding a training loop runs outside it is setup and teardown, once.
+    if (f.training_loop) f.own = Context::OneTime;
+    // A host module's top-level function that builds a data loader or input pipeline and returns
+    // it is setup (`create_dataloader`); the Dataset, its transforms and collate stay host code.
+    else if (host_module_ && f.builds_loader && f.returns && f.parent < 0 && f.class_index < 0)
+      f.own = Context::OneTime;
+  }
+}
+
+void SemanticModel::default_eval_roles() {
+  // An evaluation or inference module's code of no role of its own is evaluation, though a script's
+  // module level calls it (`run(**vars(opt))`); but a top-level function the file does not call
+  // takes its role from the modules that do (core/project_links), as a metric a loss uses.
+  std::unordered_set<std::string_view> called;
+  for (const CallSite& c : calls_)
+    if (c.caller < 0 || functions_[c.caller].name != c.callee) called.insert(c.callee);
+  for (Function& f : functions_) {
+    if (f.own != Context::Unknown || (f.role != Context::Unknown && f.role != Context::OneTime)) continue;
+    if (f.parent < 0 && f.class_index < 0 && !called.contains(f.name)) continue;
+    f.role = Context::Eval;
+  }
+}
+
+void SemanticModel::place_module_imports() {
+  // The most demanding context of the uses of the names an import binds: `import triton` in a
+  // module of kernels is the hot path's, an import only `main()` uses is one-time code.
+  auto rank = [](Context c) {
+    switch (c) {
+      case Context::HotPath: return 5;
+      case Context::Loop: return 4;
+      case Context::Host: return 3;
+      case Context::Eval: return 2;
+      case Context::OneTime: return 1;
+      default: return 0;
+    }
+  };
+  for (ModuleImport& m : module_imports_) {
+    Context best = Context::Unknown;
+    bool unknown = false;  // a use in code of no known role
+    for (const std::string& name : m.names)
+      for (uint32_t at : import_uses_[name]) {
+        const Context c = role_at(at);
+        unknown = unknown || c == Context::Unknown;
+        if (rank(c) > rank(best)) best = c;
+      }
+    // Code of no known role, and one-time code at most: unknown, as a helper's callers make it.
+    m.used = unknown || best != Context::Unknown;
+    m.context = rank(best) <= rank(Context::OneTime) && unknown ? Context::Unknown : best;
+  }
 }
 
 bool SemanticModel::in_training_loop(uint32_t offset) const {
-  return in_any(training_loops_, offset) && !in_any(periodic_, offset);
+  if (!in_any(training_loops_, offset)) return false;
+  return std::none_of(periodic_.begin(), periodic_.end(), [&](const Periodic& p) { return p.body.begin <= offset && offset < p.body.end; });
+}
+
+Context SemanticModel::periodic_role(uint32_t offset) const {
+  const Periodic* inner = nullptr;
+  for (const Periodic& p : periodic_)
+    if (p.body.begin <= offset && offset < p.body.end && (!inner || p.body.begin >= inner->body.begin)) inner = &p;
+  if (!inner || !in_any(training_loops_, inner->body.begin)) return Context::Unknown;
+  return inner->evaluates ? Context::Eval : Context::OneTime;
 }
 
 bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) {
@@ -553,9 +773,12 @@ Context SemanticModel::context_at(uint32_t offset) const {
 Context SemanticModel::role_at(uint32_t offset) const {
   if (test_module_) return Context::Test;
   if (in_training_loop(offset)) return Context::Loop;
+  if (Context branch = periodic_role(offset); branch != Context::Unknown) return branch;
   const int f = innermost_function(offset);
-  if (f < 0) return host_module_ ? Context::Host : Context::OneTime;
-  return functions_[f].role;
+  if (f >= 0) return functions_[f].role;
+  for (const ModuleImport& m : module_imports_)
+    if (m.statement.begin <= offset && offset < m.statement.end && m.used) return m.context;
+  return module_role();
 }
 
 std::vector<SemanticModel::TopLevelFunction> SemanticModel::top_level_functions() const {

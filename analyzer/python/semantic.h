@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -19,8 +20,8 @@
 
 namespace tpulint::python {
 
-// Name patterns: "name" exact, "prefix*", "*suffix", "*infix*". Qualified names (transforms,
-// bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
+// Name patterns: "name" exact, "prefix*", "*suffix", "*infix*", "prefix*suffix". Qualified names
+// (transforms, bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
 struct CodeRoleFacts {
   std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
   std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
@@ -40,18 +41,30 @@ struct CodeRoleFacts {
   std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
+  std::vector<std::string> backend_words;       // words (core/identifier_words) of an opt-in option's name that make it a backend guard
+  std::vector<std::string> loader_classes;      // data loaders and input pipelines (qualified): a host module's function building one is setup
+  std::vector<std::string> eval_module_words;   // the first word of the file name of an evaluation or inference module
+  std::vector<std::string> eval_path_parts;     // a module under such a directory is evaluation code (loggers)
+  std::vector<std::string> eval_calls;          // calls that make a periodic branch of a training loop an evaluation
+  std::vector<std::string> benchmark_path_parts;  // a module under such a directory, or so named, is a benchmark
+  std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
+  std::vector<std::string> loss_names;
+  std::vector<std::string> alternative_backend_dirs;  // directories of an alternative accelerator or kernel backend
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
-// a helper about the step counter (`if u.itstime(step, log_every):`), or compares the counter for
-// equality (`if iteration == 0:`). What it guards in a training loop does not run every step.
+// a helper about the step counter or a period (`if u.itstime(step, log_every):`,
+// `if divisible_by(i, validate_every):`), or compares the counter for equality (`if iteration == 0:`).
+// What it guards in a training loop does not run every step.
 bool is_periodic_condition(Node condition);
 
-// A branch on an option that is off unless the caller turns it on: `if use_trt:`, `if
-// self.immiscible:` (or negated) where the name is a parameter whose default is `False`, of the
-// enclosing function or, for an attribute of self, of its class's `__init__`. What only such a
-// branch runs is guarded code: the default path runs without it.
-bool is_opt_in(Node condition);
+// The name of an option that is off unless the caller turns it on, when `condition` branches on
+// it: `if use_trt:`, `if self.immiscible:` (or negated) where the name is a parameter whose default
+// is `False`, of the enclosing function or, for an attribute of self, of its class's `__init__`;
+// empty otherwise. The model takes what only such a branch runs for guarded code when the name
+// names a GPU or backend concept (`trt`, `fused`, `flash`: CodeRoleFacts::backend_words); a model
+// option (`if self.return_masks:`) is code like any other.
+std::string_view opt_in_option(Node condition);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
@@ -95,6 +108,10 @@ class SemanticModel {
     int class_index = -1;   // the class it is a method of
     Context own = Context::Unknown;
     Context role = Context::Unknown;
+    bool traced = false;         // decorated with a tracing transform (`@jax.jit`, `@triton.jit`)
+    bool training_loop = false;  // holds a training loop
+    bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
+    bool returns = false;        // returns a value
   };
   struct Class {
     std::string name;
@@ -106,26 +123,58 @@ class SemanticModel {
     uint32_t at = 0;  // its start byte
     bool in_training_loop = false;  // set by finish()
     bool guarded = false;           // set by finish()
+    Context branch = Context::Unknown;  // set by finish(): the role of the periodic branch of a training loop it is in
+  };
+  struct Launch {
+    int caller = -1;
+    std::string kernel;  // `kernel[grid](...)`
+  };
+  // A branch that runs once every N steps (`if step % 100 == 0:`), and whether it evaluates.
+  struct Periodic {
+    ByteSpan body;
+    bool evaluates = false;
+  };
+  // A module-level import statement, the names it binds, and the context of their uses.
+  struct ModuleImport {
+    ByteSpan statement;
+    std::vector<std::string> names;
+    Context context = Context::Unknown;  // set by finish()
+    bool used = false;                   // set by finish(): a use places it
   };
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool is_guard(Node condition) const;
+  bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
+  bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;
+  Context module_role() const;             // of module-level code
   int innermost_function(uint32_t offset) const;
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
+  void give_own_roles();       // finish(): the roles a function has of its own, beyond its name
+  void default_eval_roles();   // finish(): an evaluation module's code of no other role
+  void place_module_imports(); // finish(): ModuleImport::context
 
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
   bool test_module_ = false;
+  bool eval_module_ = false;
+  bool benchmark_module_ = false;
   std::vector<Function> functions_;
   std::vector<Class> classes_;
   std::vector<CallSite> calls_;
+  std::vector<Launch> launches_;
+  std::vector<std::string> loader_class_names_;  // the file's classes deriving from a data loader
   std::vector<std::string> traced_names_;  // functions handed to a tracing transform
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
-  std::vector<ByteSpan> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  std::vector<Periodic> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  std::vector<ModuleImport> module_imports_;
+  std::unordered_map<std::string, std::vector<uint32_t>> import_uses_;  // where the names module_imports_ bind are used
   bool in_training_loop(uint32_t offset) const;  // and not in a periodic branch of it
+  // The role of the periodic branch of a training loop at `offset`: evaluation when it evaluates,
+  // else one-time code; Unknown when `offset` is in none.
+  Context periodic_role(uint32_t offset) const;
   // A guarded branch, or try body of an optional import, with its alternatives: the names each
   // path reads (sorted), to tell a use only one path makes.
   struct Guard {
@@ -139,9 +188,13 @@ class SemanticModel {
     // missing (a library's PyTorch and JAX halves), not a module the project can run without.
     std::vector<bool> taken;
     bool condition_taken = false;  // the condition itself (`if x.is_cuda and _init():`)
-    // An optional import's: the names its handler binds (`fused = None`), a fallback unless the
-    // file requires them (`assert fused is not None`, `if fused is None: raise`).
+    // An optional import's: the names its handler binds (`fused = None`, `HAS_FUSED = False`): a
+    // fallback unless the file requires them (`assert fused is not None`, `if fused is None:
+    // raise`); and when the handler binds only None and the file requires one of them, the import
+    // is no guard at all: the code cannot run without the library.
     std::vector<std::string_view> fallback_names;
+    bool none_only = false;  // the handler binds only None, and imports nothing
+    bool refused = false;    // set by finish()
   };
   void add_required(Node n);  // the identifiers in `n` must be there (an assert, a raise's condition)
   std::unordered_set<std::string> required_names_;

@@ -88,8 +88,9 @@ extern const CheckDef TPU601_item_in_step{
                          "epoch loop, not a step, whatever else it calls. "
                          "Evaluation loops without a backward pass or a compiled call are not steps, so their "
                          "per-batch syncs are not reported. A call under an `if` whose condition uses `%` "
-                         "(`if step % 100 == 0:`), passes a name containing `step` or `iter` to a helper "
-                         "(`if u.itstime(step, every):`), or compares one for equality (`if step == 0:`), runs "
+                         "(`if step % 100 == 0:`), passes a name containing `step` or `iter`, or a period (a name "
+                         "containing `every`, `freq` or `interval`) to a helper (`if u.itstime(step, every):`, "
+                         "`if divisible_by(i, validate_every):`), or compares one for equality (`if step == 0:`), runs "
                          "once every N steps or once, as the torch_xla guide recommends "
                          "for logging: it is not reported. The receiver's type is unknown: receivers rooted at "
                          "another import (`np.float32(1).item()`) and `self` are skipped.",

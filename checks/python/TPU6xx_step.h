@@ -33,8 +33,8 @@ struct Step {
   Compiler compiler = Compiler::None;
   Node node;              // the loop or the function_definition
   // Under an `if` that holds once every N steps or at one step: its condition uses `%`
-  // (`if step % 100 == 0:`), passes a step counter to a call (`if u.itstime(step, log_every):`) or
-  // compares one for equality (`if iteration == 0:`).
+  // (`if step % 100 == 0:`), passes a step counter or a period to a call (`if u.itstime(step,
+  // log_every):`, `if divisible_by(i, validate_every):`) or compares one for equality (`if iteration == 0:`).
   bool periodic = false;
   std::string loop_calls;  // TrainingLoop found by its call of a step function or compiled callable
   explicit operator bool() const { return kind != StepKind::None; }

@@ -21,6 +21,11 @@ python::CodeRoleFacts load() {
       {"test_function", &facts.test_functions},         {"test_path_part", &facts.test_path_parts},
       {"step_call", &facts.step_calls},                 {"step_receiver_exclusion", &facts.step_receiver_exclusions},
       {"guard_name", &facts.guard_names},               {"build_script", &facts.build_scripts},
+      {"backend_word", &facts.backend_words},           {"loader_class", &facts.loader_classes},
+      {"eval_module_word", &facts.eval_module_words},   {"eval_path_part", &facts.eval_path_parts},
+      {"eval_call", &facts.eval_calls},                 {"benchmark_path_part", &facts.benchmark_path_parts},
+      {"optimizer_name", &facts.optimizer_names},       {"loss_name", &facts.loss_names},
+      {"alternative_backend_dir", &facts.alternative_backend_dirs},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
