@@ -193,7 +193,7 @@ TEST_CASE("a short kernel with no device features and no loop but a grid-stride 
   CHECK(c[6].kind == kernels::Kind::Novel);
 }
 
-TEST_CASE("constant-count, unrolled and grid-iterator loops keep a kernel elementwise; data-sized ones do not",
+TEST_CASE("constant-count, unrolled and grid-iterator loops keep a kernel elementwise, data-sized ones do not",
           "[checks][kernels]") {
   cxx::NativeFile facts;
   // torchsparse's hash_kernel: a fixed 4-step loop.
@@ -432,7 +432,7 @@ TEST_CASE("the findings of a file that only instantiates a template join its wor
   for (const Finding& f : analyze(generated + "int heads(int h) { return h; }\n")) CHECK(f.effort != EffortClass::None);
 }
 
-TEST_CASE("inline assembly in device code is priced with the function it is in; PTX in host code on its own",
+TEST_CASE("inline assembly in device code is priced with the function it is in, PTX in host code on its own",
           "[checks][kernels]") {
   auto dir = std::filesystem::temp_directory_path() / "tpulint_kernel_class_test";
   std::filesystem::create_directories(dir);

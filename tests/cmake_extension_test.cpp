@@ -71,7 +71,7 @@ TEST_CASE("TPU118 names a module by its package when install() puts it in one of
   for (const Finding& f : r.findings) CHECK(f.hint.find("PyTorch ops") == std::string::npos);  // no Torch here
 }
 
-TEST_CASE("a CMake file the lexer cannot read to its end gets a TPU901 note; what comes before is checked",
+TEST_CASE("a CMake file the lexer cannot read to its end gets a TPU901 note, what comes before is checked",
           "[cmake]") {
   tpulint::testing::TempDir dir;
   dir.write("k.cu", "");

@@ -281,7 +281,7 @@ TEST_CASE("respect_gitignore = false still skips always-skipped directories", "[
   CHECK(paths_of(run({t.str()})).empty());
 }
 
-TEST_CASE("symlinks are never followed; each one in scope is reported as skipped", "[core][discovery]") {
+TEST_CASE("symlinks are never followed, each one in scope is reported as skipped", "[core][discovery]") {
   TempTree t;
   t.write("root/real.py");
   t.write("root/pkg/inner.py");
@@ -503,7 +503,7 @@ TEST_CASE("a symlink named on the command line is analyzed at its target inside 
 
 // A .gitignore was read whole, however large: a hostile one cost memory and, per path below
 // it, matching time in proportion to its size.
-TEST_CASE("regression: an ignore file over kMaxIgnoreFileBytes was read whole; it is skipped, not applied",
+TEST_CASE("regression: an ignore file over kMaxIgnoreFileBytes was read whole, it is skipped, not applied",
           "[core][discovery]") {
   TempTree t;
   t.mkdir("repo/.git/info");
@@ -522,7 +522,7 @@ TEST_CASE("regression: an ignore file over kMaxIgnoreFileBytes was read whole; i
 }
 
 // A symlinked .gitignore was read through its link, out of the scanned tree.
-TEST_CASE("regression: a symlinked ignore file was followed; it is skipped, not applied", "[core][discovery]") {
+TEST_CASE("regression: a symlinked ignore file was followed, it is skipped, not applied", "[core][discovery]") {
   TempTree t;
   t.write("elsewhere/ignore", "*.py\n");
   t.write("root/a.py");

@@ -106,7 +106,7 @@ TEST_CASE("a task that exits its worker is reported, and the tasks after it run"
   check_outputs(run(10, {1, {}, 0, {}}, task), 2, "the analysis exited unexpectedly (status 3)");
 }
 
-TEST_CASE("a task past the time limit is stopped; the tasks queued behind it run", "[core][workers]") {
+TEST_CASE("a task past the time limit is stopped, the tasks queued behind it run", "[core][workers]") {
   auto task = [](size_t i) {
     if (i == 1) std::this_thread::sleep_for(std::chrono::hours(1));
     return expected_output(i);

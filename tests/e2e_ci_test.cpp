@@ -70,7 +70,7 @@ TEST_CASE("config: .tpulint.toml selects checks, and the command line wins over 
   CHECK(ids(isolated) == std::map<std::string, int>{{"TPU201", 1}, {"TPU401", 1}});
 }
 
-TEST_CASE("config: pyproject.toml [tool.tpulint]; a pyproject without it is passed over", "[e2e][config]") {
+TEST_CASE("config: pyproject.toml [tool.tpulint], a pyproject without it is passed over", "[e2e][config]") {
   TempDir dir;
   dir.write("pyproject.toml", "[project]\nname = \"x\"\n\n[tool.tpulint]\nignore = [\"TPU401\"]\n");
   dir.write("sub/pyproject.toml", "[project]\nname = \"sub\"\n");
@@ -820,7 +820,7 @@ TEST_CASE("the project's own packages are never a CUDA-only library, and the cac
 }
 
 // No silent passes: code tpulint did not analyze is never called ready without saying so.
-TEST_CASE("a scan that analyzed nothing says so and exits 2; a shard may have nothing", "[e2e][unanalyzed]") {
+TEST_CASE("a scan that analyzed nothing says so and exits 2, a shard may have nothing", "[e2e][unanalyzed]") {
   TempDir dir;
   auto empty = run_tpulint(scan_json(dir));
   CHECK(empty.exit_code == 2);

@@ -161,7 +161,7 @@ TEST_CASE("a notebook's cached result follows its JSON lines when only its outpu
   CHECK(r.at("findings")[0].at("cell").at("line") == 2);
 }
 
-TEST_CASE("notebooks beside a package's code weigh as auxiliary code; alone, they are the code", "[e2e][notebook]") {
+TEST_CASE("notebooks beside a package's code weigh as auxiliary code, alone, they are the code", "[e2e][notebook]") {
   TempDir dir;
   dir.write("explore.ipynb", kNotebook);
   // Notebooks alone: the `.cuda()` of cell 3 is a core error.

@@ -244,7 +244,7 @@ TEST_CASE("links: an optional import whose handler binds no fallback does not ma
   CHECK(only_context(scan(dir), "lib/torch_half/kernels.py", "TPU111") != "guarded");
 }
 
-TEST_CASE("links: a module imported on the path a TPU takes is not optional; on the guarded path it is", "[e2e][links]") {
+TEST_CASE("links: a module imported on the path a TPU takes is not optional, on the guarded path it is", "[e2e][links]") {
   // `if USE_TRITON_ROCM: <AMD kernels> else: import <CUDA extension>`: without the flag (on a TPU too)
   // the else runs; `if not torch.cuda.is_available(): <reference> else: <kernels>` guards the else.
   TempDir dir;
@@ -449,7 +449,7 @@ TEST_CASE("links: an alternative backend's modules beside the default implementa
   CHECK(placed(report, "pkg/rocm/attention.py", "TPU501") == imported_once);
 }
 
-TEST_CASE("links: each shard links the whole project; merged shards are the whole scan", "[e2e][links][shard]") {
+TEST_CASE("links: each shard links the whole project, merged shards are the whole scan", "[e2e][links][shard]") {
   TempDir dir;
   write_host_helper(dir);
   write_guarded_user(dir);

@@ -217,7 +217,7 @@ TEST_CASE("output does not depend on --jobs or on the directory tpulint runs fro
   CHECK(sarif1.out == sarif8.out);
 }
 
-TEST_CASE("a score below --fail-under exits 1; at or above it, 0", "[e2e]") {
+TEST_CASE("a score below --fail-under exits 1, at or above it, 0", "[e2e]") {
   auto low = run_tpulint("scan fixtures/projects/torch_cuda_extension --fail-under 100");
   CHECK(low.exit_code == 1);
   CHECK(low.err.find("--fail-under") != std::string::npos);

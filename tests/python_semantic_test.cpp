@@ -95,7 +95,7 @@ TEST_CASE("semantic: a model's forward is the hot path, its constructor one-time
   CHECK(forward.severity == Severity::Warning);
 }
 
-TEST_CASE("semantic: a CUDA API in one-time code is still a blocker; in guarded code it is not", "[python][semantic]") {
+TEST_CASE("semantic: a CUDA API in one-time code is still a blocker, in guarded code it is not", "[python][semantic]") {
   auto seen = analyze("pkg/setup_model.py",
                       "import torch\n"                                  // 1
                       "class Net(torch.nn.Module):\n"                   // 2
@@ -120,7 +120,7 @@ TEST_CASE("semantic: a CUDA API in one-time code is still a blocker; in guarded 
   CHECK(at(seen, "TPU401", 10).context == Context::Guarded);  // a conditional expression
 }
 
-TEST_CASE("semantic: an optional import with an ImportError handler is guarded; a plain one is not",
+TEST_CASE("semantic: an optional import with an ImportError handler is guarded, a plain one is not",
           "[python][semantic]") {
   auto seen = analyze("pkg/attn.py",
                       "try:\n"                                         // 1
@@ -134,7 +134,7 @@ TEST_CASE("semantic: an optional import with an ImportError handler is guarded; 
   CHECK_FALSE(at(seen, "TPU501", 5).discounted);
 }
 
-TEST_CASE("semantic: a bare or broad handler around an import makes it optional; around other code it is error handling",
+TEST_CASE("semantic: a bare or broad handler around an import makes it optional, around other code it is error handling",
           "[python][semantic]") {
   auto seen = analyze("pkg/attn.py",
                       "import torch\n"                                 // 1
@@ -155,7 +155,7 @@ TEST_CASE("semantic: a bare or broad handler around an import makes it optional;
   CHECK_FALSE(handled.discounted);
 }
 
-TEST_CASE("semantic: a function both paths of a guard call is not guarded code; one only a guarded path calls is",
+TEST_CASE("semantic: a function both paths of a guard call is not guarded code, one only a guarded path calls is",
           "[python][semantic]") {
   auto seen = analyze("pkg/launch.py",
                       "import torch\n"                                 // 1
@@ -175,7 +175,7 @@ TEST_CASE("semantic: a function both paths of a guard call is not guarded code; 
   CHECK(at(seen, "TPU401", 5).context == Context::Guarded);
 }
 
-TEST_CASE("semantic: a branch on a device, backend or optional library is guarded; a branch on anything else is not",
+TEST_CASE("semantic: a branch on a device, backend or optional library is guarded, a branch on anything else is not",
           "[python][semantic]") {
   auto seen = analyze("pkg/net.py",
                       "import torch\n"                                 // 1
@@ -199,7 +199,7 @@ TEST_CASE("semantic: a branch on a device, backend or optional library is guarde
   CHECK(at(seen, "TPU403", 13).context == Context::Guarded);
 }
 
-TEST_CASE("semantic: host data path by module, by keyword and by dataset class; evaluation by name", "[python][semantic]") {
+TEST_CASE("semantic: host data path by module, by keyword and by dataset class, evaluation by name", "[python][semantic]") {
   const std::string helper = "import torch\ndef prep(x):\n    return torch.nonzero(x)\n";
   Seen host = at(analyze("pkg/datasets/coco.py", helper), "TPU201", 3);
   CHECK(host.context == Context::Host);
@@ -286,7 +286,7 @@ TEST_CASE("semantic: a tensor grown in a loop: dropped on the hot path, discount
   CHECK(host.severity == Severity::Info);
 }
 
-TEST_CASE("semantic: a function called only behind a guard is guarded code; one also called without a guard is not",
+TEST_CASE("semantic: a function called only behind a guard is guarded code, one also called without a guard is not",
           "[python][semantic]") {
   auto seen = analyze("pkg/attention.py",
                       "import torch\n"                                        // 1
@@ -310,7 +310,7 @@ TEST_CASE("semantic: a function called only behind a guard is guarded code; one 
   CHECK_FALSE(both.discounted);
 }
 
-TEST_CASE("semantic: flags an ImportError handler binds are guards; other has_ names are not", "[python][semantic]") {
+TEST_CASE("semantic: flags an ImportError handler binds are guards, other has_ names are not", "[python][semantic]") {
   auto seen = analyze("pkg/fused.py",
                       "import torch\n"                                 // 1
                       "try:\n"                                         // 2
@@ -330,7 +330,7 @@ TEST_CASE("semantic: flags an ImportError handler binds are guards; other has_ n
   CHECK_FALSE(flag.discounted);
 }
 
-TEST_CASE("semantic: a post-processing module's forward is evaluation; an autograd Function's backward is hot",
+TEST_CASE("semantic: a post-processing module's forward is evaluation, an autograd Function's backward is hot",
           "[python][semantic]") {
   auto seen = analyze("pkg/heads.py",
                       "import torch\n"                                          // 1
@@ -351,7 +351,7 @@ TEST_CASE("semantic: a post-processing module's forward is evaluation; an autogr
   CHECK(at(seen, "TPU201", 11).context == Context::HotPath);
 }
 
-TEST_CASE("semantic: a scheduler's step makes no training loop; an optimizer's does", "[python][semantic]") {
+TEST_CASE("semantic: a scheduler's step makes no training loop, an optimizer's does", "[python][semantic]") {
   auto seen = analyze("pkg/loop.py",
                       "import torch\n"                                 // 1
                       "def describe(x):\n"                             // 2
@@ -416,7 +416,7 @@ TEST_CASE("semantic: a periodic branch of a training loop that evaluates is eval
         std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
 }
 
-TEST_CASE("semantic: a test module is test code by its path; a module named like one is not", "[python][semantic]") {
+TEST_CASE("semantic: a test module is test code by its path, a module named like one is not", "[python][semantic]") {
   const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
   CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);
   CHECK(at(analyze("pkg/ops_test.py", code), "TPU201", 3).context == Context::Test);

@@ -78,7 +78,7 @@ TEST_CASE("timings: nearest-rank median and 95th percentile per frontend, untime
   CHECK(text.find("3 c/c++/cuda files: median 20.0 ms, 95th percentile 30.0 ms, slowest 30.0 ms (a.cu)") != std::string::npos);
 }
 
-TEST_CASE("timings: one file is its own median and 95th percentile; no timed file says so", "[report][timings]") {
+TEST_CASE("timings: one file is its own median and 95th percentile, no timed file says so", "[report][timings]") {
   ScanReport one;
   one.files.push_back(timed("only.py", Language::Python, 1500us));
   const auto s = report::summarize_times(one);
