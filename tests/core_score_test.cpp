@@ -566,6 +566,35 @@ TEST_CASE("effort: the bring-up run is part of every port with core code, and we
   CHECK(some.verdict == compute_score(f, {}, 0).verdict);
 }
 
+TEST_CASE("a CUDA library is adopted once: its other files' uses cost a further call's hours", "[core][score][plan]") {
+  const HoursRange further = LibraryAdoption::kFurtherUse;
+  auto use = [](std::string path, std::string library, HoursRange hours) {
+    Finding f = make_finding("TPU529", EffortClass::High, std::move(path), hours, Severity::Error);
+    f.subject = std::move(library);
+    return f;
+  };
+  std::vector<Finding> findings = {
+      use("csrc/a.cu", "CUTLASS/CuTe", {16, 60}), use("csrc/b.cuh", "CUTLASS/CuTe", {16, 60}),
+      use("csrc/c.cpp", "CUTLASS/CuTe", {16, 60}), use("csrc/d.cu", "cuBLAS/cuBLASLt", {2, 8}),
+      // A Python file's use of a CUDA-only library is no C/C++ use: priced on its own.
+      use("pkg/ops.py", "CUTLASS/CuTe", {2, 8}),
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(s.core_hours.low == Approx(16 + 2 * further.low + 2 + 2));
+  CHECK(s.core_hours.high == Approx(60 + 2 * further.high + 8 + 8));
+  // The plan prices its items the same way.
+  double plan_high = 0;
+  for (const WorkItem& w : plan_work(findings, {})) plan_high += w.hours.high;
+  CHECK(plan_high == Approx(s.core_hours.high));
+  // Whatever the order; and fixing the use priced whole prices the next one whole: the total falls.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  findings.pop_back();  // csrc/a.cu
+  const ScoreSummary fixed = compute_score(findings);
+  CHECK(fixed.core_hours.high == Approx(60 + further.high + 8 + 8));
+  CHECK(fixed.score >= s.score);
+}
+
 TEST_CASE("kernel families: one directory, one name but for the words of a pass", "[core][score]") {
   using F = KernelFamilies;
   CHECK(F::family_of("csrc/causal_conv1d_fwd.cu") == F::family_of("csrc/causal_conv1d_bwd.cu"));

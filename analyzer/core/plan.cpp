@@ -26,7 +26,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
                                 std::vector<uint32_t>* item_of) {
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
-  const KernelFamilies families(findings);
+  const Pricing pricing(findings);
   Tally total;
   // Keys and paths are views into `findings`, which outlive this function: a million-line scan
   // has tens of thousands of findings, and copying a key per finding was most of the plan.
@@ -68,7 +68,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     const bool repeated = duplicates.repeated(f);
     const double path_weight = path_weight_of(f.path);
     const bool native = !repeated && counts_in_native_file(f, path_weight, code);
-    const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native, families.low_price(f));
+    const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native, pricing.low_price(f));
     if (native) code.count(f, +1);
     total += added;
     Key key = declaration_of(key_of(f));
@@ -86,7 +86,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
     if (native) last->native.push_back(&f);
     last->tally += added;
     if (!repeated) {
-      const HoursRange priced = families.priced(f);
+      const HoursRange priced = pricing.priced(f);
       last->hours.low += priced.low;
       last->hours.high += priced.high;
     }

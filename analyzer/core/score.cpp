@@ -1,5 +1,6 @@
 #include "core/score.h"
 
+#include "core/discovery.h"
 #include "core/identifier_words.h"
 #include "core/ignore_rules.h"
 #include "core/notebook.h"
@@ -342,6 +343,42 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
   others(&HoursRange::high, others_high_);
 }
 
+namespace {
+
+bool is_native_library_use(const Finding& f) {
+  if (f.category != Category::CudaLibrary || f.discounted || f.hours.high <= 0) return false;
+  const Language language = language_for_path(std::filesystem::path(std::string_view(f.path)));
+  return language == Language::Cxx || language == Language::Cuda;
+}
+
+}  // namespace
+
+LibraryAdoption::LibraryAdoption(std::span<const Finding> findings) {
+  std::map<std::string_view, std::vector<const Finding*>> uses;  // by library
+  for (const Finding& f : findings)
+    if (is_native_library_use(f)) uses[f.subject].push_back(&f);
+  auto others = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
+    for (const auto& [library, list] : uses) {
+      const Finding* first = list.front();
+      for (const Finding* f : list)
+        if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
+          first = f;
+      for (const Finding* f : list)
+        if (f != first) out.insert(f);
+    }
+  };
+  others(&HoursRange::low, others_low_);
+  others(&HoursRange::high, others_high_);
+}
+
+double LibraryAdoption::low_price(const Finding& f) const {
+  return others_low_.contains(&f) && f.hours.low > kFurtherUse.low ? kFurtherUse.low / f.hours.low : 1.0;
+}
+
+double LibraryAdoption::high_price(const Finding& f) const {
+  return others_high_.contains(&f) && f.hours.high > kFurtherUse.high ? kFurtherUse.high / f.hours.high : 1.0;
+}
+
 bool SameLineDuplicates::repeated(const Finding& f) {
   return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line, f.cell.start.line}).second;
 }
@@ -366,15 +403,15 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   size_t counted = 0;
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
-  const KernelFamilies families(findings);
+  const Pricing pricing(findings);
   const CoreCode uncounted = code;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
     const double path_weight = path_weight_of(f.path);
     const bool native = counts_in_native_file(f, path_weight, code);
-    const Tally t = tally_of(f, path_weight, native, families.low_price(f));
-    const HoursRange hours = families.priced(f);
+    const Tally t = tally_of(f, path_weight, native, pricing.low_price(f));
+    const HoursRange hours = pricing.priced(f);
     if (native) code.count(f, +1);
     out.tally += t;
     out.hours.low += hours.low;

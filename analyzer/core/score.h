@@ -218,6 +218,37 @@ class KernelFamilies {
   std::unordered_set<const Finding*> others_low_, others_high_;
 };
 
+// A CUDA library is adopted once per project: its most expensive use in C/C++/CUDA code is priced
+// whole (learning it, designing its replacement: cuBLAS's 2-8 h, CUTLASS's 16-60 h), and every other
+// file's use of it at a further call's hours (kFurtherUse), as further calls in one file already are:
+// the replacement is written once and each file then swaps its calls. A project built on CUTLASS
+// across 122 headers is one CUTLASS port, not 122. Per bound, like KernelFamilies. Keeps pointers:
+// the findings must outlive it.
+class LibraryAdoption {
+ public:
+  static constexpr HoursRange kFurtherUse{0.25, 1};
+  explicit LibraryAdoption(std::span<const Finding> findings);
+  double low_price(const Finding& f) const;
+  double high_price(const Finding& f) const;
+
+ private:
+  std::unordered_set<const Finding*> others_low_, others_high_;
+};
+
+// The share of its hours each finding is priced at: kernel families and libraries adopted once (a
+// finding is at most one of these).
+class Pricing {
+ public:
+  explicit Pricing(std::span<const Finding> findings) : families_(findings), libraries_(findings) {}
+  double low_price(const Finding& f) const { return families_.low_price(f) * libraries_.low_price(f); }
+  double high_price(const Finding& f) const { return families_.high_price(f) * libraries_.high_price(f); }
+  HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
+
+ private:
+  KernelFamilies families_;
+  LibraryAdoption libraries_;
+};
+
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
 // directory name, and a path has many findings. The last path is asked first: findings mostly
 // come ordered by path. The memo keeps views, not copies: the paths asked about (the findings'
