@@ -233,6 +233,18 @@ bool is_kernel(const Finding& f) {
   return f.category == Category::CustomKernel && f.code_lines > 0 && f.hours.high > 0 && !f.discounted;
 }
 
+// Adds to `out` every finding of `group` but its most expensive by `bound` (the first in finding
+// order among equals), whatever the order of the group.
+void add_all_but_most_expensive(const std::vector<const Finding*>& group, double HoursRange::*bound,
+                                std::unordered_set<const Finding*>& out) {
+  const Finding* first = group.front();
+  for (const Finding* f : group)
+    if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
+      first = f;
+  for (const Finding* f : group)
+    if (f != first) out.insert(f);
+}
+
 }  // namespace
 
 namespace {
@@ -328,19 +340,10 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
     auto& list = members[copies.find(i)];
     list.insert(list.end(), families[i]->begin(), families[i]->end());
   }
-  // Per bound, the family's most expensive kernel, whatever the order of the findings.
-  auto others = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
-    for (const auto& [family, list] : members) {
-      const Finding* first = list.front();
-      for (const Finding* f : list)
-        if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
-          first = f;
-      for (const Finding* f : list)
-        if (f != first) out.insert(f);
-    }
-  };
-  others(&HoursRange::low, others_low_);
-  others(&HoursRange::high, others_high_);
+  for (const auto& [family, list] : members) {
+    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
+    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
+  }
 }
 
 namespace {
@@ -357,18 +360,10 @@ LibraryAdoption::LibraryAdoption(std::span<const Finding> findings) {
   std::map<std::string_view, std::vector<const Finding*>> uses;  // by library
   for (const Finding& f : findings)
     if (is_native_library_use(f)) uses[f.subject].push_back(&f);
-  auto others = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
-    for (const auto& [library, list] : uses) {
-      const Finding* first = list.front();
-      for (const Finding* f : list)
-        if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
-          first = f;
-      for (const Finding* f : list)
-        if (f != first) out.insert(f);
-    }
-  };
-  others(&HoursRange::low, others_low_);
-  others(&HoursRange::high, others_high_);
+  for (const auto& [library, list] : uses) {
+    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
+    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
+  }
 }
 
 double LibraryAdoption::low_price(const Finding& f) const {
