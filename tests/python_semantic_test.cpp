@@ -733,10 +733,14 @@ TEST_CASE("semantic: a trainer's per-epoch hook and a logger's sync are loop cod
                       "    def synchronize_between_processes(self):\n"           // 8
                       "        torch.cuda.synchronize()\n"                       // 9
                       "def init_distributed_mode(rank):\n"                       // 10
-                      "    torch.cuda.set_device(rank)\n");                      // 11
-  // A hook of no per-step name (6) has no role of its own.
+                      "    torch.cuda.set_device(rank)\n"                        // 11
+                      "class CocoEvaluator:\n"                                   // 12
+                      "    def synchronize_between_processes(self):\n"           // 13
+                      "        torch.cuda.synchronize()\n");                     // 14
+  // A hook of no per-step name (6) has no role of its own; an evaluator's sync (14) is evaluation.
   CHECK(placed(seen, {"TPU403", "TPU402"}) == std::vector<std::string>{"TPU403:4 loop", "TPU403:6 unknown",
-                                                                         "TPU403:9 loop", "TPU402:11 one-time"});
+                                                                         "TPU403:9 loop", "TPU402:11 one-time",
+                                                                         "TPU403:14 eval"});
 }
 
 TEST_CASE("semantic: a test script's device guard is test code, a module named *tests.py is a test module", "[python][semantic]") {

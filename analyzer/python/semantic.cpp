@@ -562,8 +562,6 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
   for (const std::string& d : decorators)
     if (any_qualified(facts_.tracing_transforms, d)) return Context::HotPath;
   if (any_name(facts_.hot_functions, f.name)) return Context::HotPath;
-  // A trainer's per-step or per-epoch hook (`on_train_epoch_end`), a metric logger's per-epoch sync.
-  if (any_name(facts_.loop_functions, f.name)) return Context::Loop;
   // A loss's target sampler or assigner (`sample(self, assign_result, bboxes, gt_bboxes)`) runs in the
   // loss, every step.
   if (f.hot_parameter) return Context::HotPath;
@@ -588,6 +586,9 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
     if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
     if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
   }
+  // A trainer's per-step or per-epoch hook (`on_train_epoch_end`), a metric logger's per-epoch sync
+  // (an evaluator's own sync is evaluation, above).
+  if (any_name(facts_.loop_functions, f.name)) return Context::Loop;
   if (any_name(facts_.host_functions, f.name)) return Context::Host;
   if (any_name(facts_.one_time_functions, f.name)) return Context::OneTime;
   if (any_name(facts_.eval_functions, f.name)) return Context::Eval;
