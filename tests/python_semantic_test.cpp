@@ -761,7 +761,10 @@ TEST_CASE("semantic: an import whose handler imports the same names from another
   auto fallback = analyze("pkg/models/transformer.py",
                           tried + "except ImportError:\n    from mmcv.cnn.bricks.transformer import MultiScaleDeformableAttention\n" + use);
   CHECK(at(fallback, "TPU501", 2).context == Context::Unknown);
-  // An optional import whose handler binds None: guarded.
+  // An optional import whose handler binds None, or imports the name from another library: guarded.
   auto optional = analyze("pkg/models/transformer.py", tried + "except ImportError:\n    MultiScaleDeformableAttention = None\n" + use);
   CHECK(at(optional, "TPU501", 2).context == Context::Guarded);
+  auto other = analyze("pkg/models/transformer.py",
+                       tried + "except ImportError:\n    from pkg.layers import MultiScaleDeformableAttention\n" + use);
+  CHECK(at(other, "TPU501", 2).context == Context::Guarded);
 }

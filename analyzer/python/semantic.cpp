@@ -477,16 +477,25 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
                 only_none = only_none && right && right.type() == "none";
               }
             }
-            // A version fallback: the handler imports every name the body imports, from another place
-            // (`from mmcv.ops import X` / `except ImportError: from mmcv.cnn.bricks import X`). The code
-            // needs the names either way: no optional library, no guard.
+            // A version fallback: the handler itself (not a nested try) imports every name the body
+            // imports, from another place of the same package (`from mmcv.ops import X` / `except
+            // ImportError: from mmcv.cnn.bricks import X`). The code needs the names either way: no
+            // optional library, no guard. A fallback to another library (Transformer Engine, then apex,
+            // then torch) leaves the first optional.
             if (Node body = node.field(Field::Body); imports && body) {
-              std::vector<std::string_view> tried, fallback;
+              auto package = [](std::string_view target) { return target.substr(0, target.find('.')); };
+              std::vector<std::string_view> tried, fallback, tried_packages;
               for (const ImportBinding& b : ctx.imports().bindings()) {
                 if (!b.statement || b.statement.tree() != &tree) continue;
                 const uint32_t at = b.statement.span().begin;
-                if (body.span().begin <= at && at < body.span().end) tried.push_back(b.local);
-                if (handler.span().begin <= at && at < handler.span().end) fallback.push_back(b.local);
+                if (body.span().begin <= at && at < body.span().end) {
+                  tried.push_back(b.local);
+                  tried_packages.push_back(package(b.target));
+                }
+                Node up = b.statement.parent();
+                if (up && up.kind() == Kind::Block && up.parent() == handler &&
+                    std::find(tried_packages.begin(), tried_packages.end(), package(b.target)) != tried_packages.end())
+                  fallback.push_back(b.local);
               }
               const bool same = !tried.empty() && std::all_of(tried.begin(), tried.end(), [&](std::string_view n) {
                 return std::find(fallback.begin(), fallback.end(), n) != fallback.end();
