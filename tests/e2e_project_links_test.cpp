@@ -357,6 +357,29 @@ TEST_CASE("links: roles pass along chains of helpers in different modules", "[e2
   CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"host+discounted"});
 }
 
+TEST_CASE("links: a converter only another module's alternative constructor calls is one-time code, one forward calls is not",
+          "[e2e][links]") {
+  TempDir dir;
+  dir.write("pkg/utils.py",
+            "import torch\n"
+            "def unpack_weights(w):\n"
+            "    return w[torch.nonzero(w > 0).squeeze(1)]\n");
+  dir.write("pkg/base.py",
+            "from pkg.utils import unpack_weights\n"
+            "class QuantModel:\n"
+            "    @classmethod\n"
+            "    def from_quantized(cls, w):\n"
+            "        return unpack_weights(w)\n");
+  CHECK(placed(scan(dir), "pkg/utils.py", "TPU201") == std::vector<std::string>{"one-time+discounted"});
+  dir.write("pkg/layer.py",
+            "import torch\n"
+            "from pkg.utils import unpack_weights\n"
+            "class QuantLinear(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return unpack_weights(x)\n");
+  CHECK(placed(scan(dir), "pkg/utils.py", "TPU201") == std::vector<std::string>{"hot-path"});
+}
+
 TEST_CASE("links: a function handed to jax.jit in another module is the hot path", "[e2e][links]") {
   TempDir dir;
   dir.write("pkg/__init__.py", "");

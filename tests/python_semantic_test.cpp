@@ -662,3 +662,109 @@ TEST_CASE("semantic: a loop that hands the loss and the optimizer to a call is a
                       "        keep = torch.nonzero(steps)\n");                          // 10
   CHECK(placed(seen, {"TPU403", "TPU201"}) == std::vector<std::string>{"TPU403:6 loop", "TPU201:10 unknown"});
 }
+
+TEST_CASE("semantic: a sampler class is host code when it iterates, a loss's target sampler is the hot path, a model named *Transform too",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/core/samplers/pseudo_sampler.py",
+                      "import torch\n"                                           // 1
+                      "class PseudoSampler:\n"                                   // 2
+                      "    def sample(self, assign_result, bboxes):\n"           // 3
+                      "        return torch.nonzero(assign_result.gt_inds > 0)\n"  // 4
+                      "class InfiniteSampler:\n"                                 // 5
+                      "    def __iter__(self):\n"                                // 6
+                      "        return iter(torch.nonzero(self.w))\n"             // 7
+                      "class Weighted(torch.utils.data.Sampler):\n"              // 8
+                      "    def indices(self):\n"                                 // 9
+                      "        return torch.nonzero(self.w)\n"                   // 10
+                      "class DepthTransform(torch.nn.Module):\n"                 // 11
+                      "    def forward(self, x):\n"                              // 12
+                      "        return torch.nonzero(x)\n"                        // 13
+                      "class FlipTransform:\n"                                   // 14
+                      "    def __call__(self, x):\n"                             // 15
+                      "        return torch.nonzero(x)\n"                        // 16
+                      "class RandomSampler:\n"                                   // 17
+                      "    def sample(self, n):\n"                               // 18
+                      "        return torch.nonzero(self.w)\n");                 // 19
+  // A loss's target sampler, handed an assignment (4), is the hot path; one that iterates (7), or
+  // derives from torch's Sampler (10), is the host's data path; a model named as a transform (13)
+  // is the hot path, a plain transform (16) host code; a sampler of neither (19) has no role of its own.
+  CHECK(placed(seen, {"TPU201"}) == std::vector<std::string>{"TPU201:4 hot-path", "TPU201:7 host+discounted",
+                                                             "TPU201:10 host+discounted", "TPU201:13 hot-path",
+                                                             "TPU201:16 host+discounted", "TPU201:19 unknown"});
+}
+
+TEST_CASE("semantic: a dataset's offline preparation, one-off quantization and alternative constructors are one-time code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/quant.py",
+                      "import torch\n"                                           // 1
+                      "class LidarDataset(torch.utils.data.Dataset):\n"          // 2
+                      "    def create_groundtruth_database(self, info):\n"       // 3
+                      "        return torch.nonzero(info)\n"                     // 4
+                      "    def get_lidar(self, i):\n"                            // 5
+                      "        return torch.nonzero(self.x[i])\n"                // 6
+                      "class GPTQ:\n"                                            // 7
+                      "    def fasterquant(self, w):\n"                          // 8
+                      "        return torch.nonzero(w)\n"                        // 9
+                      "class Quantizer(torch.nn.Module):\n"                      // 10
+                      "    def find_params(self, x, weight=False):\n"            // 11
+                      "        self.scale = torch.unique(x)\n"                   // 12
+                      "    def quant_helper(self, x):\n"                         // 13
+                      "        return torch.nonzero(x)\n"                        // 14
+                      "class QuantModel:\n"                                      // 15
+                      "    @classmethod\n"                                       // 16
+                      "    def from_quantized(cls, path, device=None):\n"        // 17
+                      "        return cls(torch.argwhere(path))\n");             // 18
+  // The dataset's other methods (6) stay host code; a method of no such name (14) has no role of its own.
+  const std::pair<uint32_t, Context> expected[] = {{4, Context::OneTime},  {6, Context::Host},     {9, Context::OneTime},
+                                                   {12, Context::OneTime}, {14, Context::Unknown}, {18, Context::OneTime}};
+  for (const auto& [line, context] : expected) CHECK(at(seen, "TPU201", line).context == context);
+}
+
+TEST_CASE("semantic: a trainer's per-epoch hook and a logger's sync are loop code, distributed setup one-time code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/main.py",
+                      "import torch\n"                                           // 1
+                      "class CUDACallback(Callback):\n"                          // 2
+                      "    def on_train_epoch_end(self, trainer, module):\n"     // 3
+                      "        torch.cuda.synchronize()\n"                       // 4
+                      "    def on_fit_start(self, trainer, module):\n"           // 5
+                      "        torch.cuda.synchronize()\n"                       // 6
+                      "class SmoothedValue:\n"                                   // 7
+                      "    def synchronize_between_processes(self):\n"           // 8
+                      "        torch.cuda.synchronize()\n"                       // 9
+                      "def init_distributed_mode(rank):\n"                       // 10
+                      "    torch.cuda.set_device(rank)\n"                        // 11
+                      "class CocoEvaluator:\n"                                   // 12
+                      "    def synchronize_between_processes(self):\n"           // 13
+                      "        torch.cuda.synchronize()\n");                     // 14
+  // A hook of no per-step name (6) has no role of its own; an evaluator's sync (14) is evaluation.
+  CHECK(placed(seen, {"TPU403", "TPU402"}) == std::vector<std::string>{"TPU403:4 loop", "TPU403:6 unknown",
+                                                                         "TPU403:9 loop", "TPU402:11 one-time",
+                                                                         "TPU403:14 eval"});
+}
+
+TEST_CASE("semantic: a test script's device guard is test code, a module named *tests.py is a test module", "[python][semantic]") {
+  const std::string text =
+      "import torch\n"                              // 1
+      "if torch.cuda.is_available():\n"              // 2
+      "    x = torch.randn(4, device='cuda')\n";     // 3
+  CHECK(at(analyze("scripts/testing/env_info.py", text), "TPU401", 3).context == Context::Test);
+  CHECK(at(analyze("kernels/gentests.py", text), "TPU401", 3).context == Context::Test);
+  CHECK(at(analyze("scripts/env_info.py", text), "TPU401", 3).context == Context::Guarded);
+}
+
+TEST_CASE("semantic: an import whose handler imports the same names from another place is a version fallback, no guard",
+          "[python][semantic]") {
+  const std::string tried = "try:\n    from mmcv.ops.multi_scale_deform_attn import MultiScaleDeformableAttention\n";
+  const std::string use = "def build(x):\n    return MultiScaleDeformableAttention(x)\n";
+  // Needed either way (the handler imports it from its old place): not guarded.
+  auto fallback = analyze("pkg/models/transformer.py",
+                          tried + "except ImportError:\n    from mmcv.cnn.bricks.transformer import MultiScaleDeformableAttention\n" + use);
+  CHECK(at(fallback, "TPU501", 2).context == Context::Unknown);
+  // An optional import whose handler binds None, or imports the name from another library: guarded.
+  auto optional = analyze("pkg/models/transformer.py", tried + "except ImportError:\n    MultiScaleDeformableAttention = None\n" + use);
+  CHECK(at(optional, "TPU501", 2).context == Context::Guarded);
+  auto other = analyze("pkg/models/transformer.py",
+                       tried + "except ImportError:\n    from pkg.layers import MultiScaleDeformableAttention\n" + use);
+  CHECK(at(other, "TPU501", 2).context == Context::Guarded);
+}

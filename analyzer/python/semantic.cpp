@@ -190,6 +190,18 @@ SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
 
 namespace {
 
+// Whether one of `function`'s parameters (plain, typed or with a default) matches one of `patterns`.
+bool takes_parameter(Node function, const std::vector<std::string>& patterns) {
+  Node parameters = function ? function.field(Field::Parameters) : Node();
+  for (uint32_t i = 0; parameters && !patterns.empty() && i < parameters.named_child_count(); ++i) {
+    Node p = parameters.named_child(i);
+    Node name = p.kind() == Kind::Identifier ? p : p.field(Field::Name);
+    if (!name && p.type() == "typed_parameter" && p.named_child_count() > 0) name = p.named_child(0);
+    if (name && name.kind() == Kind::Identifier && any_name(patterns, name.text())) return true;
+  }
+  return false;
+}
+
 // Whether `name` is a parameter of `function` whose default is `False`: an option the caller
 // opts into.
 bool opt_in_parameter(Node function, std::string_view name) {
@@ -326,6 +338,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         // A decorated function's decorators are part of it: a finding on `@triton.jit` is the kernel's.
         f.span = node.parent() && node.parent().kind() == Kind::DecoratedDefinition ? node.parent().span() : node.span();
         f.parent = current_function();
+        f.hot_parameter = takes_parameter(node, facts_.hot_parameters);
         // A method: the function's parent is a class body (through a decorated definition).
         Node up = node.parent();
         if (up && up.kind() == Kind::DecoratedDefinition) up = up.parent();
@@ -464,6 +477,34 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
                 only_none = only_none && right && right.type() == "none";
               }
             }
+            // A version fallback: the handler itself (not a nested try) imports every name the body
+            // imports, from another place of the same package (`from mmcv.ops import X` / `except
+            // ImportError: from mmcv.cnn.bricks import X`). The code needs the names either way: no
+            // optional library, no guard. A fallback to another library (Transformer Engine, then apex,
+            // then torch) leaves the first optional.
+            if (Node body = node.field(Field::Body); imports && body) {
+              auto package = [](std::string_view target) { return target.substr(0, target.find('.')); };
+              std::vector<std::string_view> tried, fallback, tried_packages;
+              for (const ImportBinding& b : ctx.imports().bindings()) {
+                if (!b.statement || b.statement.tree() != &tree) continue;
+                const uint32_t at = b.statement.span().begin;
+                if (body.span().begin <= at && at < body.span().end) {
+                  tried.push_back(b.local);
+                  tried_packages.push_back(package(b.target));
+                }
+                Node up = b.statement.parent();
+                if (up && up.kind() == Kind::Block && up.parent() == handler &&
+                    std::find(tried_packages.begin(), tried_packages.end(), package(b.target)) != tried_packages.end())
+                  fallback.push_back(b.local);
+              }
+              const bool same = !tried.empty() && std::all_of(tried.begin(), tried.end(), [&](std::string_view n) {
+                return std::find(fallback.begin(), fallback.end(), n) != fallback.end();
+              });
+              if (same) {
+                for (std::string_view n : tried) optional_names_.erase(std::string(n));
+                break;
+              }
+            }
             // Whether the handler's names are a fallback is known once the whole file is seen.
             if (Node body = node.field(Field::Body)) {
               add_guard(body.span(), {body, handler}, {imports, false});
@@ -530,16 +571,33 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
   for (const std::string& d : decorators)
     if (any_qualified(facts_.tracing_transforms, d)) return Context::HotPath;
   if (any_name(facts_.hot_functions, f.name)) return Context::HotPath;
+  // A loss's target sampler or assigner (`sample(self, assign_result, bboxes, gt_bboxes)`) runs in the
+  // loss, every step.
+  if (f.hot_parameter) return Context::HotPath;
   if (cls) {
-    const bool dataset = any_name(facts_.host_classes, cls->name) ||
-                         std::any_of(cls->bases.begin(), cls->bases.end(),
-                                     [&](const std::string& b) { return any_qualified(facts_.dataset_bases, b); });
-    if (dataset) return Context::Host;
-    if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
     const bool model = std::any_of(cls->bases.begin(), cls->bases.end(),
                                    [&](const std::string& b) { return any_qualified(facts_.module_bases, b); });
+    // A class is host code by its base, or by its name unless it is a model (`DepthLSSTransform(nn.Module)`
+    // is a layer); a name that also serves a loss's helpers (`*Sampler`: a detection head's target
+    // sampler, `sample(assign_result, bboxes, gt_bboxes)`) only when the class iterates, as a torch
+    // Sampler does (`__iter__`).
+    auto iterates = [&] {
+      return std::any_of(functions_.begin(), functions_.end(), [&](const Function& m) {
+        return m.class_index == f.class_index && m.name == "__iter__";
+      });
+    };
+    const bool dataset = std::any_of(cls->bases.begin(), cls->bases.end(),
+                                     [&](const std::string& b) { return any_qualified(facts_.dataset_bases, b); }) ||
+                         (!model && any_name(facts_.host_classes, cls->name)) ||
+                         (!model && any_name(facts_.iterated_host_classes, cls->name) && iterates());
+    // A dataset's offline preparation (`create_groundtruth_database`, `create_*_infos`) runs once, before training.
+    if (dataset) return any_name(facts_.preparation_methods, f.name) ? Context::OneTime : Context::Host;
+    if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
     if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
   }
+  // A trainer's per-step or per-epoch hook (`on_train_epoch_end`), a metric logger's per-epoch sync
+  // (an evaluator's own sync is evaluation, above).
+  if (any_name(facts_.loop_functions, f.name)) return Context::Loop;
   if (any_name(facts_.host_functions, f.name)) return Context::Host;
   if (any_name(facts_.one_time_functions, f.name)) return Context::OneTime;
   if (any_name(facts_.eval_functions, f.name)) return Context::Eval;
@@ -762,11 +820,14 @@ Context SemanticModel::handed_role(std::string_view name) const {
   return Context::Unknown;
 }
 
+// A test module's code is test code, behind a device guard too (`if torch.cuda.is_available():` in a test script).
 Context SemanticModel::context_of_use(std::string_view name, uint32_t offset) const {
+  if (test_module_) return Context::Test;
   return guarded_use(name, offset, true) ? Context::Guarded : role_at(offset);
 }
 
 Context SemanticModel::context_at(uint32_t offset) const {
+  if (test_module_) return Context::Test;
   return in_guard(offset) ? Context::Guarded : role_at(offset);
 }
 

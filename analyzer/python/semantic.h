@@ -29,9 +29,13 @@ struct CodeRoleFacts {
   std::vector<std::string> hot_methods;         // of model classes (any class for "forward")
   std::vector<std::string> hot_functions;       // step and loss functions by name
   std::vector<std::string> host_functions;      // collate functions by name
-  std::vector<std::string> host_classes;        // dataset, transform and sampler classes by name
+  std::vector<std::string> host_classes;        // dataset and transform classes by name (not model classes)
+  std::vector<std::string> iterated_host_classes;  // sampler classes by name, when they define `__iter__`
+  std::vector<std::string> preparation_methods;  // a dataset class's offline preparation: one-time code
   std::vector<std::string> host_keywords;       // a function passed as one of these runs on the host
   std::vector<std::string> host_path_parts;     // a module under such a directory (or so named) is host code
+  std::vector<std::string> hot_parameters;      // a function taking a parameter so named computes a loss's targets
+  std::vector<std::string> loop_functions;      // trainer hooks run every step or epoch of a training loop
   std::vector<std::string> one_time_functions;  // constructors, checkpoint loading, argument parsing
   std::vector<std::string> eval_functions;      // evaluation and post-processing
   std::vector<std::string> eval_classes;        // evaluators
@@ -112,6 +116,7 @@ class SemanticModel {
     bool training_loop = false;  // holds a training loop
     bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
     bool returns = false;        // returns a value
+    bool hot_parameter = false;  // takes a parameter of a loss's target computation (CodeRoleFacts::hot_parameters)
   };
   struct Class {
     std::string name;

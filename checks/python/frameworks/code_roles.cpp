@@ -26,6 +26,8 @@ python::CodeRoleFacts load() {
       {"eval_call", &facts.eval_calls},                 {"benchmark_path_part", &facts.benchmark_path_parts},
       {"optimizer_name", &facts.optimizer_names},       {"loss_name", &facts.loss_names},
       {"alternative_backend_dir", &facts.alternative_backend_dirs},
+      {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
+      {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
