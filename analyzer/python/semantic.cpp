@@ -7,6 +7,7 @@
 
 #include "core/identifier_words.h"
 #include "core/role_vote.h"
+#include "core/source_file.h"
 #include "python/imports.h"
 
 namespace tpulint::python {
@@ -77,7 +78,7 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
 
 // The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
 std::string first_word_of_file_name(std::string_view path) {
-  std::string_view name = path.substr(path.rfind('/') + 1);
+  std::string_view name = file_name_of(path);
   if (name.ends_with(".py")) name.remove_suffix(3);
   std::vector<std::string> words = identifier_words(name);
   return words.empty() ? std::string() : words.front();
@@ -85,8 +86,8 @@ std::string first_word_of_file_name(std::string_view path) {
 
 // Whether a module's directories (not its file name) match one of `parts`.
 bool module_directory_matches(std::string_view path, const std::vector<std::string>& parts) {
-  const size_t slash = path.rfind('/');
-  return slash != std::string_view::npos && module_path_matches(path.substr(0, slash), parts);
+  const std::string_view directory = directory_of(path);
+  return !directory.empty() && module_path_matches(directory, parts);
 }
 
 // Whether a try statement with this handler makes an optional dependency: the handler catches a

@@ -57,7 +57,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
         continue;
       }
       // The NCCL backend implies CUDA: `dist.get_backend() == "nccl"`, `== dist.Backend.NCCL`.
-      if (auto s = python::string_value(c); s && (*s == "cuda" || s->starts_with("cuda:") || *s == "nccl"))
+      if (auto s = python::string_value(c); s && (is_device_string(*s, "cuda") || *s == "nccl"))
         mentions_cuda = true;
       if (c.kind() == Kind::Attribute && c.field(Field::Attribute).text() == "NCCL") mentions_cuda = true;
       if (c.kind() == Kind::Call) {
@@ -171,6 +171,10 @@ namespace {
 // std::tolower in the "C" locale, which tpulint never changes, without the call per character.
 char lower_char(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
 }  // namespace
+
+bool is_device_string(std::string_view s, std::string_view type) {
+  return s.starts_with(type) && (s.size() == type.size() || s[type.size()] == ':');
+}
 
 std::string ascii_lower(std::string_view s) {
   std::string out(s);

@@ -52,6 +52,8 @@ std::optional<std::string> string_literal(Node n);  // a plain string (an f-stri
 std::optional<long long> int_literal(Node n);       // 3, -1
 std::optional<bool> bool_literal(Node n);           // True, False
 bool is_none(Node n);
+// Whether `s` names a device of type `type` ("cuda", "xla"): the type alone or with an index ("cuda:0").
+bool is_device_string(std::string_view s, std::string_view type);
 
 // ASCII lower case, for names and device strings compared without case.
 std::string ascii_lower(std::string_view s);

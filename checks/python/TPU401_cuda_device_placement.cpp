@@ -15,12 +15,10 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-bool is_cuda_device_string(std::string_view s) { return s == "cuda" || s.starts_with("cuda:"); }
-
 // A string literal naming a CUDA device, or a conditional expression with one in a branch
 // ("cuda" if torch.cuda.is_available() else "cpu"): the returned node is the string.
 Node cuda_device_literal(Node expr) {
-  if (auto s = python::string_value(expr)) return is_cuda_device_string(*s) ? expr : Node();
+  if (auto s = python::string_value(expr)) return pyapi::is_device_string(*s, "cuda") ? expr : Node();
   if (expr.kind() == Kind::ConditionalExpression) {
     // `a if cond else b`: the named children are a, cond, b.
     for (uint32_t i : {0u, 2u})

@@ -51,9 +51,9 @@ void add_device_types(Node expr, const PythonContext& ctx, DeviceTypes& out, int
   if (!expr || hops > 3) return;
   if (auto s = python::string_value(expr)) {
     std::string lower = pyapi::ascii_lower(*s);
-    out.cuda |= lower == "cuda" || lower.starts_with("cuda:");
+    out.cuda |= pyapi::is_device_string(lower, "cuda");
     out.cpu |= lower == "cpu";
-    out.xla |= lower == "xla" || lower.starts_with("xla:");
+    out.xla |= pyapi::is_device_string(lower, "xla");
     return;
   }
   switch (expr.kind()) {

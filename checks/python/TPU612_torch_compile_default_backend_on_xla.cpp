@@ -15,7 +15,6 @@ using python::Kind;
 using python::Node;
 using python::PythonContext;
 
-bool is_xla_device_string(std::string_view s) { return s == "xla" || s.starts_with("xla:"); }
 
 // True when the string literal `s` is used as a device: an argument of `torch.device(...)` or
 // `.to(...)`, a `device=` keyword, or the value of a name holding a device (`device = "xla"`),
@@ -50,7 +49,7 @@ std::string_view xla_evidence(const PythonContext& ctx) {
     Node n(&tree, id);
     if (n.kind() != Kind::String) continue;
     auto s = python::string_value(n);
-    if (s && is_xla_device_string(*s) && used_as_device(n, ctx)) return "uses an \"xla\" device";
+    if (s && pyapi::is_device_string(*s, "xla") && used_as_device(n, ctx)) return "uses an \"xla\" device";
   }
   return {};
 }
