@@ -129,6 +129,9 @@ TEST_CASE("config: a number that is not finite or out of its range stops with ex
       {"auxiliary-weight = nan\n", "'auxiliary-weight' must be a number from 0 to 1"},
       {"auxiliary-weight = 1.5\n", "'auxiliary-weight' must be a number from 0 to 1"},
       {"max-file-size = nan\n", "'max-file-size' must be a positive number of bytes"},
+      {"max-file-size = 1e300\n", "'max-file-size' must be a positive number of bytes"},
+      {"max-file-size = -9.3e18\n", "'max-file-size' must be a positive number of bytes"},
+      {"max-file-size = 4096.0\n", "'max-file-size' must be a positive number of bytes"},
       {"[path-weights]\n\"**\" = nan\n", "'path-weights.**' must be a number from 0 to 1000"},
       {"[path-weights]\n\"pkg/**\" = inf\n", "'path-weights.pkg/**' must be a number from 0 to 1000"},
   };

@@ -113,7 +113,8 @@ Config config_of(const toml::table& doc, const fs::path& file) {
     } else if (key == "fail-on-unanalyzed") {
       c.fail_on_unanalyzed = boolean(value, file, key);
     } else if (key == "max-file-size") {
-      auto v = value.value<int64_t>();
+      // Integers only: toml++ converts a float by a cast that is undefined out of int64 range.
+      std::optional<int64_t> v = value.is_integer() ? value.value<int64_t>() : std::nullopt;
       if (!v || *v <= 0) fail(file, "'max-file-size' must be a positive number of bytes");
       c.max_file_size = uint64_t(*v);
     } else if (key == "compile-commands") {
