@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ struct Seen {
   Severity severity;
 };
 
-std::vector<Seen> analyze(const std::string& path, const std::string& text) {
+// The analysis of one file by every check, with the project's code role facts.
+FileResult analyzed(const std::string& path, const std::string& text) {
   std::vector<std::string_view> ids;
   for (const checks::CheckDef* c : checks::all_checks()) ids.push_back(c->info.id);
   auto entries = checks::python_checks(ids);
@@ -33,6 +35,11 @@ std::vector<Seen> analyze(const std::string& path, const std::string& text) {
   SourceFile file(path, "/abs/" + path, Language::Python, text);
   FileResult result;
   analyzer.analyze(file, result);
+  return result;
+}
+
+std::vector<Seen> analyze(const std::string& path, const std::string& text) {
+  const FileResult result = analyzed(path, text);
   std::vector<Seen> out;
   for (const Finding& f : result.findings) out.push_back({f.check_id, f.start.line, f.context, f.discounted, f.severity});
   return out;
@@ -58,6 +65,14 @@ std::vector<std::string> placed(const std::vector<Seen>& seen, std::initializer_
     if (std::find(ids.begin(), ids.end(), s.id) != ids.end())
       out.push_back(s.id + ":" + std::to_string(s.line) + " " + std::string(to_string(s.context)) +
                     (s.discounted ? "+discounted" : ""));
+  return out;
+}
+
+// Each finding's message by "ID:line".
+std::map<std::string, std::string> messages_of(const std::string& path, const std::string& text) {
+  const FileResult result = analyzed(path, text);
+  std::map<std::string, std::string> out;
+  for (const Finding& f : result.findings) out[f.check_id + ":" + std::to_string(f.start.line)] = f.message.str();
   return out;
 }
 
@@ -454,7 +469,9 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
   CHECK_FALSE(at(seen, "TPU401", 10).discounted);
   CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
   CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
-  // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere.
+  // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere: its
+  // context is where it runs. What only the model's off-by-default option runs is discounted (below);
+  // a function's own parameter (`return_masks`) is no such option: its callers turn it on at will.
   auto model = analyze("pkg/diffusion.py",
                        "import torch\n"                                                   // 1
                        "class Diffusion(torch.nn.Module):\n"                              // 2
@@ -471,8 +488,53 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
                        "    if use_custom_op:\n"                                          // 13
                        "        return model.cuda()\n");                                  // 14
   // Line 10: `use_custom_op` is no parameter of forward; line 14: words in a row, custom_op.
-  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path", "TPU201:8 hot-path",
+  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path+discounted", "TPU201:8 hot-path",
                                                                         "TPU401:10 hot-path", "TPU401:14 guarded+discounted"});
+}
+
+TEST_CASE("semantic: what only a model's off-by-default option runs keeps its context and is discounted, "
+          "unless the file turns the option on",
+          "[python][semantic]") {
+  const std::string model =
+      "import torch\n"                                                       // 1
+      "from scipy.optimize import linear_sum_assignment\n"                   // 2
+      "class Diffusion(torch.nn.Module):\n"                                  // 3
+      "    def __init__(self, net, immiscible=False, exact=False, noisy=True):\n"  // 4
+      "        self.immiscible = immiscible\n"                               // 5
+      "    def assign(self, x):\n"                                          // 6
+      "        return linear_sum_assignment(x.cpu())\n"                      // 7
+      "    def sample(self, x):\n"                                          // 8
+      "        if self.immiscible:\n"                                        // 9
+      "            x = x[self.assign(x)]\n"                                  // 10
+      "        if not self.exact:\n"                                         // 11
+      "            x = x + 1\n"                                              // 12
+      "        else:\n"                                                      // 13
+      "            x = torch.nonzero(x)\n"                                   // 14
+      "        if self.noisy:\n"                                             // 15
+      "            x = torch.unique(x)\n"                                    // 16
+      "        return torch.nonzero(x)\n"                                    // 17
+      "    def forward(self, x):\n"                                          // 18
+      "        return self.sample(x)\n";                                     // 19
+  auto seen = analyze("pkg/diffusion.py", model);
+  // Line 7: a method called only from the option's branch; line 14: the else of a negated option;
+  // line 16: an option on by default; line 17: after the branches.
+  CHECK(placed(seen, {"TPU201", "TPU611"}) ==
+        std::vector<std::string>{"TPU611:7 hot-path+discounted", "TPU201:14 hot-path+discounted",
+                                 "TPU201:16 hot-path", "TPU201:17 hot-path"});
+  CHECK(at(seen, "TPU611", 7).severity == Severity::Info);
+  CHECK(at(seen, "TPU201", 16).severity != Severity::Info);
+  // The report says why.
+  auto messages = messages_of("pkg/diffusion.py", model);
+  CHECK_THAT(messages.at("TPU611:7"), Catch::Matchers::EndsWith("(only with the off-by-default option 'immiscible')"));
+  CHECK_THAT(messages.at("TPU201:14"), Catch::Matchers::EndsWith("(only with the off-by-default option 'exact')"));
+  // The file turns an option on: its code is code like any other; the other option's stays optional.
+  auto enabled = analyze("pkg/diffusion.py", model + "def build(net):\n    return Diffusion(net, immiscible=True)\n");
+  CHECK(placed(enabled, {"TPU201", "TPU611"}) ==
+        std::vector<std::string>{"TPU611:7 hot-path", "TPU201:14 hot-path+discounted", "TPU201:16 hot-path",
+                                 "TPU201:17 hot-path"});
+  // A method also called outside the option's branch is not optional.
+  auto shared = analyze("pkg/diffusion.py", model + "    def match(self, x):\n        return self.assign(x)\n");
+  CHECK_FALSE(at(shared, "TPU611", 7).discounted);
 }
 
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",

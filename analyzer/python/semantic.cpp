@@ -216,6 +216,13 @@ bool opt_in_parameter(Node function, std::string_view name) {
   return false;
 }
 
+// What a condition on an option tests, under parentheses and `not`.
+Node option_operand(Node condition) {
+  while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
+    condition = condition.named_child(0);
+  return condition;
+}
+
 // The `__init__` of the class a method is defined in, or a null node.
 Node constructor_of_class_of(Node method) {
   Node cls = method;
@@ -236,8 +243,7 @@ Node constructor_of_class_of(Node method) {
 // unless the caller turns it on (a parameter defaulting to False, of the enclosing function, or
 // of its class's `__init__` for an attribute of self). The default path runs without it.
 std::string_view opt_in_option(Node condition) {
-  while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
-    condition = condition.named_child(0);
+  condition = option_operand(condition);
   if (!condition) return {};
   Node function = condition.tree()->enclosing_function(condition);
   if (condition.kind() == Kind::Identifier)
@@ -413,6 +419,8 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords)
+          if (value.text() == "True") enabled_options_.emplace(keyword);
+        for (const auto& [keyword, value] : args.keywords)
           if (any_name(facts_.host_keywords, keyword))
             if (std::string_view fn = last_name_of(value); !fn.empty()) host_names_.emplace_back(fn);
         break;
@@ -448,6 +456,20 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             }
           }
           add_guard(node.span(), branches, taken);
+        } else if (Node condition = node.field(Field::Condition); condition) {
+          // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif): what
+          // runs only when a model's off-by-default option is on.
+          std::string_view option = opt_in_option(condition);
+          if (!option.empty() && option_operand(condition).kind() == Kind::Attribute) {
+            Node branch = negated(condition) ? Node() : node.field(Field::Consequence);
+            bool elif = false;
+            for (uint32_t i = 0; i < node.named_child_count(); ++i) {
+              Node clause = node.named_child(i);
+              elif = elif || clause.kind() == Kind::ElifClause;
+              if (clause.kind() == Kind::ElseClause && negated(condition) && !elif) branch = clause.field(Field::Body);
+            }
+            if (branch) optional_branches_.push_back({branch.span(), std::string(option)});
+          }
         }
         break;
       }
@@ -673,6 +695,47 @@ void SemanticModel::finish() {
   }
   if (eval_module_) default_eval_roles();
   place_module_imports();
+  mark_optional_functions(calls_of);
+}
+
+void SemanticModel::mark_optional_functions(
+    const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of) {
+  std::erase_if(optional_branches_, [&](const OptionalBranch& b) { return enabled_options_.contains(b.option); });
+  if (optional_branches_.empty()) return;
+  // A function every call of which (but its own) is optional code: a chain of helpers settles in a few passes.
+  for (int pass = 0; pass < 8; ++pass) {
+    bool changed = false;
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      Function& f = functions_[i];
+      auto it = calls_of.find(f.name);
+      if (!f.optional_option.empty() || it == calls_of.end()) continue;
+      std::string_view option;
+      for (const CallSite* c : it->second) {
+        if (c->caller == int(i)) continue;
+        std::string_view o = optional_branch_at(c->at);
+        if (o.empty() && c->caller >= 0) o = optional_option_at(functions_[c->caller].span.begin);
+        option = o;
+        if (o.empty()) break;
+      }
+      if (option.empty()) continue;
+      f.optional_option = std::string(option);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+}
+
+std::string_view SemanticModel::optional_branch_at(uint32_t offset) const {
+  for (const OptionalBranch& b : optional_branches_)
+    if (b.body.begin <= offset && offset < b.body.end) return b.option;
+  return {};
+}
+
+std::string_view SemanticModel::optional_option_at(uint32_t offset) const {
+  if (std::string_view o = optional_branch_at(offset); !o.empty()) return o;
+  for (int f = innermost_function(offset); f >= 0; f = functions_[f].parent)
+    if (!functions_[f].optional_option.empty()) return functions_[f].optional_option;
+  return {};
 }
 
 void SemanticModel::give_own_roles() {

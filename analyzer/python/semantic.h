@@ -66,8 +66,9 @@ bool is_periodic_condition(Node condition);
 // it: `if use_trt:`, `if self.immiscible:` (or negated) where the name is a parameter whose default
 // is `False`, of the enclosing function or, for an attribute of self, of its class's `__init__`;
 // empty otherwise. The model takes what only such a branch runs for guarded code when the name
-// names a GPU or backend concept (`trt`, `fused`, `flash`: CodeRoleFacts::backend_words); a model
-// option (`if self.return_masks:`) is code like any other.
+// names a GPU or backend concept (`trt`, `fused`, `flash`: CodeRoleFacts::backend_words); what
+// only a model's own off-by-default option runs (`if self.immiscible:`) is optional feature code
+// (SemanticModel::optional_option_at): it runs where its context says, but only when turned on.
 std::string_view opt_in_option(Node condition);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
@@ -99,6 +100,12 @@ class SemanticModel {
     Context role = Context::Unknown;  // its role from this file alone
   };
   std::vector<TopLevelFunction> top_level_functions() const;
+  // The option, when the code at a byte offset runs only with an off-by-default option of its
+  // model class turned on: in the branch a `self.<option>` (a parameter of the class's `__init__`
+  // defaulting to False) selects, or in a method or function the file calls only from such code.
+  // Empty when the file itself turns the option on (passes `<option>=True`), and for a parameter
+  // of the function itself (`return_loss=False`): its callers turn it on at will.
+  std::string_view optional_option_at(uint32_t offset) const;
   // The role a function of that name takes from where the file hands it over, whichever module
   // defines it: the hot path when handed to a tracing transform (`jax.jit(train_step)`), the host
   // when handed to a host keyword (`collate_fn=collate`); Unknown otherwise.
@@ -117,6 +124,7 @@ class SemanticModel {
     bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
     bool returns = false;        // returns a value
     bool hot_parameter = false;  // takes a parameter of a loss's target computation (CodeRoleFacts::hot_parameters)
+    std::string optional_option;  // set by finish(): called only from code an off-by-default option runs
   };
   struct Class {
     std::string name;
@@ -210,6 +218,17 @@ class SemanticModel {
   bool guarded_use(std::string_view name, uint32_t offset, bool only_guarded_path) const;
   Context role_at(uint32_t offset) const;  // context_at but for guards
   std::vector<Guard> guards_;
+  // The branches only an off-by-default model option runs (opt_in_option on `self.<option>`, not
+  // a backend), and the options the file passes as `<option>=True`.
+  struct OptionalBranch {
+    ByteSpan body;
+    std::string option;
+  };
+  std::vector<OptionalBranch> optional_branches_;
+  std::unordered_set<std::string> enabled_options_;
+  std::string_view optional_branch_at(uint32_t offset) const;
+  // finish(): Function::optional_option, from the calls of each name.
+  void mark_optional_functions(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
   std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
 };
 
