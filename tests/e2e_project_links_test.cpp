@@ -693,3 +693,54 @@ TEST_CASE("kernel launches: a cached launching file follows its kernel's module"
   dir.write("pkg/kernels.py", kTritonKernel);
   CHECK(launches(scan(dir, cached)) == std::vector<std::string>{"pkg/ops.py:3 add_kernel unknown"});
 }
+
+TEST_CASE("links: what only an off-by-default model option runs is discounted unless a file of the project turns it on",
+          "[e2e][links]") {
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/diffusion.py",
+            "import torch\n"
+            "from scipy.optimize import linear_sum_assignment\n"
+            "class Diffusion(torch.nn.Module):\n"
+            "    def __init__(self, net, immiscible=False):\n"
+            "        self.immiscible = immiscible\n"
+            "    def assign(self, x):\n"
+            "        return linear_sum_assignment(x.cpu())\n"
+            "    def forward(self, x):\n"
+            "        if self.immiscible:\n"
+            "            x = x[self.assign(x)]\n"
+            "        return x\n");
+  auto host_library = [&](const json& report) {
+    std::vector<json> found;
+    for (const json& f : report.at("findings"))
+      if (f.at("path") == "pkg/diffusion.py" && f.at("id") == "TPU611") found.push_back(f);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].at("context") == "hot-path");  // where it runs, when it runs
+    return found[0];
+  };
+  json off = host_library(scan(dir));
+  CHECK(off.at("discounted") == true);
+  CHECK(off.at("severity") == "info");
+  CHECK_THAT(off.at("message").get<std::string>(),
+             Catch::Matchers::EndsWith("(only with the off-by-default option 'immiscible')"));
+  // A script passing False keeps it off.
+  dir.write("train.py", "from pkg.diffusion import Diffusion\nmodel = Diffusion(None, immiscible=False)\n");
+  CHECK(host_library(scan(dir)).at("discounted") == true);
+  // A script passing what its user decides may turn it on: the code is what a port runs.
+  dir.write("train.py",
+            "import argparse\n"
+            "from pkg.diffusion import Diffusion\n"
+            "args = argparse.ArgumentParser().parse_args()\n"
+            "model = Diffusion(None, immiscible=args.immiscible)\n");
+  json on = host_library(scan(dir));
+  CHECK(on.at("discounted") == false);
+  CHECK(on.at("severity") != "info");
+  CHECK(on.at("message").get<std::string>().find("off-by-default") == std::string::npos);
+  // The same with the result cache: the option's file is unchanged, the other file decides.
+  TempDir cache;
+  const std::string cached = "--cache-dir '" + cache.str() + "'";
+  dir.write("train.py", "from pkg.diffusion import Diffusion\nmodel = Diffusion(None)\n");
+  CHECK(host_library(scan(dir, cached)).at("discounted") == true);
+  dir.write("train.py", "from pkg.diffusion import Diffusion\nmodel = Diffusion(None, immiscible=True)\n");
+  CHECK(host_library(scan(dir, cached)).at("discounted") == false);
+}

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <initializer_list>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@ struct Seen {
   Context context;
   bool discounted;
   Severity severity;
+  std::string optional_option;
 };
 
 // The analysis of one file by every check, with the project's code role facts.
@@ -41,7 +41,7 @@ FileResult analyzed(const std::string& path, const std::string& text) {
 std::vector<Seen> analyze(const std::string& path, const std::string& text) {
   const FileResult result = analyzed(path, text);
   std::vector<Seen> out;
-  for (const Finding& f : result.findings) out.push_back({f.check_id, f.start.line, f.context, f.discounted, f.severity});
+  for (const Finding& f : result.findings) out.push_back({f.check_id, f.start.line, f.context, f.discounted, f.severity, f.optional_option.str()});
   return out;
 }
 
@@ -58,21 +58,14 @@ Seen at(const std::vector<Seen>& seen, std::string_view id, uint32_t line) {
   return *found;
 }
 
-// Each finding of one of `ids` as "ID:line context", with "+discounted" when it is, in report order.
+// Each finding of one of `ids` as "ID:line context", with "+discounted" when it is and "+optional"
+// when only an off-by-default option runs it, in report order.
 std::vector<std::string> placed(const std::vector<Seen>& seen, std::initializer_list<std::string_view> ids) {
   std::vector<std::string> out;
   for (const Seen& s : seen)
     if (std::find(ids.begin(), ids.end(), s.id) != ids.end())
       out.push_back(s.id + ":" + std::to_string(s.line) + " " + std::string(to_string(s.context)) +
-                    (s.discounted ? "+discounted" : ""));
-  return out;
-}
-
-// Each finding's message by "ID:line".
-std::map<std::string, std::string> messages_of(const std::string& path, const std::string& text) {
-  const FileResult result = analyzed(path, text);
-  std::map<std::string, std::string> out;
-  for (const Finding& f : result.findings) out[f.check_id + ":" + std::to_string(f.start.line)] = f.message.str();
+                    (s.discounted ? "+discounted" : "") + (s.optional_option.empty() ? "" : "+optional"));
   return out;
 }
 
@@ -470,7 +463,7 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
   CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
   CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
   // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere: its
-  // context is where it runs. What only the model's off-by-default option runs is discounted (below);
+  // context is where it runs. What only the model's off-by-default option runs is optional code (below);
   // a function's own parameter (`return_masks`) is no such option: its callers turn it on at will.
   auto model = analyze("pkg/diffusion.py",
                        "import torch\n"                                                   // 1
@@ -488,12 +481,11 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
                        "    if use_custom_op:\n"                                          // 13
                        "        return model.cuda()\n");                                  // 14
   // Line 10: `use_custom_op` is no parameter of forward; line 14: words in a row, custom_op.
-  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path+discounted", "TPU201:8 hot-path",
+  CHECK(placed(model, {"TPU201", "TPU401"}) == std::vector<std::string>{"TPU201:7 hot-path+optional", "TPU201:8 hot-path",
                                                                         "TPU401:10 hot-path", "TPU401:14 guarded+discounted"});
 }
 
-TEST_CASE("semantic: what only a model's off-by-default option runs keeps its context and is discounted, "
-          "unless the file turns the option on",
+TEST_CASE("semantic: what only a model's off-by-default option runs is optional code, in the context where it runs",
           "[python][semantic]") {
   const std::string model =
       "import torch\n"                                                       // 1
@@ -515,26 +507,26 @@ TEST_CASE("semantic: what only a model's off-by-default option runs keeps its co
       "        return torch.nonzero(x)\n"                                    // 17
       "    def forward(self, x):\n"                                          // 18
       "        return self.sample(x)\n";                                     // 19
-  auto seen = analyze("pkg/diffusion.py", model);
   // Line 7: a method called only from the option's branch; line 14: the else of a negated option;
-  // line 16: an option on by default; line 17: after the branches.
-  CHECK(placed(seen, {"TPU201", "TPU611"}) ==
-        std::vector<std::string>{"TPU611:7 hot-path+discounted", "TPU201:14 hot-path+discounted",
-                                 "TPU201:16 hot-path", "TPU201:17 hot-path"});
-  CHECK(at(seen, "TPU611", 7).severity == Severity::Info);
-  CHECK(at(seen, "TPU201", 16).severity != Severity::Info);
-  // The report says why.
-  auto messages = messages_of("pkg/diffusion.py", model);
-  CHECK_THAT(messages.at("TPU611:7"), Catch::Matchers::EndsWith("(only with the off-by-default option 'immiscible')"));
-  CHECK_THAT(messages.at("TPU201:14"), Catch::Matchers::EndsWith("(only with the off-by-default option 'exact')"));
-  // The file turns an option on: its code is code like any other; the other option's stays optional.
-  auto enabled = analyze("pkg/diffusion.py", model + "def build(net):\n    return Diffusion(net, immiscible=True)\n");
-  CHECK(placed(enabled, {"TPU201", "TPU611"}) ==
-        std::vector<std::string>{"TPU611:7 hot-path", "TPU201:14 hot-path+discounted", "TPU201:16 hot-path",
-                                 "TPU201:17 hot-path"});
+  // line 16: an option on by default; line 17: after the branches. Whether the project turns an
+  // option on, and so whether its code is discounted, is the project links' (e2e_project_links_test).
+  auto seen = analyze("pkg/diffusion.py", model);
+  CHECK(placed(seen, {"TPU201", "TPU611"}) == std::vector<std::string>{"TPU611:7 hot-path+optional",
+                                                                        "TPU201:14 hot-path+optional",
+                                                                        "TPU201:16 hot-path", "TPU201:17 hot-path"});
+  CHECK(at(seen, "TPU611", 7).optional_option == "immiscible");
+  CHECK(at(seen, "TPU201", 14).optional_option == "exact");
   // A method also called outside the option's branch is not optional.
   auto shared = analyze("pkg/diffusion.py", model + "    def match(self, x):\n        return self.assign(x)\n");
-  CHECK_FALSE(at(shared, "TPU611", 7).discounted);
+  CHECK(at(shared, "TPU611", 7).optional_option.empty());
+  // The keywords the file passes a value that may turn an option on: True, or what its caller
+  // decides; not False, None or a literal.
+  const FileResult train = analyzed("pkg/train.py",
+                                    "from pkg.diffusion import Diffusion\n"
+                                    "def main(args, net):\n"
+                                    "    a = Diffusion(net, immiscible=args.immiscible, exact=False, noisy=None)\n"
+                                    "    b = Diffusion(net, fused=True, depth=3, name='x', warm=not args.cold)\n");
+  CHECK(train.links.options_turned_on == std::vector<std::string>{"fused", "immiscible", "warm"});
 }
 
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",

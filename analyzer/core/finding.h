@@ -54,6 +54,10 @@ struct Finding {
   // another module defines): set aside with the file's links, and reported only when the project
   // links confirm it (FileLinks::Launch).
   bool awaits_link = false;
+  // Set by a frontend when the finding's code runs only with an off-by-default option of its model
+  // turned on (`if self.immiscible:`): the project links discount it when no file of the project
+  // turns that option on (FileLinks::options_turned_on).
+  InternedString optional_option;
   // Files whose findings are part of this one's work, relative to the scan root: an extension
   // module's sources, whose kernels join its work item (plan_work).
   std::vector<std::string> related_paths;
@@ -137,7 +141,10 @@ struct FileLinks {
   std::vector<Use> uses;
   std::vector<Function> functions;
   std::vector<Launch> launches;
-  bool empty() const { return uses.empty() && functions.empty() && launches.empty(); }
+  // The keywords its calls pass a value other than False or None (`Diffusion(net, immiscible=True)`,
+  // `ComputeLoss(model, overlap=overlap)`): options the project may turn on. Sorted, unique.
+  std::vector<std::string> options_turned_on;
+  bool empty() const { return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty(); }
 };
 
 struct FileResult {

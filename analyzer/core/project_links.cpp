@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
 #include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/role_vote.h"
@@ -382,7 +384,24 @@ void drop_cleared(AnalyzedFiles& files) {
 
 }  // namespace
 
-void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
+namespace {
+
+// A finding in code only a model's off-by-default option runs (Finding::optional_option) is
+// discounted when no file of the project passes that option a value that may turn it on: the
+// default path, the one a port runs, has none of it. It keeps its context.
+void discount_optional_code(AnalyzedFiles& files) {
+  std::unordered_set<std::string_view> turned_on;
+  for (const FileResult& r : files.results) turned_on.insert(r.links.options_turned_on.begin(), r.links.options_turned_on.end());
+  for (Finding& f : files.findings) {
+    if (f.optional_option.empty() || f.discounted || f.context == Context::Test || turned_on.contains(f.optional_option))
+      continue;
+    f.discounted = true;
+    f.severity = Severity::Info;
+    f.message = fmt::format("{} (only with the off-by-default option '{}')", f.message.view(), f.optional_option.view());
+  }
+}
+
+void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
                   std::span<const std::string> alternative_backend_dirs) {
   const bool any_links = std::any_of(files.results.begin(), files.results.end(),
                                      [](const FileResult& r) { return !r.links.uses.empty() || !r.links.launches.empty(); });
@@ -416,6 +435,14 @@ void link_project(AnalyzedFiles& files, const PathWeights& weights, const Regist
     }
   }
   if (dropped) drop_cleared(files);
+}
+
+}  // namespace
+
+void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
+                  std::span<const std::string> alternative_backend_dirs) {
+  link_modules(files, weights, registry, alternative_backend_dirs);
+  discount_optional_code(files);
 }
 
 }  // namespace tpulint

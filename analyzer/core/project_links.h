@@ -20,6 +20,10 @@
 //   it from one: its finding joins its file's. Other launches are dropped. Joined on every scan,
 //   cached results included, so a launch follows its kernel's module.
 //
+// - A finding in code only a model's off-by-default option runs (Finding::optional_option) is
+//   discounted, keeping its context, unless a file of the project passes that option a value
+//   that may turn it on (FileLinks::options_turned_on): `ComputeLoss(model, overlap=overlap)`.
+//
 // Findings in optional files and guarded functions, and findings whose related files (an
 // extension's sources) are all optional, take the guarded context and are discounted
 // (discounts_finding). Uses from code that does not decide the verdict (tests, examples, by path

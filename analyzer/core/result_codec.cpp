@@ -21,7 +21,7 @@ namespace {
 // order reversed, in hex: exact both ways at a fraction of the cost of the shortest decimal text
 // (two doubles a finding were 1.4% of the checks' cost at 10k lines), and short, as the low bytes
 // of a round number such as 0.25 (0x3FD0000000000000, written "d03f") are zero.
-constexpr std::string_view kMagic = "r9";
+constexpr std::string_view kMagic = "r10";
 
 bool needs_escape(char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -161,7 +161,7 @@ class FieldReader {
 
 // The interned fields of the finding read before, taken again when the same (FieldReader::interned).
 struct PreviousFinding {
-  InternedString check_name, path, message, hint, subject, source_line;
+  InternedString check_name, path, message, hint, subject, source_line, optional_option;
 };
 
 void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
@@ -191,6 +191,7 @@ void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
   f.code_lines = in.number<uint32_t>();
   f.context = in.enumerated(Context::Test);
   f.discounted = in.number<int>() != 0;
+  f.optional_option = in.interned(previous.optional_option);
   size_t related = in.count();
   for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
 }
@@ -222,6 +223,7 @@ void put_finding(std::string& out, const Finding& f) {
   put_number(out, f.code_lines);
   put_number(out, int(f.context));
   put_number(out, int(f.discounted));
+  put_string(out, f.optional_option);
   put_number(out, f.related_paths.size());
   for (const std::string& p : f.related_paths) put_string(out, p);
 }
@@ -287,6 +289,8 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     put_number(out, l.at.column);
     put_finding(out, l.finding);
   }
+  put_number(out, r.links.options_turned_on.size());
+  for (const std::string& o : r.links.options_turned_on) put_string(out, o);
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
@@ -353,6 +357,8 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
     read_finding(in, l.finding, previous_launch);
     l.finding.awaits_link = true;
   }
+  size_t options = in.count();
+  for (size_t k = 0; k < options && in.ok(); ++k) r.links.options_turned_on.push_back(in.string());
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());
     return std::nullopt;

@@ -100,6 +100,7 @@ void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
                              f.used_here, f.role,
                              std::find(kernels_.begin(), kernels_.end(), f.name) != kernels_.end()});
   out.launches = launches_;
+  out.options_turned_on.assign(model.options_turned_on().begin(), model.options_turned_on().end());
   for (const Pending& p : pending_) {
     // The last name used: the module's or the function's.
     const std::string_view target = p.target;

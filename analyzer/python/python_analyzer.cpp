@@ -350,13 +350,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       } else if (discounts_finding(f.context, **info)) {
         f.discounted = true;
         f.severity = Severity::Info;
-      } else if (std::string_view option = model.optional_option_at(offsets[k - first_finding]);
-                 !option.empty() && f.context != Context::Test) {
-        // Runs only with an off-by-default option on: the default path, what a port runs, has
-        // none of it. It weighs like guarded code, where its context says.
-        f.discounted = true;
-        f.severity = Severity::Info;
-        f.message = fmt::format("{} (only with the off-by-default option '{}')", f.message.view(), option);
+      } else if (f.context != Context::Test) {
+        f.optional_option = model.optional_option_at(offsets[k - first_finding]);
       }
     }
     if (dropped)

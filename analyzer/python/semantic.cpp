@@ -216,6 +216,17 @@ bool opt_in_parameter(Node function, std::string_view name) {
   return false;
 }
 
+// Whether a keyword argument's value may turn a boolean option on: `True`, or a name, attribute,
+// subscript or condition whose value the call's caller decides (`overlap=overlap`,
+// `fused=cfg.fused`); not a literal number, string, container, None or False.
+bool may_turn_on(Node value) {
+  if (!value) return false;
+  const std::string_view type = value.type();
+  return type == "true" || value.kind() == Kind::Identifier || value.kind() == Kind::Attribute || type == "subscript" ||
+         type == "not_operator" || type == "boolean_operator" || type == "comparison_operator" ||
+         type == "conditional_expression" || value.kind() == Kind::Call;
+}
+
 // What a condition on an option tests, under parentheses and `not`.
 Node option_operand(Node condition) {
   while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
@@ -419,7 +430,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords)
-          if (value.text() == "True") enabled_options_.emplace(keyword);
+          if (may_turn_on(value)) options_turned_on_.emplace(keyword);
         for (const auto& [keyword, value] : args.keywords)
           if (any_name(facts_.host_keywords, keyword))
             if (std::string_view fn = last_name_of(value); !fn.empty()) host_names_.emplace_back(fn);
@@ -700,7 +711,6 @@ void SemanticModel::finish() {
 
 void SemanticModel::mark_optional_functions(
     const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of) {
-  std::erase_if(optional_branches_, [&](const OptionalBranch& b) { return enabled_options_.contains(b.option); });
   if (optional_branches_.empty()) return;
   // A function every call of which (but its own) is optional code: a chain of helpers settles in a few passes.
   for (int pass = 0; pass < 8; ++pass) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -103,9 +104,11 @@ class SemanticModel {
   // The option, when the code at a byte offset runs only with an off-by-default option of its
   // model class turned on: in the branch a `self.<option>` (a parameter of the class's `__init__`
   // defaulting to False) selects, or in a method or function the file calls only from such code.
-  // Empty when the file itself turns the option on (passes `<option>=True`), and for a parameter
-  // of the function itself (`return_loss=False`): its callers turn it on at will.
+  // Empty for a parameter of the function itself (`return_loss=False`): its callers turn it on at
+  // will. Whether a file of the project turns the option on is the project links' to say.
   std::string_view optional_option_at(uint32_t offset) const;
+  // The keywords the file's calls pass a value that may turn an option on (FileLinks::options_turned_on).
+  const std::set<std::string>& options_turned_on() const { return options_turned_on_; }
   // The role a function of that name takes from where the file hands it over, whichever module
   // defines it: the hot path when handed to a tracing transform (`jax.jit(train_step)`), the host
   // when handed to a host keyword (`collate_fn=collate`); Unknown otherwise.
@@ -219,13 +222,13 @@ class SemanticModel {
   Context role_at(uint32_t offset) const;  // context_at but for guards
   std::vector<Guard> guards_;
   // The branches only an off-by-default model option runs (opt_in_option on `self.<option>`, not
-  // a backend), and the options the file passes as `<option>=True`.
+  // a backend), and the keywords the file passes a value that may turn an option on.
   struct OptionalBranch {
     ByteSpan body;
     std::string option;
   };
   std::vector<OptionalBranch> optional_branches_;
-  std::unordered_set<std::string> enabled_options_;
+  std::set<std::string> options_turned_on_;
   std::string_view optional_branch_at(uint32_t offset) const;
   // finish(): Function::optional_option, from the calls of each name.
   void mark_optional_functions(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
