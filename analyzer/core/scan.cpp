@@ -154,7 +154,8 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   }
   const SourceFile& source = std::get<SourceFile>(loaded);
   result.analyzed = true;
-  if (file.language != Language::Cmake) result.code_lines = count_code_lines(source.text(), file.language);
+  if (file.language != Language::Cmake && generator_of(source.text()).empty())
+    result.code_lines = count_code_lines(source.text(), file.language);
   uint64_t hash = 0;
   if (stamp) {
     // A notebook's findings are placed in its JSON text, not only in its code.

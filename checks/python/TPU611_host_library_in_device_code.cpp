@@ -32,6 +32,9 @@ class HostLibraryInDeviceCode final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
+    // JAX code hands a host library concrete values only (a traced one fails on any backend): at
+    // trace time that computes a constant, and eagerly it costs a GPU the same round trip.
+    if (ctx.imports().imports("jax") && !ctx.imports().imports("torch")) return;
     const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
     if (!callee) return;
     const data::HostOnlyLibrariesRow* row =
@@ -69,11 +72,13 @@ extern const CheckDef TPU611_host_library_in_device_code{
                     "methods it calls (a loss, a Hungarian matcher), functions under a tracing transform, and "
                     "training loops, as the semantic model places them (docs/scoring.md, Contexts). The same call "
                     "in a dataset, evaluation, one-time or unknown code is not reported: there it is ordinary host "
-                    "code. Image libraries (OpenCV, scikit-image) are left out: in device code they are nearly "
+                    "code. Nor is it in a module that imports JAX and not PyTorch: JAX hands a host library concrete "
+                    "values only (under `jax.jit` a traced value fails on a GPU as well), so what it computes there "
+                    "is a trace-time constant, or the same host round trip on a GPU. Image libraries (OpenCV, scikit-image) are left out: in device code they are nearly "
                     "always an inference wrapper's preprocessing of host images.",
             .why = "The library needs the tensors' values on the host. On a TPU, PyTorch/XLA cuts the lazy graph, "
                    "runs it, waits for the device and copies the data out, then traces the rest of the step with "
-                   "the result as a new input; in `jax.jit` or `tf.function` the call fails on a traced value. "
+                   "the result as a new input; in `tf.function`, which a TPU requires, the call fails on a traced value. "
                    "Every step then alternates between the device and the host, and a TPU spends most of it idle. "
                    "DETR's `linear_sum_assignment` on the cost matrix in its matcher is the common case.",
             .example = "from scipy.optimize import linear_sum_assignment\n\nclass HungarianMatcher(nn.Module):\n"
