@@ -1,13 +1,17 @@
 // The fixture runner: every file under fixtures/checks/ is analyzed with every check, and its
 // findings must match its inline expectations exactly (see fixture_expectations.h). A finding
 // nobody expected fails, a missing one fails, and a fixture without `expect:` must produce
-// nothing at all.
+// nothing at all. Beside the intent, each fixture's full findings (position, check, severity,
+// context, effort, hours, message, hint) are pinned in fixtures/snapshots/<fixture>.snap, as Ruff
+// pins its rules' output: a change to any of them shows in review.
 #include <algorithm>
+#include <cstdlib>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "app/engine.h"
@@ -134,6 +138,62 @@ TEST_CASE("every check fixture produces exactly the findings it expects", "[fixt
         FAIL_CHECK(fmt::format("{}:{}:{}: unexpected {}: {}", name, f.start.line, f.start.column, f.check_id,
                                f.message));
     }
+  }
+}
+
+namespace {
+
+const fs::path kSnapshots = fs::path(TPULINT_SOURCE_DIR) / "fixtures" / "snapshots";
+
+// Every finding of a fixture, as a reviewer reads it: where, what, how severe, in which context,
+// at what price, and its message and hint.
+std::string snapshot_of(const std::string& name, const FileResult& result) {
+  std::string out = fmt::format(
+      "# The findings of fixtures/checks/{} (tests/fixtures_test.cpp). Review a change, then\n"
+      "# rewrite with: TPULINT_UPDATE_SNAPSHOTS=1 build/tests/tpulint_tests \"[snapshots]\"\n",
+      name);
+  for (const Finding& f : result.findings) {
+    out += fmt::format("{}:{} {} {} {}{} effort {} {:g}-{:g} h\n", f.start.line, f.start.column, f.check_id,
+                       to_string(f.severity), to_string(f.context), f.discounted ? " discounted" : "",
+                       to_string(f.effort), f.hours.low, f.hours.high);
+    out += fmt::format("  message: {}\n", f.message.view());
+    if (!f.hint.empty()) out += fmt::format("  hint: {}\n", f.hint.view());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every check fixture's findings match its snapshot", "[fixtures][snapshots]") {
+  app::Engine engine({});
+  const char* update = std::getenv("TPULINT_UPDATE_SNAPSHOTS");
+  const bool rewrite = update && std::string(update) == "1";
+  std::set<fs::path> expected_files;
+  for (const fs::path& path : fixture_files()) {
+    const std::string name = fixture_name(path);
+    FileResult result = engine.analyze_file(path, name);
+    REQUIRE(result.analyzed);
+    const fs::path snapshot = kSnapshots / (name + ".snap");
+    expected_files.insert(snapshot);
+    const std::string now = snapshot_of(name, result);
+    if (rewrite) {
+      fs::create_directories(snapshot.parent_path());
+      std::ofstream(snapshot, std::ios::binary) << now;
+      continue;
+    }
+    INFO(snapshot.string() << " differs or is missing: review the change, then rewrite it with TPULINT_UPDATE_SNAPSHOTS=1");
+    CHECK(fs::exists(snapshot));
+    CHECK(now == read(snapshot));
+  }
+  // A snapshot whose fixture is gone is stale.
+  for (const auto& e : fs::recursive_directory_iterator(kSnapshots)) {
+    if (!e.is_regular_file()) continue;
+    if (rewrite && !expected_files.contains(e.path())) {
+      fs::remove(e.path());
+      continue;
+    }
+    INFO(e.path().string() << " has no fixture");
+    CHECK(expected_files.contains(e.path()));
   }
 }
 
