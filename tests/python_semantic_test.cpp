@@ -529,6 +529,46 @@ TEST_CASE("semantic: what only a model's off-by-default option runs is optional 
   CHECK(train.links.options_turned_on == std::vector<std::string>{"fused", "immiscible", "warm"});
 }
 
+TEST_CASE("semantic: the branches beside a TPU path are another device's, whatever the condition names",
+          "[python][semantic]") {
+  auto seen = analyze("models/retinanet_main.py",
+                      "import tensorflow as tf\n"                                               // 1
+                      "from tensorflow.contrib import tpu as contrib_tpu\n"                     // 2
+                      "def main(FLAGS):\n"                                                      // 3
+                      "  if FLAGS.distribution_strategy is None:\n"                             // 4
+                      "    run_config = contrib_tpu.RunConfig(tpu_config=contrib_tpu.TPUConfig(8))\n"  // 5
+                      "  elif FLAGS.distribution_strategy == 'mirrored':\n"                     // 6
+                      "    run_config = tf.distribute.MirroredStrategy()\n"                     // 7
+                      "  else:\n"                                                               // 8
+                      "    run_config = tf.distribute.experimental.MultiWorkerMirroredStrategy()\n"  // 9
+                      "  if FLAGS.mode == 'train':\n"                                           // 10
+                      "    strategy = tf.distribute.MirroredStrategy()\n"                       // 11
+                      "  else:\n"                                                               // 12
+                      "    strategy = None\n");                                                 // 13
+  CHECK(at(seen, "TPU416", 7).context == Context::Guarded);
+  CHECK(at(seen, "TPU416", 7).discounted);
+  CHECK(at(seen, "TPU416", 9).context == Context::Guarded);
+  // No branch of this `if` is a TPU path: a mode switch, not a device's.
+  CHECK(at(seen, "TPU416", 11).context != Context::Guarded);
+  CHECK_FALSE(at(seen, "TPU416", 11).discounted);
+  // PyTorch/XLA beside CUDA; a name that only contains the letters (`xlabel`) is no TPU word.
+  auto torch = analyze("pkg/train.py",
+                       "import torch\n"                                                         // 1
+                       "import torch_xla.core.xla_model as xm\n"                                // 2
+                       "def device_of(kind, ax):\n"                                             // 3
+                       "    if kind == 'accelerator':\n"                                        // 4
+                       "        device = xm.xla_device()\n"                                     // 5
+                       "    else:\n"                                                            // 6
+                       "        device = torch.device('cuda')\n"                                // 7
+                       "    if kind == 'plot':\n"                                               // 8
+                       "        ax.set_xlabel('step')\n"                                        // 9
+                       "    else:\n"                                                            // 10
+                       "        device = torch.device('cuda')\n"                                // 11
+                       "    return device\n");                                                  // 12
+  CHECK(at(torch, "TPU401", 7).context == Context::Guarded);
+  CHECK(at(torch, "TPU401", 11).context != Context::Guarded);
+}
+
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",
           "[python][semantic]") {
   auto seen = analyze("pkg/data/loaders.py",

@@ -227,6 +227,18 @@ bool may_turn_on(Node value) {
          type == "conditional_expression" || value.kind() == Kind::Call;
 }
 
+// The branches of an if statement, in order: its body, each elif's, the else's.
+std::vector<Node> branches_of(Node if_statement) {
+  std::vector<Node> out{if_statement.field(Field::Consequence)};
+  for (uint32_t i = 0; i < if_statement.named_child_count(); ++i) {
+    Node clause = if_statement.named_child(i);
+    if (clause.kind() == Kind::ElifClause) out.push_back(clause.field(Field::Consequence));
+    if (clause.kind() == Kind::ElseClause) out.push_back(clause.field(Field::Body));
+  }
+  std::erase_if(out, [](Node b) { return !b; });
+  return out;
+}
+
 // What a condition on an option tests, under parentheses and `not`.
 Node option_operand(Node condition) {
   while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
@@ -273,6 +285,23 @@ bool SemanticModel::names_backend(std::string_view option) const {
   for (const std::string& w : identifier_words(option)) joined += w + "_";
   return std::any_of(facts_.backend_words.begin(), facts_.backend_words.end(),
                      [&](const std::string& w) { return joined.find("_" + w + "_") != std::string::npos; });
+}
+
+bool SemanticModel::is_tpu_path(Node block) const {
+  if (!block || facts_.tpu_words.empty()) return false;
+  const Tree& tree = *block.tree();
+  for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id) {
+    Node n(&tree, id);
+    if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
+    const std::string text = lower(n.text());
+    // Split only a name that holds one of the words somewhere.
+    if (std::none_of(facts_.tpu_words.begin(), facts_.tpu_words.end(),
+                     [&](const std::string& w) { return text.find(w) != std::string::npos; }))
+      continue;
+    for (const std::string& word : identifier_words(n.text()))
+      if (std::find(facts_.tpu_words.begin(), facts_.tpu_words.end(), word) != facts_.tpu_words.end()) return true;
+  }
+  return false;
 }
 
 bool SemanticModel::is_guard(Node condition) const {
@@ -467,6 +496,13 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             }
           }
           add_guard(node.span(), branches, taken);
+        } else if (std::vector<Node> paths = branches_of(node); paths.size() > 1 &&
+                   std::any_of(paths.begin(), paths.end(), [&](Node b) { return is_tpu_path(b); })) {
+          // A dual path: one branch runs on a TPU (`TPUEstimator`, `xm.xla_device()`), so the
+          // others are another device's, whatever the condition names.
+          std::vector<bool> taken;
+          for (Node b : paths) taken.push_back(!is_tpu_path(b));
+          add_guard(node.span(), paths, taken);
         } else if (Node condition = node.field(Field::Condition); condition) {
           // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif): what
           // runs only when a model's off-by-default option is on.

@@ -55,6 +55,7 @@ struct CodeRoleFacts {
   std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
   std::vector<std::string> loss_names;
   std::vector<std::string> alternative_backend_dirs;  // directories of an alternative accelerator or kernel backend
+  std::vector<std::string> tpu_words;           // words (core/identifier_words) of a name or string that make a branch a TPU path
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
@@ -161,6 +162,7 @@ class SemanticModel {
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool is_guard(Node condition) const;
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
+  bool is_tpu_path(Node block) const;  // a name or string in it has a word of facts_.tpu_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
   bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;

@@ -28,6 +28,7 @@ python::CodeRoleFacts load() {
       {"alternative_backend_dir", &facts.alternative_backend_dirs},
       {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
+      {"tpu_word", &facts.tpu_words},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
