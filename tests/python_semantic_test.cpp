@@ -460,7 +460,9 @@ TEST_CASE("semantic: a branch on a backend option that is off by default is guar
   CHECK(at(seen, "TPU401", 8).discounted);
   CHECK(at(seen, "TPU401", 10).context != Context::Guarded);  // on unless turned off
   CHECK_FALSE(at(seen, "TPU401", 10).discounted);
-  CHECK(at(seen, "TPU401", 15).context != Context::Guarded);  // after the branch, not in it
+  // After an early exit unless the option is on: the same path as line 20's else (the boundary
+  // without an exit is in "what follows an early exit" below).
+  CHECK(at(seen, "TPU401", 15).context == Context::Guarded);
   CHECK(at(seen, "TPU401", 20).context == Context::Guarded);  // the else of a negated option
   // An option of the model's own (`if self.immiscible:`, `if return_masks:`) runs on a TPU as anywhere: its
   // context is where it runs. What only the model's off-by-default option runs is optional code (below);
@@ -567,6 +569,35 @@ TEST_CASE("semantic: the branches beside a TPU path are another device's, whatev
                        "    return device\n");                                                  // 12
   CHECK(at(torch, "TPU401", 7).context == Context::Guarded);
   CHECK(at(torch, "TPU401", 11).context != Context::Guarded);
+}
+
+TEST_CASE("semantic: what follows an early exit unless a guard holds is guarded code", "[python][semantic]") {
+  auto seen = analyze("pkg/attend.py",
+                      "import torch\n"                                                              // 1
+                      "class Attend(torch.nn.Module):\n"                                            // 2
+                      "    def __init__(self, use_flash=False):\n"                                  // 3
+                      "        if not torch.cuda.is_available() or not use_flash:\n"                // 4
+                      "            return\n"                                                        // 5
+                      "        props = torch.cuda.get_device_properties(torch.device('cuda'))\n"    // 6
+                      "    def forward(self, x):\n"                                                 // 7
+                      "        if torch.cuda.is_available():\n"                                     // 8
+                      "            return x\n"                                                      // 9
+                      "        return x.cuda()\n"                                                   // 10
+                      "def pick(x):\n"                                                              // 11
+                      "    if not torch.cuda.is_available() and x.is_cpu:\n"                        // 12
+                      "        return x\n"                                                          // 13
+                      "    return x.cuda()\n"                                                       // 14
+                      "def fallback(x):\n"                                                          // 15
+                      "    if not torch.cuda.is_available():\n"                                     // 16
+                      "        x = x.float()\n"                                                     // 17
+                      "    return x.cuda()\n");                                                     // 18
+  CHECK(at(seen, "TPU402", 6).context == Context::Guarded);
+  CHECK(at(seen, "TPU401", 6).discounted);
+  // Not after an exit when the guard holds (line 10), nor an `and` (either may fail), nor a branch
+  // that does not leave the block (line 18).
+  CHECK(at(seen, "TPU401", 10).context != Context::Guarded);
+  CHECK(at(seen, "TPU401", 14).context != Context::Guarded);
+  CHECK(at(seen, "TPU401", 18).context != Context::Guarded);
 }
 
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",

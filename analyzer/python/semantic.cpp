@@ -227,6 +227,28 @@ bool may_turn_on(Node value) {
          type == "conditional_expression" || value.kind() == Kind::Call;
 }
 
+// Whether a block ends by leaving it: its last statement returns, raises, continues or breaks.
+bool exits(Node block) {
+  if (!block || block.named_child_count() == 0) return false;
+  const std::string_view last = block.named_child(block.named_child_count() - 1).type();
+  return last == "return_statement" || last == "raise_statement" || last == "continue_statement" ||
+         last == "break_statement";
+}
+
+// The statements after `statement` in its block, in order.
+std::vector<Node> statements_after(Node statement) {
+  std::vector<Node> out;
+  Node block = statement.parent();
+  if (!block || block.type() != "block") return out;
+  bool after = false;
+  for (uint32_t i = 0; i < block.named_child_count(); ++i) {
+    Node s = block.named_child(i);
+    if (after && s.type() != "comment") out.push_back(s);
+    after = after || s == statement;
+  }
+  return out;
+}
+
 // The branches of an if statement, in order: its body, each elif's, the else's.
 std::vector<Node> branches_of(Node if_statement) {
   std::vector<Node> out{if_statement.field(Field::Consequence)};
@@ -302,6 +324,19 @@ bool SemanticModel::is_tpu_path(Node block) const {
       if (std::find(facts_.tpu_words.begin(), facts_.tpu_words.end(), word) != facts_.tpu_words.end()) return true;
   }
   return false;
+}
+
+bool SemanticModel::exits_unless_guard_holds(Node condition) const {
+  while (condition && condition.type() == "parenthesized_expression") condition = condition.named_child(0);
+  if (!condition) return false;
+  // `if not A or not B: return`: what follows runs only when A holds (and B).
+  if (condition.type() == "boolean_operator") {
+    Node op = condition.child(1);
+    if (!op || op.type() != "or") return false;
+    return exits_unless_guard_holds(condition.field(Field::Left)) ||
+           exits_unless_guard_holds(condition.field(Field::Right));
+  }
+  return negated(condition) && is_guard(condition);
 }
 
 bool SemanticModel::is_guard(Node condition) const {
@@ -496,6 +531,11 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             }
           }
           add_guard(node.span(), branches, taken);
+          // `if not torch.cuda.is_available(): return`: what follows in the block runs only when
+          // the guard holds.
+          if (branches.size() == 1 && exits(branches[0]) && exits_unless_guard_holds(condition))
+            if (std::vector<Node> rest = statements_after(node); !rest.empty())
+              add_guard(ByteSpan{node.span().begin, rest.back().span().end}, {{branches[0]}, rest}, {false, true});
         } else if (std::vector<Node> paths = branches_of(node); paths.size() > 1 &&
                    std::any_of(paths.begin(), paths.end(), [&](Node b) { return is_tpu_path(b); })) {
           // A dual path: one branch runs on a TPU (`TPUEstimator`, `xm.xla_device()`), so the
@@ -879,13 +919,19 @@ int SemanticModel::innermost_function(uint32_t offset) const {
 }
 
 void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken) {
+  std::vector<std::vector<Node>> paths;
+  for (Node b : branches) paths.push_back(b ? std::vector<Node>{b} : std::vector<Node>{});
+  add_guard(span, paths, taken);
+}
+
+void SemanticModel::add_guard(ByteSpan span, const std::vector<std::vector<Node>>& paths, const std::vector<bool>& taken) {
   Guard g{span, {}, {}, {}, !taken.empty() && taken.front(), {}};
-  for (size_t k = 0; k < branches.size(); ++k) {
-    Node b = branches[k];
-    if (!b) continue;
-    g.branches.push_back(b.span());
+  for (size_t k = 0; k < paths.size(); ++k) {
+    if (paths[k].empty()) continue;
+    g.branches.push_back({paths[k].front().span().begin, paths[k].back().span().end});
     g.taken.push_back(k < taken.size() && taken[k]);
     std::vector<std::string_view>& reads = g.reads.emplace_back();
+    for (Node b : paths[k]) {
     const Tree& tree = *b.tree();
     for (uint32_t id = b.id(); id < tree.subtree_end(b); ++id) {
       Node n(&tree, id);
@@ -893,6 +939,7 @@ void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, 
       // `f = None` in a handler binds the name; it does not use it.
       if (Node up = n.parent(); up && up.kind() == Kind::Assignment && up.field(Field::Left) == n) continue;
       reads.push_back(n.text());
+    }
     }
     std::sort(reads.begin(), reads.end());
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());

@@ -217,6 +217,11 @@ class SemanticModel {
   void add_required(Node n);  // the identifiers in `n` must be there (an assert, a raise's condition)
   std::unordered_set<std::string> required_names_;
   void add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken);
+  // The same, each path a run of statements (the rest of a block after an early exit).
+  void add_guard(ByteSpan span, const std::vector<std::vector<Node>>& paths, const std::vector<bool>& taken);
+  // `not A`, `x is None`, or `... or not A`, where A is a guard: an early exit on it leaves what
+  // follows to run only when the guard holds.
+  bool exits_unless_guard_holds(Node condition) const;
   bool in_guard(uint32_t offset) const;
   // Whether a use of `name` at `offset` is behind a guard that does not use it on its other path;
   // `only_guarded_path`: and on the guarded path itself, not on the path a TPU takes.
