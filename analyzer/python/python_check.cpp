@@ -192,6 +192,39 @@ bool has_module_prefix(std::string_view name, std::string_view module) {
 
 Node chain_root(Node expr) { return expr ? expr.tree()->chain_root(expr) : expr; }
 
+Node unparenthesized(Node n) {
+  while (n.kind() == Kind::ParenthesizedExpression && n.named_child_count() == 1) n = n.named_child(0);
+  return n;
+}
+
+std::string_view last_name(Node n) {
+  n = unparenthesized(n);
+  if (n.kind() == Kind::Identifier) return n.text();
+  if (n.kind() == Kind::Attribute) return n.field(Field::Attribute).text();
+  return {};
+}
+
+std::string_view chain_last_name(Node n) {
+  for (;;) {
+    switch (n.kind()) {
+      case Kind::Identifier:
+        return n.text();
+      case Kind::Attribute:
+        return n.field(Field::Attribute).text();
+      case Kind::Subscript:
+        n = n.field(Field::Value);
+        break;
+      case Kind::Call:
+        n = n.field(Field::Function);
+        break;
+      default:
+        return {};
+    }
+  }
+}
+
+bool is_none(Node n) { return n.kind() == Kind::None; }
+
 std::optional<std::string> string_value(Node node) {
   if (node.kind() != Kind::String) return std::nullopt;
   std::string out;

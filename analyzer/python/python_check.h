@@ -201,6 +201,20 @@ std::vector<std::string> decorator_names(Node function, const PythonContext& ctx
 // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
 Node chain_root(Node expr);
 
+// `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
+Node unparenthesized(Node n);
+
+// The last name of an identifier or attribute chain, through parentheses: `self.attn_mask` ->
+// "attn_mask", `f` -> "f"; "" for other expressions.
+std::string_view last_name(Node n);
+
+// The last name of a callee or receiver, through the calls and subscripts it is reached by:
+// `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`; "" for other expressions.
+std::string_view chain_last_name(Node n);
+
+// True for the literal `None`; false for a null node (an argument not given).
+bool is_none(Node n);
+
 // The text of a string literal without quotes or prefix when it has no interpolation;
 // for an f-string, the literal text before the first interpolation. Nullopt if not a string.
 std::optional<std::string> string_value(Node node);

@@ -31,10 +31,10 @@ constexpr std::string_view kElementwiseHint =
 // The string literal an argument holds, directly or through one assignment of a literal.
 Node source_literal(Node arg, const python::PythonContext& ctx) {
   if (!arg) return Node();
-  if (arg.kind() == Kind::String || arg.type() == "concatenated_string") return arg;
+  if (arg.kind() == Kind::String || arg.kind() == Kind::ConcatenatedString) return arg;
   if (arg.kind() != Kind::Identifier) return Node();
   for (Node v : pyhelp::assigned_values(arg.text(), ctx))
-    if (v.kind() == Kind::String || v.type() == "concatenated_string") return v;
+    if (v.kind() == Kind::String || v.kind() == Kind::ConcatenatedString) return v;
   return Node();
 }
 

@@ -98,7 +98,7 @@ bool carries_value(Node loop) {
     if (type != "augmented_assignment" && type != "assignment") continue;
     Node left = n.field(Field::Left), right = n.field(Field::Right);
     if (!left || !right) continue;
-    if (type == "augmented_assignment" && left.type() == "subscript") return true;  // `pos[i] += vel[i]`, each step
+    if (type == "augmented_assignment" && left.kind() == Kind::Subscript) return true;  // `pos[i] += vel[i]`, each step
     if (left.kind() != Kind::Identifier) continue;
     std::string_view target = left.text();
     if (target.find("ptr") != std::string_view::npos || target.starts_with("off")) continue;
@@ -131,7 +131,7 @@ PythonBody python_body(Node fn) {
     }
     if (type == "assignment" || type == "augmented_assignment") {
       Node left = n.field(Field::Left);
-      if (left && left.type() == "subscript") {
+      if (left && left.kind() == Kind::Subscript) {
         ++k.stores;
         b.memory = true;
       }

@@ -24,8 +24,8 @@ class JaxBooleanIndexingTraced final : public python::PythonCheck {
     std::vector<Node> indices = dyn::subscript_indices(subscript);
     bool maybe_mask = false;
     for (Node index : indices) {
-      Kind k = dyn::unparenthesized(index).kind();
-      std::string_view t = dyn::unparenthesized(index).type();
+      Kind k = python::unparenthesized(index).kind();
+      std::string_view t = python::unparenthesized(index).type();
       maybe_mask |= k == Kind::Identifier || k == Kind::Call || t == "comparison_operator" ||
                     t == "binary_operator" || t == "unary_operator";
     }

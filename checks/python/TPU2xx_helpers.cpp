@@ -44,11 +44,6 @@ Node scope_body(const PythonContext& ctx) {
 
 }  // namespace
 
-Node unparenthesized(Node n) {
-  while (n && n.type() == "parenthesized_expression" && n.named_child_count() == 1) n = n.named_child(0);
-  return n;
-}
-
 Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx) {
   Node best;
   // Kept from call to call (the walk below calls nothing that asks again): checks ask this for
@@ -81,13 +76,13 @@ std::vector<std::string_view> comparison_operators(Node comparison) {
 }
 
 bool is_elementwise_comparison(Node comparison) {
-  comparison = unparenthesized(comparison);
-  if (!comparison || comparison.type() != "comparison_operator") return false;
+  comparison = python::unparenthesized(comparison);
+  if (!comparison || comparison.kind() != Kind::ComparisonOperator) return false;
   for (std::string_view op : comparison_operators(comparison))
     if (!one_of(op, {"<", ">", "<=", ">=", "==", "!="})) return false;
   for (uint32_t i = 0; i < comparison.named_child_count(); ++i) {
-    Node operand = unparenthesized(comparison.named_child(i));
-    if (operand.kind() == Kind::String || operand.type() == "none" || operand.type() == "concatenated_string")
+    Node operand = python::unparenthesized(comparison.named_child(i));
+    if (operand.kind() == Kind::String || operand.kind() == Kind::None || operand.kind() == Kind::ConcatenatedString)
       return false;
   }
   return true;
@@ -105,8 +100,8 @@ std::vector<Node> subscript_indices(Node subscript) {
 }
 
 bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework) {
-  value = unparenthesized(value);
-  if (value.kind() == Kind::Attribute && one_of(last_name(value), {"loc", "iloc", "at", "iat"})) return true;
+  value = python::unparenthesized(value);
+  if (value.kind() == Kind::Attribute && one_of(python::last_name(value), {"loc", "iloc", "at", "iat"})) return true;
   Node root = python::chain_root(value);
   if (root.kind() != Kind::Identifier) return false;
   const auto& q = ctx.qualified_name(root);
@@ -116,7 +111,7 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
 namespace {
 
 ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return ArrayOrigin::Unknown;
   if (e.kind() == Kind::Identifier) {
     if (hops >= kMaxAssignmentHops) return ArrayOrigin::Unknown;
@@ -183,13 +178,6 @@ bool in_data_loading(const PythonContext& ctx) {
   return false;
 }
 
-std::string_view last_name(Node n) {
-  n = unparenthesized(n);
-  if (n.kind() == Kind::Identifier) return n.text();
-  if (n.kind() == Kind::Attribute) return n.field(Field::Attribute).text();
-  return {};
-}
-
 namespace {
 
 // `mask`, `valid_mask`, `fg_masks`, `attnmask`, `mask_i`, `mask2`; not `mask_idx`, `num_mask_tokens`,
@@ -231,7 +219,7 @@ bool is_torch_predicate_call(Node call, const PythonContext& ctx) {
 }
 
 bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
-  index = unparenthesized(index);
+  index = python::unparenthesized(index);
   if (!index) return false;
   std::string_view t = index.type();
   if (t == "comparison_operator") return is_elementwise_comparison(index);
@@ -242,7 +230,7 @@ bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
   }
   if (t == "unary_operator") {
     if (operator_token(index) != "~") return false;
-    Node operand = unparenthesized(index.named_child(0));
+    Node operand = python::unparenthesized(index.named_child(0));
     return operand.kind() == Kind::Identifier || operand.kind() == Kind::Attribute ||
            is_torch_mask_at(operand, ctx, hops);
   }
@@ -252,9 +240,9 @@ bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
       if (Node value = last_assignment(index.text(), index.span().begin, ctx)) {
         if (is_torch_mask_at(value, ctx, hops + 1)) return true;
         // An assignment that computes something else decides it: `mask_ids = torch.arange(n)`.
-        Node v = unparenthesized(value);
-        if (v.kind() == Kind::Call || v.type() == "binary_operator" || v.type() == "integer" ||
-            v.type() == "list" || v.type() == "tuple")
+        Node v = python::unparenthesized(value);
+        if (v.kind() == Kind::Call || v.kind() == Kind::BinaryOperator || v.kind() == Kind::Integer ||
+            v.kind() == Kind::List || v.kind() == Kind::Tuple)
           return false;
       }
     }
@@ -299,7 +287,7 @@ std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string&
 // True for `torch.where(m)` and `nonzero(m, as_tuple=True)`: a tuple of data-dependent-length
 // index tensors.
 bool returns_index_tuple(Node expr, const PythonContext& ctx) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   std::string storage;
   std::string_view op = torch_op_name(expr, ctx, storage);
   if (op.empty()) return false;
@@ -309,7 +297,7 @@ bool returns_index_tuple(Node expr, const PythonContext& ctx) {
 }
 
 bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   if (expr.kind() == Kind::Identifier && hops < kMaxAssignmentHops) {
     Node value = last_assignment(expr.text(), expr.span().begin, ctx);
     return value && has_dynamic_length(value, ctx, hops + 1);
@@ -323,7 +311,7 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
     Node value = expr.field(Field::Value);
     if (indices.empty()) return false;
     Node first = indices[0].type() == "tuple" ? indices[0].named_child(0) : indices[0];
-    if (first && first.type() == "slice") return has_dynamic_length(value, ctx, hops);
+    if (first && first.kind() == Kind::Slice) return has_dynamic_length(value, ctx, hops);
     if (first && pyapi::int_literal(first)) return returns_index_tuple(value, ctx);
     return false;
   }
@@ -335,13 +323,13 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
 }
 
 std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, int hops) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   if (!expr) return std::nullopt;
-  if (expr.type() == "binary_operator") {
+  if (expr.kind() == Kind::BinaryOperator) {
     if (auto l = host_value_at(expr.field(Field::Left), ctx, hops)) return l;
     return host_value_at(expr.field(Field::Right), ctx, hops);
   }
-  if (expr.type() == "unary_operator") return host_value_at(expr.named_child(0), ctx, hops);
+  if (expr.kind() == Kind::UnaryOperator) return host_value_at(expr.named_child(0), ctx, hops);
   if (expr.kind() == Kind::Identifier) {
     if (hops >= kMaxAssignmentHops) return std::nullopt;
     Node value = last_assignment(expr.text(), expr.span().begin, ctx);
@@ -365,7 +353,7 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
     if (builtin == "len" && args.positional.size() == 1 && has_dynamic_length(args.positional[0], ctx))
       return "len() of a data-dependent result";
     if ((builtin == "int" || builtin == "round") && args.positional.size() == 1) {
-      Node arg = unparenthesized(args.positional[0]);
+      Node arg = python::unparenthesized(args.positional[0]);
       if (auto inner = host_value_at(arg, ctx, hops)) return inner;
       return std::nullopt;
     }
@@ -488,14 +476,14 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
   if (args.has_splat) out.unknown = true;
   // vmap leaves `in_axes=None` arguments unbatched: they reach the function as they were given.
   if (transform.ends_with("vmap"))
-    if (Node axes = unparenthesized(args.keyword("in_axes")); axes && (axes.type() == "tuple" || axes.type() == "list"))
+    if (Node axes = python::unparenthesized(args.keyword("in_axes")); axes && (axes.kind() == Kind::Tuple || axes.kind() == Kind::List))
       for (uint32_t i = 0; i < axes.named_child_count(); ++i)
-        if (pyapi::is_none(axes.named_child(i))) out.positions.push_back(i);
+        if (python::is_none(axes.named_child(i))) out.positions.push_back(i);
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
-    Node v = unparenthesized(value);
-    if (v.type() == "tuple" || v.type() == "list")
+    Node v = python::unparenthesized(value);
+    if (v.kind() == Kind::Tuple || v.kind() == Kind::List)
       for (uint32_t i = 0; i < v.named_child_count(); ++i) items.push_back(v.named_child(i));
     else
       items.push_back(v);
@@ -504,7 +492,7 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
         out.positions.push_back(*n);
       else if (auto s = python::string_value(item))
         out.names.insert(*s);
-      else if (!pyapi::is_none(item))
+      else if (!python::is_none(item))
         out.unknown = true;
     }
   }
@@ -635,7 +623,7 @@ std::vector<Parameter> parameters_of(Node function) {
         out.push_back({id.text(), false, !keyword_only, type ? type.text() : std::string_view()});
     } else if (t == "default_parameter" || t == "typed_default_parameter") {
       Node id = p.field(Field::Name);
-      Node value = unparenthesized(p.field(Field::Value));
+      Node value = python::unparenthesized(p.field(Field::Value));
       Node type = p.field(Field::Type);
       std::string_view vt = value ? value.type() : std::string_view();
       bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "string";
@@ -689,7 +677,7 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
 namespace {
 
 bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return false;
   std::string_view t = e.type();
   if (e.kind() == Kind::Identifier) {
@@ -746,7 +734,7 @@ constexpr std::array<std::string_view, 15> kJaxPredicates = {
     "less",        "less_equal", "logical_and",   "logical_not", "logical_or",  "logical_xor", "not_equal"};
 
 bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return false;
   std::string_view t = e.type();
   if (t == "comparison_operator") return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
@@ -757,7 +745,7 @@ bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ct
   }
   if (t == "unary_operator") {
     if (operator_token(e) != "~") return false;
-    Node operand = unparenthesized(e.named_child(0));
+    Node operand = python::unparenthesized(e.named_child(0));
     return operand.kind() == Kind::Identifier ? uses_traced_at(operand, scope, ctx, 0)
                                                : is_traced_mask_at(operand, scope, ctx, hops);
   }

@@ -29,9 +29,6 @@ bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
   return std::find(a.begin(), a.end(), s) != a.end();
 }
 
-// `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
-Node unparenthesized(Node n);
-
 // The value of the last plain assignment `name = value` that ends before byte `before`, in the
 // body of the innermost function around the node being checked (the module at module level),
 // not entering nested functions or classes. Null when there is none: a parameter, a global, a
@@ -69,9 +66,6 @@ bool in_numpy_only_function(const PythonContext& ctx);
 // True when the node being checked is in host-side data preparation, where tensors live on the
 // CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
 bool in_data_loading(const PythonContext& ctx);
-
-// The last name of an identifier or attribute chain (`self.attn_mask` -> "attn_mask"), or "".
-std::string_view last_name(Node n);
 
 // True when `index`, a subscript index in a torch file, is a boolean mask: an elementwise
 // comparison (`x > 0`), `&`, `|`, `^` or `~` over masks or names, a torch predicate

@@ -93,7 +93,7 @@ bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx
 }
 
 Node through_choices(Node n) {
-  for (Node p = n.parent(); p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression");
+  for (Node p = n.parent(); p && (p.kind() == Kind::ConditionalExpression || p.kind() == Kind::ParenthesizedExpression);
        p = p.parent())
     n = p;
   return n;
@@ -122,7 +122,7 @@ bool in_test(Node n, const PythonContext& ctx) {
 
 bool in_dict_entry(Node n, const PythonContext& ctx) {
   Node p = n.parent();
-  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = p.parent();
+  while (p && (p.kind() == Kind::ConditionalExpression || p.kind() == Kind::ParenthesizedExpression)) p = p.parent();
   return p && p.type() == "pair";
 }
 
@@ -146,11 +146,11 @@ std::optional<std::string> string_literal(Node n) {
 std::optional<long long> int_literal(Node n) {
   if (!n) return std::nullopt;
   bool negative = false;
-  if (n.type() == "unary_operator" && n.named_child_count() == 1 && n.child(0).type() == "-") {
+  if (n.kind() == Kind::UnaryOperator && n.named_child_count() == 1 && n.child(0).type() == "-") {
     negative = true;
     n = n.named_child(0);
   }
-  if (n.type() != "integer") return std::nullopt;
+  if (n.kind() != Kind::Integer) return std::nullopt;
   std::string_view text = n.text();
   long long v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -160,12 +160,11 @@ std::optional<long long> int_literal(Node n) {
 
 std::optional<bool> bool_literal(Node n) {
   if (!n) return std::nullopt;
-  if (n.type() == "true") return true;
-  if (n.type() == "false") return false;
+  if (n.kind() == Kind::True) return true;
+  if (n.kind() == Kind::False) return false;
   return std::nullopt;
 }
 
-bool is_none(Node n) { return n && n.type() == "none"; }
 
 namespace {
 // std::tolower in the "C" locale, which tpulint never changes, without the call per character.
@@ -225,7 +224,7 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
     } else if (p.kind() == Kind::ForStatement && p.field(Field::Body) == child) {
       // `for i in range(torch.cuda.device_count()):` runs its body zero times without CUDA.
       if (calls(p.field(Field::Right), "torch.cuda.device_count", ctx)) return true;
-    } else if (p.type() == "boolean_operator" && p.named_child_count() == 2 && p.named_child(1) == child) {
+    } else if (p.kind() == Kind::BooleanOperator && p.named_child_count() == 2 && p.named_child(1) == child) {
       // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right side is skipped.
       bool is_and = false;
       for (uint32_t i = 0; i < p.child_count(); ++i)

@@ -51,7 +51,6 @@ bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_v
 std::optional<std::string> string_literal(Node n);  // a plain string (an f-string's literal prefix)
 std::optional<long long> int_literal(Node n);       // 3, -1
 std::optional<bool> bool_literal(Node n);           // True, False
-bool is_none(Node n);
 // Whether `s` names a device of type `type` ("cuda", "xla"): the type alone or with an index ("cuda:0").
 bool is_device_string(std::string_view s, std::string_view type);
 

@@ -20,7 +20,7 @@ bool in_eval_branch(Node call, const python::PythonContext& ctx) {
     if (p.kind() != Kind::IfStatement) continue;
     Node cond = p.field(Field::Condition);
     if (!cond || !step::says_train(cond.text())) continue;
-    bool negated = cond.type() == "not_operator";
+    bool negated = cond.kind() == Kind::NotOperator;
     if (child.kind() == Kind::ElseClause && !negated) return true;
     if (child == p.field(Field::Consequence) && negated) return true;
   }

@@ -88,7 +88,7 @@ Marker step_marker(Node call, const std::optional<std::string>& qualified_callee
   std::string_view method = callee.field(Field::Attribute).text();
   if (method == "backward" || method == "manual_backward") return Marker::Backward;
   if (method == "optimizer_step" || method == "apply_gradients") return Marker::Update;
-  if ((method == "step" || method == "minimize") && optimizer_like(last_name(callee.field(Field::Object))))
+  if ((method == "step" || method == "minimize") && optimizer_like(python::chain_last_name(callee.field(Field::Object))))
     return Marker::Update;
   return Marker::None;
 }
@@ -147,7 +147,7 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
       }
     }
     if (fn && (fn.kind() == Kind::Identifier || fn.kind() == Kind::Attribute)) {
-      std::string_view name = last_name(fn);
+      std::string_view name = python::chain_last_name(fn);
       idx.compiled_functions.insert(name);
       idx.compiled_by.emplace(name, c);
       if (c != Compiler::Torch) idx.step_callables.insert(name);
@@ -157,7 +157,7 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
   if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == call) {
     Node left = parent.field(Field::Left);
     if (left.kind() == Kind::Identifier || left.kind() == Kind::Attribute)
-      if (c != Compiler::Torch) idx.step_callables.insert(last_name(left));
+      if (c != Compiler::Torch) idx.step_callables.insert(python::chain_last_name(left));
   }
 }
 
@@ -172,7 +172,7 @@ bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes,
       if (auto q = qualified_in(b, scopes, imports)) {
         if (q->starts_with("torch.nn.") || q->starts_with("pytorch_lightning.") || q->starts_with("lightning."))
           return true;
-      } else if (known.count(last_name(b))) {
+      } else if (known.count(python::chain_last_name(b))) {
         return true;
       }
     }
@@ -284,14 +284,14 @@ FileIndex build_index(const PythonContext& ctx) {
           if (step_marker(n, q) != Marker::None)
             idx.epoch_functions.insert(functions[size_t(function)].name);
           else
-            loop_calls.emplace_back(function, last_name(callee));
+            loop_calls.emplace_back(function, python::chain_last_name(callee));
         }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
         if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
           Node parent = n.parent();
           if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == n)
-            idx.dataloader_names.insert(last_name(parent.field(Field::Left)));
+            idx.dataloader_names.insert(python::chain_last_name(parent.field(Field::Left)));
         }
         break;
       }
@@ -330,7 +330,7 @@ std::string_view function_name(Node def) { return def.field(Field::Name).text();
 
 // A call of a step function or a JAX/TF compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
 bool calls_step(Node call, const FileIndex& idx) {
-  std::string_view name = last_name(call.field(Field::Function));
+  std::string_view name = python::chain_last_name(call.field(Field::Function));
   return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
@@ -363,7 +363,7 @@ const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIn
         k == Kind::ForStatement || k == Kind::WhileStatement)
       continue;
     if (k == Kind::Call) {
-      std::string_view callee = last_name(n.field(Field::Function));
+      std::string_view callee = python::chain_last_name(n.field(Field::Function));
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
       if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
       // step_marker asks the qualified name only whether it is optax.apply_updates: an attribute
@@ -393,30 +393,12 @@ Compiler compiled(const Frame& f, const FileIndex& idx) {
 
 // Calls whose function arguments run outside the step: the fix for a sync, not a sync.
 bool defers(Node call) {
-  std::string_view name = last_name(call.field(Field::Function));
+  std::string_view name = python::chain_last_name(call.field(Field::Function));
   return name == "add_step_closure" || name == "callback" || name.ends_with("_callback");
 }
 
 }  // namespace
 
-std::string_view last_name(Node n) {
-  for (;;) {
-    switch (n.kind()) {
-      case Kind::Identifier:
-        return n.text();
-      case Kind::Attribute:
-        return n.field(Field::Attribute).text();
-      case Kind::Subscript:
-        n = n.field(Field::Value);
-        break;
-      case Kind::Call:
-        n = n.field(Field::Function);
-        break;
-      default:
-        return {};
-    }
-  }
-}
 
 bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).device_loader; }
 
@@ -716,14 +698,14 @@ Value classify_call(Node call, const PythonContext& ctx) {
   }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
   const FileIndex& idx = file_index(ctx);
-  std::string_view callee_name = last_name(callee);
+  std::string_view callee_name = python::chain_last_name(callee);
   if (idx.step_callables.count(callee_name)) return Value::Tensor;
   if (callee.kind() == Kind::Attribute) {
     std::string_view m = callee.field(Field::Attribute).text();
     if (host_method(m)) return Value::Host;
     if (tensor_method(m) && receiver_may_be_tensor(callee, ctx)) return Value::Tensor;
   }
-  return loss_like(last_name(callee)) ? Value::Tensor : Value::Unknown;
+  return loss_like(python::chain_last_name(callee)) ? Value::Tensor : Value::Unknown;
 }
 
 // Is `name` a parameter of the function `def`?
@@ -748,7 +730,7 @@ const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx) 
     stack.pop_back();
     Kind k = n.kind();
     if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition) continue;
-    if (k == Kind::Assignment || n.type() == "augmented_assignment") {
+    if (k == Kind::Assignment || n.kind() == Kind::AugmentedAssignment) {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (right && left.kind() == Kind::Identifier) {
         it->second[left.text()].push_back({right, true});

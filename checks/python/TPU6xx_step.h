@@ -132,7 +132,4 @@ std::optional<std::string> explicit_qualified_name(Node expr, const PythonContex
 // local name.
 bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework);
 
-// The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
-std::string_view last_name(Node n);
-
 }  // namespace tpulint::checks::step
