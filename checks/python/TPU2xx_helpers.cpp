@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/code_roles.h"
 
 namespace tpulint::checks::dyn {
 
@@ -451,19 +452,9 @@ bool in_torch_step(const PythonContext& ctx) {
 
 namespace {
 
-// JAX transforms that trace the functions passed to them (jax.grad does not: Python control flow
-// on its concrete inputs works), and the keywords naming their static arguments.
-constexpr std::array<std::string_view, 22> kTracingTransforms = {
-    "equinox.filter_jit", "equinox.filter_vmap", "flax.nnx.jit",   "flax.nnx.pmap",
-    "flax.nnx.remat",     "flax.nnx.scan",       "flax.nnx.shard_map", "flax.nnx.vmap",
-    "jax.checkpoint",     "jax.experimental.shard_map.shard_map",     "jax.jit",
-    "jax.lax.cond",       "jax.lax.fori_loop",   "jax.lax.map",    "jax.lax.scan",
-    "jax.lax.switch",     "jax.lax.while_loop",  "jax.pmap",       "jax.remat",
-    "jax.shard_map",      "jax.vmap",            "jax.xmap"};
+// The keywords naming a JAX transform's static arguments.
 constexpr std::array<std::string_view, 3> kStaticKeywords = {"static_argnums", "static_argnames",
                                                               "static_broadcasted_argnums"};
-
-bool is_tracing_transform(std::string_view q) { return contains(kTracingTransforms, q); }
 
 // A decorator's or transform call's static arguments, as parameter positions and names.
 struct StaticArguments {
@@ -533,7 +524,7 @@ const std::vector<Node>& passed_to_transforms(std::string_view name, const Pytho
       Node args = call.field(Field::Arguments);
       if (!args || args.kind() != Kind::ArgumentList) continue;
       const auto& q = ctx.qualified_name(call.field(Field::Function));
-      if (!q || !is_tracing_transform(*q)) continue;
+      if (!q || !is_abstract_transform(*q)) continue;
       for (uint32_t i = 0; i < args.named_child_count(); ++i)
         if (Node a = args.named_child(i); a.kind() == Kind::Identifier) index.by_name[a.text()].push_back(a);
     }
@@ -572,7 +563,7 @@ std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, S
         auto args = python::call_arguments(call);
         q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
       }
-      if (!q || !is_tracing_transform(*q)) continue;
+      if (!q || !is_abstract_transform(*q)) continue;
       if (call) collect_static(python::call_arguments(call), *q, statics);
       if (!found) found = *q;
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/code_roles.h"
 #include "python/semantic.h"
 
 namespace tpulint::checks::step {
@@ -28,21 +29,9 @@ bool contains(ByteSpan outer, ByteSpan inner) { return outer.begin <= inner.begi
 
 // The compilers whose functions are traced once and run as one device program per step.
 Compiler compiler_of(std::string_view qualified) {
-  static constexpr std::array<std::pair<std::string_view, Compiler>, 11> kCompilers = {{
-      {"equinox.filter_jit", Compiler::Jax},
-      {"equinox.filter_pmap", Compiler::Jax},
-      {"jax.experimental.pjit.pjit", Compiler::Jax},
-      {"jax.jit", Compiler::Jax},
-      {"jax.pjit", Compiler::Jax},
-      {"jax.pmap", Compiler::Jax},
-      {"tensorflow.compat.v1.function", Compiler::Tf},
-      {"tensorflow.compat.v2.function", Compiler::Tf},
-      {"tensorflow.function", Compiler::Tf},
-      {"torch.compile", Compiler::Torch},
-      {"torch_xla.compile", Compiler::Torch},
-  }};
-  for (const auto& [name, c] : kCompilers)
-    if (name == qualified) return c;
+  if (is_compiler("jax", qualified)) return Compiler::Jax;
+  if (is_compiler("tf", qualified)) return Compiler::Tf;
+  if (is_compiler("torch", qualified)) return Compiler::Torch;
   return Compiler::None;
 }
 

@@ -1,10 +1,22 @@
 // The framework facts of the Python semantic model, from checks/data/python_code_roles.tsv.
 #pragma once
 
+#include <string_view>
+
 #include "python/semantic.h"
 
 namespace tpulint::checks {
 
 const python::CodeRoleFacts& code_role_facts();
+
+// The JAX transforms that trace the function they get with abstract values, so that Python control
+// flow on its arguments fails (`abstract_transform` rows): `jax.jit`, `jax.vmap`, `jax.lax.scan`;
+// not `jax.grad`, which is a tracing transform of the hot path (CodeRoleFacts::tracing_transforms).
+bool is_abstract_transform(std::string_view qualified);
+
+// True when `qualified` compiles the function it gets into one device program run once per step,
+// for `framework` ("jax", "tf", "torch": the `<framework>_compiler` rows): `jax.jit`, `tf.function`,
+// `torch.compile`.
+bool is_compiler(std::string_view framework, std::string_view qualified);
 
 }  // namespace tpulint::checks
