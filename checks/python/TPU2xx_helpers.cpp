@@ -489,23 +489,6 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
   }
 }
 
-// The identifiers of the file named `name`, in source order: a text search first, since most
-// names occur rarely.
-std::vector<Node> references_to(std::string_view name, const PythonContext& ctx) {
-  std::vector<Node> out;
-  std::string_view text = ctx.tree().text();
-  Node root = ctx.tree().root();
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); !name.empty() && at != std::string_view::npos; at = text.find(name, at + 1)) {
-    if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
-      continue;
-    if (at < root.span().begin || at >= root.span().end) continue;
-    Node ref = ctx.tree().named_descendant_for_span({uint32_t(at), uint32_t(at + name.size())});
-    if (ref.kind() == Kind::Identifier && ref.text() == name) out.push_back(ref);
-  }
-  return out;
-}
-
 // The names passed as positional arguments to tracing transforms in the tree being walked
 // (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order. Built once per walk:
 // searching the file for each function's name, for every function, was quadratic in its length.
@@ -766,56 +749,6 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
   return is_traced_mask_at(expr, scope, ctx, 0);
 }
 
-namespace {
-
-// True when `function` is compiled into the TPU program: decorated with `tf.function`, an
-// Estimator `model_fn`, or the forward pass or a custom step of a Keras subclass.
-bool tf_compiled_function(Node function, const PythonContext& ctx) {
-  std::string_view name = function.field(Field::Name).text();
-  if (name == "model_fn" || name.ends_with("_model_fn")) return true;
-  Node holder = function.parent();
-  if (holder && holder.kind() == Kind::DecoratedDefinition) {
-    for (uint32_t i = 0; i < holder.named_child_count(); ++i) {
-      Node d = holder.named_child(i);
-      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-      Node expr = d.named_child(0);
-      const auto& q = ctx.qualified_name(expr.kind() == Kind::Call ? expr.field(Field::Function) : expr);
-      if (q && (*q == "tensorflow.function" || *q == "tensorflow.compat.v1.function")) return true;
-    }
-    holder = holder.parent();
-  }
-  if (!one_of(name, {"call", "__call__", "train_step", "test_step", "predict_step"})) return false;
-  Node class_def = holder ? holder.parent() : Node();
-  return class_def && class_def.kind() == Kind::ClassDefinition && pyapi::is_keras_class(class_def, ctx);
-}
-
-bool inside_tf_compiled_function(Node n, const PythonContext& ctx) {
-  for (Node p = n.parent(); p; p = p.parent())
-    if (p.kind() == Kind::FunctionDefinition && tf_compiled_function(p, ctx)) return true;
-  return false;
-}
-
-// True when a function around the node being checked is called by name from TF model code in
-// the same file (a helper of a Keras `call`, or a function nested in one).
-bool called_from_tf_model_code(const PythonContext& ctx) {
-  const python::Frame* innermost = ctx.enclosing_function();
-  if (!innermost) return false;
-  for (const python::Frame& f : ctx.frames()) {
-    if (f.type != python::Frame::Type::Function) continue;
-    if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
-    ByteSpan own = f.node.span();
-    for (Node ref : references_to(f.node.field(Field::Name).text(), ctx)) {
-      if (ref.span().begin >= own.begin && ref.span().end <= own.end) continue;  // its name, recursion
-      Node call = ref.parent();
-      if (!call || call.kind() != Kind::Call || call.field(Field::Function) != ref) continue;
-      if (inside_tf_compiled_function(call, ctx)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string tf_op_name(Node call, const PythonContext& ctx) {
   if (call.kind() != Kind::Call) return {};
   const auto& q = ctx.qualified_name(call.field(Field::Function));
@@ -825,10 +758,6 @@ std::string tf_op_name(Node call, const PythonContext& ctx) {
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());
   return std::string(name);
-}
-
-bool in_tf_model_code(Node call, const PythonContext& ctx) {
-  return inside_tf_compiled_function(call, ctx) || called_from_tf_model_code(ctx);
 }
 
 }  // namespace tpulint::checks::dyn

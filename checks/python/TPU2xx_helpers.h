@@ -114,11 +114,5 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
 // prefix ("unique", "image.non_max_suppression"); "" when the call is not one.
 std::string tf_op_name(Node call, const PythonContext& ctx);
 
-// True when `call`, the node being checked, is in TensorFlow model code, which a TPU runs
-// compiled: a function decorated with `tf.function`, an Estimator `model_fn` (`*_model_fn`), the
-// `call`/`__call__`/`train_step`/`test_step`/`predict_step` of a Keras layer or model subclass,
-// functions nested in those, and functions of the same file that they call by name (one level).
-// Eager code and tf.data pipelines are not. Costly: ask once the op is known to matter.
-bool in_tf_model_code(Node call, const PythonContext& ctx);
 
 }  // namespace tpulint::checks::dyn

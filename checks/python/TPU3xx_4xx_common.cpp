@@ -239,42 +239,6 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
   return false;
 }
 
-bool is_keras_class(Node class_def, const PythonContext& ctx) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      const auto& q = ctx.qualified_name(bases.named_child(j));
-      if (q && (q->starts_with("tensorflow.keras.") || q->starts_with("keras.") || q->starts_with("tf_keras.")))
-        return true;
-    }
-  }
-  return false;
-}
-
-bool in_tf_model_code(const PythonContext& ctx) {
-  if (!ctx.imports().imports("tensorflow")) return false;
-  const python::Frame* enclosing_class = nullptr;
-  for (const python::Frame& f : ctx.frames()) {
-    if (f.type == python::Frame::Type::Class) {
-      enclosing_class = &f;
-      continue;
-    }
-    if (f.type != python::Frame::Type::Function || !ctx.enclosing_function()) continue;
-    // Only frames whose body holds the node: the function's own decorators run outside it.
-    ByteSpan body = f.body;
-    ByteSpan here = ctx.enclosing_function()->body;
-    if (here.begin < body.begin || here.begin >= body.end) continue;
-    for (const std::string& d : f.decorators)
-      if (d == "tensorflow.function" || d == "tensorflow.compat.v1.function") return true;
-    std::string_view name = f.node.field(Field::Name).text();
-    if (name == "model_fn" || name.ends_with("_model_fn")) return true;
-    if ((name == "call" || name == "__call__") && enclosing_class && is_keras_class(enclosing_class->node, ctx))
-      return true;
-  }
-  return false;
-}
-
 void ReferenceCheck::check_reference(Node n, const std::string& qualified, PythonContext& ctx) const {
   auto m = match(qualified, n, ctx);
   if (!m) return;

@@ -73,15 +73,6 @@ Node argument(const python::CallArguments& args, size_t pos, std::string_view ke
 // compares with a "cuda" string (`x.device.type == "cuda"`), within the enclosing function.
 bool cuda_guarded(Node n, const PythonContext& ctx);
 
-// A class deriving from a Keras layer or model: a base resolving into tf.keras, keras or tf_keras.
-bool is_keras_class(python::Node class_def, const python::PythonContext& ctx);
-
-// True when the node being checked is in TensorFlow model code, which TPUStrategy or
-// TPUEstimator compiles for the TPU: a function decorated with `tf.function`, the `call` or
-// `__call__` method of a class deriving from a Keras layer or model, or a TF1 Estimator model
-// function (named `model_fn` or `*_model_fn`), including functions nested in those.
-bool in_tf_model_code(const PythonContext& ctx);
-
 // For a finding at `n` that would be an error: when `n` runs only where CUDA is present (see
 // cuda_guarded), a TPU host skips it, so the finding becomes a warning that says so.
 void soften_if_cuda_guarded(Finding& f, Node n, const PythonContext& ctx);
