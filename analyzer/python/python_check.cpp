@@ -1,22 +1,12 @@
 #include "python/python_check.h"
 
-#include <atomic>
-
 namespace tpulint::python {
 
 const ProjectIndex PythonContext::kNoProject;
 
-namespace {
-uint64_t next_serial() {
-  static std::atomic<uint64_t> last{0};
-  return ++last;
-}
-}  // namespace
-
 PythonContext::PythonContext(const SourceFile& file, const Tree& tree, const ImportTable& imports,
                              FindingSink& sink)
-    : serial_(next_serial()),
-      file_(file),
+    : file_(file),
       tree_(tree),
       imports_(imports),
       sink_(sink),

@@ -6,10 +6,12 @@
 
 #include <array>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/check_info.h"
@@ -46,9 +48,20 @@ class PythonContext {
   LinkRecorder* links() const { return links_; }
   void set_links(LinkRecorder* links) { links_ = links; }
   const Tree& tree() const { return tree_; }
-  // Distinct for every context made in the process: the key of a check's memo of facts about the
-  // tree being walked (an address may be reused by the next file's tree).
-  uint64_t serial() const { return serial_; }
+
+  // What a check's helpers keep about the tree being walked (an index built on the first question,
+  // the last answer for the current function): one T per context, value-initialized on first use
+  // and dropped with the context, so that no state outlives its file or leaks into the next one.
+  template <class T>
+  T& file_state() const {
+    static const char key = 0;  // one address per T
+    for (const auto& [k, state] : states_)
+      if (k == &key) return *static_cast<T*>(state.get());
+    auto state = std::make_shared<T>();
+    T& made = *state;
+    states_.emplace_back(&key, std::move(state));
+    return made;
+  }
 
   // The fully qualified name an identifier or attribute chain refers to through the imports:
   // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
@@ -102,7 +115,6 @@ class PythonContext {
   // qualified_name's slow path: a null node, another tree's node, or a node not yet resolved.
   const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
-  const uint64_t serial_;
   static const ProjectIndex kNoProject;
   const ProjectIndex* project_ = &kNoProject;
   LinkRecorder* links_ = nullptr;
@@ -124,6 +136,7 @@ class PythonContext {
   // Scratch space of scope_chain and resolve, kept from call to call instead of allocated by each.
   mutable std::vector<uint32_t> scope_chain_;
   mutable std::vector<std::string_view> members_;
+  mutable std::vector<std::pair<const void*, std::shared_ptr<void>>> states_;  // file_state(), by type
 };
 
 class PythonCheck {

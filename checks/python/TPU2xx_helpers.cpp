@@ -492,14 +492,15 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
 // The names passed as positional arguments to tracing transforms in the tree being walked
 // (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order. Built once per walk:
 // searching the file for each function's name, for every function, was quadratic in its length.
+struct TransformArguments {
+  bool built = false;
+  std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
+};
+
 const std::vector<Node>& passed_to_transforms(std::string_view name, const PythonContext& ctx) {
-  thread_local struct {
-    uint64_t context = 0;
-    std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
-  } index;
-  if (index.context != ctx.serial()) {
-    index.context = ctx.serial();
-    index.by_name.clear();
+  TransformArguments& index = ctx.file_state<TransformArguments>();
+  if (!index.built) {
+    index.built = true;
     const python::Tree& tree = ctx.tree();
     for (uint32_t id = 0; id < tree.node_count(); ++id) {
       Node call(&tree, id);
@@ -616,13 +617,12 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   // The functions around the innermost one decide, and finding how each is traced searches the
   // file for its name: the last answer is kept for the next node in the same function (every
   // branch and subscript of a function asks).
-  thread_local struct {
-    uint64_t context = 0;
-    uint32_t function = 0;
+  struct LastScope {
+    std::optional<uint32_t> function;  // the innermost function's node id
     std::optional<TracedScope> scope;
-  } last;
-  if (last.context == ctx.serial() && last.function == innermost->node.id()) return last.scope;
-  last.context = ctx.serial();
+  };
+  LastScope& last = ctx.file_state<LastScope>();
+  if (last.function == innermost->node.id()) return last.scope;
   last.function = innermost->node.id();
   std::optional<TracedScope>& scope = last.scope;
   scope.reset();

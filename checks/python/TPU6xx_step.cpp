@@ -115,13 +115,6 @@ struct FileIndex {
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
 
-// One slot per thread, for the tree being walked there: keyed by its context's serial, since the
-// next file's tree may be at the same address.
-thread_local struct {
-  uint64_t context = 0;
-  FileIndex index;
-} t_slot;
-
 void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes, const python::ImportTable& imports,
                         FileIndex& idx) {
   auto args = python::call_arguments(call);
@@ -308,11 +301,9 @@ FileIndex build_index(const PythonContext& ctx) {
 }
 
 FileIndex& file_index(const PythonContext& ctx) {
-  if (t_slot.context != ctx.serial()) {
-    t_slot.index = build_index(ctx);
-    t_slot.context = ctx.serial();
-  }
-  return t_slot.index;
+  std::optional<FileIndex>& index = ctx.file_state<std::optional<FileIndex>>();
+  if (!index) index = build_index(ctx);
+  return *index;
 }
 
 std::string_view function_name(Node def) { return def.field(Field::Name).text(); }
