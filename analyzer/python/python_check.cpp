@@ -226,34 +226,32 @@ std::optional<std::string> string_value(Node node) {
   return out;
 }
 
-std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
-  std::vector<std::string> names;
+std::vector<Decorator> decorators_of(Node function, const PythonContext& ctx) {
+  std::vector<Decorator> out;
   Node parent = function.parent();
-  if (!parent || parent.kind() != Kind::DecoratedDefinition) return names;
+  if (parent.kind() != Kind::DecoratedDefinition) return out;
   for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
     Node d = parent.named_child(i);
     if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-    Node expr = d.named_child(0);
-    // `@jax.jit(...)`/`@tf.function(jit_compile=True)` name the callee; `@partial(jax.jit, ...)`
-    // names partial's first argument.
-    if (expr.kind() == Kind::Call) {
-      Node callee = expr.field(Field::Function);
-      auto q = ctx.qualified_name(callee);
-      if (q && *q == "functools.partial") {
-        auto args = call_arguments(expr);
-        if (!args.positional.empty()) q = ctx.qualified_name(args.positional[0]);
-      }
-      expr = callee;
-      if (q) {
-        names.push_back(*q);
-        continue;
+    Decorator dec{.expr = d.named_child(0), .target = d.named_child(0)};
+    if (dec.expr.kind() == Kind::Call) {
+      dec.call = dec.expr;
+      dec.target = dec.call.field(Field::Function);
+      if (const auto& q = ctx.qualified_name(dec.target); q && *q == "functools.partial") {
+        CallArguments args = call_arguments(dec.call);
+        if (!args.positional.empty()) dec.target = args.positional[0];
       }
     }
-    if (auto q = ctx.qualified_name(expr))
-      names.push_back(*q);
-    else
-      names.emplace_back(expr.text());
+    dec.qualified = ctx.qualified_name(dec.target);
+    out.push_back(std::move(dec));
   }
+  return out;
+}
+
+std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
+  std::vector<std::string> names;
+  for (Decorator& d : decorators_of(function, ctx))
+    names.push_back(d.qualified ? std::move(*d.qualified) : std::string(d.target.text()));
   return names;
 }
 

@@ -207,8 +207,19 @@ constexpr std::array<std::string_view, N> last_name_parts(const std::array<Row, 
 // True when the dotted `name` is `module` or inside it: "torch.nn" is in "torch", "torchvision" is not.
 bool has_module_prefix(std::string_view name, std::string_view module);
 
-// The qualified names of a function's decorators, in order: `@jax.jit`, `@jax.jit(...)` and
-// `@partial(jax.jit, ...)` give "jax.jit"; a decorator that resolves to no import gives its text.
+// One decorator of a function: `@jax.jit`, `@jax.jit(static_argnums=1)` and
+// `@partial(jax.jit, static_argnums=1)` all name "jax.jit".
+struct Decorator {
+  Node expr;    // the decorator's expression
+  Node call;    // the call that configures it (`jax.jit(...)`, `partial(jax.jit, ...)`), or null
+  Node target;  // what it names: the expression, the callee, or partial's first argument
+  std::optional<std::string> qualified;  // the target's qualified name through the imports
+};
+// A function's decorators, in order.
+std::vector<Decorator> decorators_of(Node function, const PythonContext& ctx);
+
+// The names of a function's decorators, in order: each one's qualified name, or its text when
+// it resolves to no import.
 std::vector<std::string> decorator_names(Node function, const PythonContext& ctx);
 
 // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.

@@ -130,15 +130,15 @@ class PythonCudaKernel final : public python::PythonCheck {
       f.hours = lines <= 30 ? HoursRange{2, 8} : HoursRange{8, 24};
       return;
     }
-    for (const pyhelp::Decorator& d : pyhelp::decorators_of(fn, ctx)) {
-      if (d.name == "cupyx.jit.rawkernel") {
+    for (const python::Decorator& d : python::decorators_of(fn, ctx)) {
+      if (d.qualified == "cupyx.jit.rawkernel") {
         Finding& f = ctx.report(
             name, fmt::format("CuPy JIT raw kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
             std::string(kRewriteHint), subject);
         f.hours = pyhelp::thread_kernel_hours(lines);
         return;
       }
-      if (d.name == "cupy.fuse") {
+      if (d.qualified == "cupy.fuse") {
         Finding& f = ctx.report(name, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", subject),
                                 "compile it with 'jax.jit' over jax.numpy instead", subject);
         f.effort = kernels::effort_of(kernels::Kind::Trivial);

@@ -11,29 +11,10 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-std::vector<Decorator> decorators_of(Node function, const python::PythonContext& ctx) {
-  std::vector<Decorator> out;
-  Node parent = function.parent();
-  if (!parent || parent.kind() != Kind::DecoratedDefinition) return out;
-  for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
-    Node d = parent.named_child(i);
-    if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-    Decorator dec{d.named_child(0), Node(), ""};
-    Node target = dec.expr;
-    if (target.kind() == Kind::Call) {
-      dec.call = target;
-      target = target.field(Field::Function);
-    }
-    if (const auto& q = ctx.qualified_name(target)) dec.name = *q;
-    out.push_back(std::move(dec));
-  }
-  return out;
-}
-
 KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   KernelDsl dsl = KernelDsl::None;
-  for (const Decorator& d : decorators_of(function, ctx)) {
-    const std::string& q = d.name;
+  for (const python::Decorator& d : python::decorators_of(function, ctx)) {
+    const std::string_view q = d.qualified ? std::string_view(*d.qualified) : std::string_view();
     if (q == "triton.jit" || q == "triton.autotune" || q == "triton.heuristics") return KernelDsl::Triton;
     if (q == "numba.cuda.jit") {
       Node device = d.call ? python::call_arguments(d.call).keyword("device") : Node();
@@ -60,8 +41,8 @@ bool defines_kernels_of(std::string_view module, const python::PythonContext& ct
     if (d.kind() != Kind::DecoratedDefinition) continue;
     Node fn = d.field(Field::Definition);
     if (!fn || fn.kind() != Kind::FunctionDefinition || kernel_dsl(fn, ctx) == KernelDsl::None) continue;
-    for (const Decorator& dec : decorators_of(fn, ctx))
-      if (dec.name.size() > module.size() && dec.name.starts_with(module) && dec.name[module.size()] == '.') return true;
+    for (const python::Decorator& dec : python::decorators_of(fn, ctx))
+      if (dec.qualified && python::has_module_prefix(*dec.qualified, module) && *dec.qualified != module) return true;
   }
   return false;
 }

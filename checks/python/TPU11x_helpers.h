@@ -17,14 +17,6 @@
 
 namespace tpulint::checks::pyhelp {
 
-// One decorator of a function: its expression, its callee when it is a call (`@triton.autotune(
-// configs=...)`), and the qualified name of that callee or expression ("" when not imported).
-struct Decorator {
-  python::Node expr;   // the decorator's expression
-  python::Node call;   // the call node when the decorator is a call, else null
-  std::string name;    // qualified name through the imports, e.g. "triton.jit"
-};
-std::vector<Decorator> decorators_of(python::Node function, const python::PythonContext& ctx);
 
 // The GPU kernel language a function is written in, from its decorators.
 enum class KernelDsl : uint8_t {

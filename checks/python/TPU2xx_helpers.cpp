@@ -534,23 +534,10 @@ Node defining_scope(Node n) {
 // anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
 std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, StaticArguments& statics) {
   std::optional<std::string> found;
-  Node decorated = function.parent();
-  if (decorated && decorated.kind() == Kind::DecoratedDefinition) {
-    for (uint32_t i = 0; i < decorated.named_child_count(); ++i) {
-      Node d = decorated.named_child(i);
-      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-      Node expr = d.named_child(0);
-      Node call = expr.kind() == Kind::Call ? expr : Node();
-      Node callee = call ? call.field(Field::Function) : expr;
-      auto q = ctx.qualified_name(callee);
-      if (call && q && *q == "functools.partial") {
-        auto args = python::call_arguments(call);
-        q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
-      }
-      if (!q || !is_abstract_transform(*q)) continue;
-      if (call) collect_static(python::call_arguments(call), *q, statics);
-      if (!found) found = *q;
-    }
+  for (const python::Decorator& d : python::decorators_of(function, ctx)) {
+    if (!d.qualified || !is_abstract_transform(*d.qualified)) continue;
+    if (d.call) collect_static(python::call_arguments(d.call), *d.qualified, statics);
+    if (!found) found = *d.qualified;
   }
   // Calls that take the function by name.
   for (Node ref : passed_to_transforms(function.field(Field::Name).text(), ctx)) {
