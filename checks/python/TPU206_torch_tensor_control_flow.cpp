@@ -210,8 +210,9 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
                            "torch_xla's `while_loop`/`fori_loop` or a static loop count with a mask for loops.",
             .effort = "Medium: 0.5-3 h, since both branches must compute valid values.",
             .heuristic = "Only inside functions named `forward`/`__call__` or whose name contains `train`, "
-                         "`step` or `loss`, decorated with `torch.compile`, or methods of a `torch.nn` module "
-                         "subclass other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
+                         "`step` or `loss`, decorated with `torch.compile`, or methods of a torch module "
+                         "subclass (of `torch.nn` or Lightning, directly or through a class of the same file) "
+                         "other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
                          "that import torch (other functions may run on the host), and never in unit tests "
                          "(functions named `test*` other than `test_step`), which check values on purpose. The condition reads tensor values when it "
                          "calls `.any()`, `.all()`, `.item()` (receiver not rooted at another import), a torch "

@@ -8,6 +8,7 @@
 
 #include "checks/python/TPU3xx_4xx_common.h"
 #include "checks/python/frameworks/code_roles.h"
+#include "checks/python/frameworks/torch.h"
 
 namespace tpulint::checks::dyn {
 
@@ -407,21 +408,6 @@ std::string_view branch_statement(Node branch) {
   }
 }
 
-namespace {
-
-// True when `class_def` derives from a torch.nn module (`nn.Module`, `nn.Sequential`, ...).
-bool derives_from_torch_module(Node class_def, const PythonContext& ctx) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j)
-      if (ctx.qualified_name(bases.named_child(j)).value_or("").starts_with("torch.nn.")) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 bool in_torch_step(const PythonContext& ctx) {
   if (!ctx.imports().imports("torch")) return false;
   const python::Frame* innermost = ctx.enclosing_function();
@@ -444,7 +430,7 @@ bool in_torch_step(const PythonContext& ctx) {
                  name.starts_with("init") || name.starts_with("_init") || name.starts_with("load_");
     if (!setup && i > 0 && frames[i - 1].type == python::Frame::Type::Class &&
         f.node.span().begin >= frames[i - 1].body.begin && f.node.span().end <= frames[i - 1].body.end &&
-        derives_from_torch_module(frames[i - 1].node, ctx))
+        torch::derives_from_module(frames[i - 1].node, ctx))
       return true;
   }
   return false;

@@ -14,6 +14,7 @@
 
 #include "checks/python/TPU3xx_4xx_common.h"
 #include "checks/python/frameworks/code_roles.h"
+#include "checks/python/frameworks/torch.h"
 #include "python/semantic.h"
 
 namespace tpulint::checks::step {
@@ -95,7 +96,6 @@ struct FileIndex {
   std::unordered_set<uint32_t> step_function_starts;
   // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
   std::unordered_set<std::string_view> epoch_functions;
-  std::unordered_set<std::string_view> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   struct LoopStep {
     bool step = false;
     std::string_view calls;  // the step function or compiled callable it calls, when no marker decided
@@ -143,25 +143,6 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
   }
 }
 
-bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes, const python::ImportTable& imports,
-                               const std::unordered_set<std::string_view>& known) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      Node b = bases.named_child(j);
-      if (b.kind() == Kind::KeywordArgument) continue;
-      if (auto q = qualified_in(b, scopes, imports)) {
-        if (q->starts_with("torch.nn.") || q->starts_with("pytorch_lightning.") || q->starts_with("lightning."))
-          return true;
-      } else if (known.count(python::chain_last_name(b))) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 // The last names of the callees whose qualified name the index asks about: compilers, optax's
 // update and the data loaders. A callee `a.b.name` keeps its last name when resolved; a bare name
 // may be an import alias (`from jax import jit as J`), or resolve through a star import as itself.
@@ -181,7 +162,6 @@ FileIndex build_index(const PythonContext& ctx) {
     std::string_view name;
   };
   std::vector<Function> functions;
-  std::vector<Node> classes;
   // The function and loop a node is in, for the nodes before `end` (a subtree's end in the
   // tree's pre-order node table, which the walk follows).
   struct Context {
@@ -201,7 +181,6 @@ FileIndex build_index(const PythonContext& ctx) {
   };
   // The kinds the walk acts on: it passes over the others with one test.
   constexpr uint64_t kIndexed = uint64_t(1) << size_t(Kind::FunctionDefinition) |
-                                uint64_t(1) << size_t(Kind::ClassDefinition) |
                                 uint64_t(1) << size_t(Kind::ForStatement) |
                                 uint64_t(1) << size_t(Kind::WhileStatement) | uint64_t(1) << size_t(Kind::Call);
   static_assert(size_t(Kind::kCount) <= 64);
@@ -237,9 +216,6 @@ FileIndex build_index(const PythonContext& ctx) {
         contexts.push_back({tree.subtree_end(n), int(functions.size() - 1), false});
         break;
       }
-      case Kind::ClassDefinition:
-        classes.push_back(n);
-        break;
       case Kind::ForStatement:
       case Kind::WhileStatement:
         contexts.push_back({tree.subtree_end(n), function, true});
@@ -284,19 +260,6 @@ FileIndex build_index(const PythonContext& ctx) {
   for (const auto& [f, callee] : loop_calls)
     if (idx.step_callables.count(callee) || idx.step_functions.count(callee))
       idx.epoch_functions.insert(functions[size_t(f)].name);
-  // Classes deriving from torch modules, through local bases, to a fixed point.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (Node c : classes) {
-      std::string_view name = c.field(Field::Name).text();
-      if (idx.torch_module_classes.count(name)) continue;
-      if (derives_from_torch_module(c, std::span<const uint32_t>(&python::kModuleScope, 1), imports,
-                                    idx.torch_module_classes)) {
-        idx.torch_module_classes.insert(name);
-        grew = true;
-      }
-    }
-  }
   return idx;
 }
 
@@ -571,7 +534,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
     }
     if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
         contains(frames[i - 1].body, f.node.span()) &&
-        idx.torch_module_classes.count(frames[i - 1].node.field(Field::Name).text())) {
+        torch::derives_from_module(frames[i - 1].node, ctx)) {
       found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }

@@ -41,7 +41,7 @@ struct Step {
 };
 
 // The step `n` runs in, or a Step with kind None. The file index it reads (step-function names,
-// compiled names, torch module classes) is built once per tree walked, on the first question. The innermost frame decides: a training loop,
+// compiled names) is built once per tree walked, on the first question. The innermost frame decides: a training loop,
 // or a step, compiled or forward function; a plain function stops the search, except that a
 // function nested in a compiled one is traced with it. Code in an argument of
 // `xm.add_step_closure(...)` runs after the step and is not in it.
