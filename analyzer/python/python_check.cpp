@@ -215,6 +215,54 @@ std::string_view chain_last_name(Node n) {
 
 bool is_none(Node n) { return n.kind() == Kind::None; }
 
+Node local_scope(const PythonContext& ctx) {
+  if (const Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
+  return ctx.tree().root();
+}
+
+namespace {
+
+// Calls `found(value)` for each plain assignment to `name` in `scope` that starts before byte
+// `before`, in source order.
+template <class Found>
+void for_each_assignment(std::string_view name, Node scope, uint32_t before, Found found) {
+  // Kept from call to call (`found` asks nothing that walks again): checks ask for many names.
+  thread_local std::vector<Node> stack;
+  stack.assign(1, scope);
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n || n.span().begin >= before) continue;
+    const Kind k = n.kind();
+    if (n != scope && (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda)) continue;
+    if (k == Kind::Assignment) {
+      Node left = n.field(Field::Left), right = n.field(Field::Right);
+      if (right && left.kind() == Kind::Identifier && left.text() == name) found(n, right);
+      if (right.kind() == Kind::Assignment) stack.push_back(right);
+      continue;
+    }
+    // Statements only: expressions hold no plain assignment.
+    if (k == Kind::Call || k == Kind::String || k == Kind::Attribute || k == Kind::Identifier) continue;
+    for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
+  }
+}
+
+}  // namespace
+
+std::vector<Node> assigned_values(std::string_view name, Node scope) {
+  std::vector<Node> out;
+  for_each_assignment(name, scope, UINT32_MAX, [&](Node, Node value) { out.push_back(value); });
+  return out;
+}
+
+Node last_assigned_value(std::string_view name, Node scope, uint32_t before) {
+  Node last;
+  for_each_assignment(name, scope, before, [&](Node assignment, Node value) {
+    if (assignment.span().end <= before) last = value;
+  });
+  return last;
+}
+
 std::optional<std::string> string_value(Node node) {
   if (node.kind() != Kind::String) return std::nullopt;
   std::string out;

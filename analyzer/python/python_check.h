@@ -239,6 +239,17 @@ std::string_view chain_last_name(Node n);
 // True for the literal `None`; false for a null node (an argument not given).
 bool is_none(Node n);
 
+// The body of the innermost function around the node being checked, or the module at module
+// level: where the node's local names are assigned.
+Node local_scope(const PythonContext& ctx);
+
+// The values of the plain assignments `name = value` (and `a = name = value`) in `scope`, a
+// function body or the module, in source order, not entering nested functions, classes or lambdas
+// (other scopes). A tuple target, `+=` or a loop variable is not a plain assignment.
+std::vector<Node> assigned_values(std::string_view name, Node scope);
+// The last of those that ends before byte `before`, or a null node.
+Node last_assigned_value(std::string_view name, Node scope, uint32_t before);
+
 // The text of a string literal without quotes or prefix when it has no interpolation;
 // for an f-string, the literal text before the first interpolation. Nullopt if not a string.
 std::optional<std::string> string_value(Node node);

@@ -56,13 +56,8 @@ std::string function_display_name(python::Node function, const python::PythonCon
 // text before the first interpolation.
 std::vector<std::string> string_literals(python::Node expr);
 
-// The body to search for local assignments around the node being checked: the innermost
-// function's body, or the module.
-python::Node current_scope_body(const python::PythonContext& ctx);
-
-// The right-hand sides of plain assignments `name = value` directly in `scope` (the body of a
-// function or the module), in source order, not entering nested functions or classes. Also
-// searched: the module, when `scope` is a function body that assigns nothing to `name`.
+// The values of the plain assignments to `name` (python::assigned_values) in the scope of the node
+// being checked, or, when that is a function body that assigns nothing to `name`, in the module.
 std::vector<python::Node> assigned_values(std::string_view name, const python::PythonContext& ctx);
 
 // The values an expression may take, one level deep: a conditional expression's two branches,

@@ -35,39 +35,10 @@ std::string_view operator_token(Node op) {
   return {};
 }
 
-bool is_scope_boundary(Node n) {
-  return n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition || n.kind() == Kind::Lambda;
-}
-
-Node scope_body(const PythonContext& ctx) {
-  if (const python::Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
-  return ctx.tree().root();
-}
-
 }  // namespace
 
 Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx) {
-  Node best;
-  // Kept from call to call (the walk below calls nothing that asks again): checks ask this for
-  // many names.
-  thread_local std::vector<Node> stack;
-  stack.assign(1, scope_body(ctx));
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!n || n.span().begin >= before || is_scope_boundary(n)) continue;
-    if (n.kind() == Kind::Assignment) {
-      Node left = n.field(Field::Left), right = n.field(Field::Right);
-      if (left && right && left.kind() == Kind::Identifier && left.text() == name && n.span().end <= before &&
-          (!best || n.span().begin > best.span().begin))
-        best = right;
-      if (right && right.kind() == Kind::Assignment) stack.push_back(right);
-      continue;
-    }
-    if (n.kind() == Kind::Call || n.kind() == Kind::String || n.kind() == Kind::Identifier) continue;
-    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
-  }
-  return best;
+  return python::last_assigned_value(name, python::local_scope(ctx), before);
 }
 
 std::vector<std::string_view> comparison_operators(Node comparison) {
@@ -130,8 +101,8 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
     if (method == "numpy" || method == "astype") return ArrayOrigin::Other;
     return array_origin_at(callee.field(Field::Object), ctx, hops);
   }
-  std::string_view t = e.type();
-  if (t == "comparison_operator" || t == "binary_operator" || t == "unary_operator" || t == "not_operator") {
+  const Kind t = e.kind();
+  if (t == Kind::ComparisonOperator || t == Kind::BinaryOperator || t == Kind::UnaryOperator || t == Kind::NotOperator) {
     for (uint32_t i = 0; i < e.named_child_count(); ++i)
       if (ArrayOrigin o = array_origin_at(e.named_child(i), ctx, hops); o != ArrayOrigin::Unknown) return o;
   }
@@ -223,14 +194,14 @@ bool is_torch_predicate_call(Node call, const PythonContext& ctx) {
 bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
   index = python::unparenthesized(index);
   if (!index) return false;
-  std::string_view t = index.type();
-  if (t == "comparison_operator") return is_elementwise_comparison(index);
-  if (t == "binary_operator") {
+  const Kind t = index.kind();
+  if (t == Kind::ComparisonOperator) return is_elementwise_comparison(index);
+  if (t == Kind::BinaryOperator) {
     if (!one_of(operator_token(index), {"&", "|", "^"})) return false;
     return is_torch_mask_at(index.field(Field::Left), ctx, hops) ||
            is_torch_mask_at(index.field(Field::Right), ctx, hops);
   }
-  if (t == "unary_operator") {
+  if (t == Kind::UnaryOperator) {
     if (operator_token(index) != "~") return false;
     Node operand = python::unparenthesized(index.named_child(0));
     return operand.kind() == Kind::Identifier || operand.kind() == Kind::Attribute ||
@@ -312,7 +283,7 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
     // index tensors of a tuple result.
     Node value = expr.field(Field::Value);
     if (indices.empty()) return false;
-    Node first = indices[0].type() == "tuple" ? indices[0].named_child(0) : indices[0];
+    Node first = indices[0].kind() == Kind::Tuple ? indices[0].named_child(0) : indices[0];
     if (first && first.kind() == Kind::Slice) return has_dynamic_length(value, ctx, hops);
     if (first && pyapi::int_literal(first)) return returns_index_tuple(value, ctx);
     return false;
@@ -573,8 +544,8 @@ std::vector<Parameter> parameters_of(Node function) {
       Node id = p.field(Field::Name);
       Node value = python::unparenthesized(p.field(Field::Value));
       Node type = p.field(Field::Type);
-      std::string_view vt = value ? value.type() : std::string_view();
-      bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "string";
+      const Kind vt = value.kind();
+      bool literal = vt == Kind::True || vt == Kind::False || vt == Kind::None || vt == Kind::String;
       if (id) out.push_back({id.text(), literal, !keyword_only, type ? type.text() : std::string_view()});
     }
   }
@@ -626,8 +597,8 @@ namespace {
 bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
   e = python::unparenthesized(e);
   if (!e) return false;
-  std::string_view t = e.type();
-  if (e.kind() == Kind::Identifier) {
+  const Kind t = e.kind();
+  if (t == Kind::Identifier) {
     if (ctx.qualified_name(e)) return false;
     if (scope.traced.count(std::string(e.text()))) return true;
     if (hops >= kMaxAssignmentHops) return false;
@@ -661,14 +632,14 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
     if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
     return false;
   }
-  if (t == "comparison_operator") {
+  if (t == Kind::ComparisonOperator) {
     for (std::string_view op : comparison_operators(e))
       if (one_of(op, {"is", "is not", "in", "not in"})) return false;
     if (!is_elementwise_comparison(e)) return false;
   } else if (e.kind() == Kind::Subscript) {
     return uses_traced_at(e.field(Field::Value), scope, ctx, hops);
-  } else if (!one_of(t, {"boolean_operator", "binary_operator", "not_operator", "unary_operator",
-                         "conditional_expression"})) {
+  } else if (t != Kind::BooleanOperator && t != Kind::BinaryOperator && t != Kind::NotOperator &&
+             t != Kind::UnaryOperator && t != Kind::ConditionalExpression) {
     return false;
   }
   for (uint32_t i = 0; i < e.named_child_count(); ++i)
@@ -683,14 +654,14 @@ constexpr std::array<std::string_view, 15> kJaxPredicates = {
 bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
   e = python::unparenthesized(e);
   if (!e) return false;
-  std::string_view t = e.type();
-  if (t == "comparison_operator") return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
-  if (t == "binary_operator") {
+  const Kind t = e.kind();
+  if (t == Kind::ComparisonOperator) return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
+  if (t == Kind::BinaryOperator) {
     if (!one_of(operator_token(e), {"&", "|", "^"})) return false;
     return is_traced_mask_at(e.field(Field::Left), scope, ctx, hops) ||
            is_traced_mask_at(e.field(Field::Right), scope, ctx, hops);
   }
-  if (t == "unary_operator") {
+  if (t == Kind::UnaryOperator) {
     if (operator_token(e) != "~") return false;
     Node operand = python::unparenthesized(e.named_child(0));
     return operand.kind() == Kind::Identifier ? uses_traced_at(operand, scope, ctx, 0)

@@ -25,10 +25,10 @@ bool is_statement_boundary(Node n) {
 // absent, 0 when it says nothing about CUDA.
 int cuda_test(Node cond, const PythonContext& ctx) {
   if (!cond) return 0;
-  std::string_view t = cond.type();
-  if (t == "parenthesized_expression" && cond.named_child_count() == 1) return cuda_test(cond.named_child(0), ctx);
-  if (t == "not_operator") return -cuda_test(cond.named_child(0), ctx);
-  if (t == "boolean_operator") {
+  const Kind t = cond.kind();
+  if (t == Kind::ParenthesizedExpression && cond.named_child_count() == 1) return cuda_test(cond.named_child(0), ctx);
+  if (t == Kind::NotOperator) return -cuda_test(cond.named_child(0), ctx);
+  if (t == Kind::BooleanOperator) {
     // `a and b` holds only where both hold; `a or b` tells nothing reliable.
     bool is_and = false;
     for (uint32_t i = 0; i < cond.child_count(); ++i)
@@ -47,7 +47,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     std::string name = ascii_lower(cond.kind() == Kind::Attribute ? cond.field(Field::Attribute).text() : cond.text());
     return name.find("cuda") != std::string::npos || name.find("gpu") != std::string::npos ? 1 : 0;
   }
-  if (t == "comparison_operator") {
+  if (t == Kind::ComparisonOperator) {
     // `x.device.type == "cuda"`, `"cuda" in str(device)`, `torch.cuda.device_count() > 0`.
     bool negated = false, mentions_cuda = false;
     for (uint32_t i = 0; i < cond.child_count(); ++i) {

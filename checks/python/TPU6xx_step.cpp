@@ -718,7 +718,6 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
 
 Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
   if (!e || depth > 3) return Value::Unknown;
-  std::string_view t = e.type();
   switch (e.kind()) {
     case Kind::Call:
       return classify_call(e, ctx);
@@ -736,24 +735,28 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
     case Kind::Subscript:
       return classify(e.field(Field::Value), ctx, in, params_traced, depth + 1);
     case Kind::String:
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::True:
+    case Kind::False:
+    case Kind::None:
       return Value::Host;
-    default:
-      break;
-  }
-  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none") return Value::Host;
-  if (t == "parenthesized_expression" && e.named_child_count() == 1)
-    return classify(e.named_child(0), ctx, in, params_traced, depth);
-  if (t == "binary_operator" || t == "unary_operator") {
-    // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
-    bool all_host = true;
-    for (uint32_t i = 0; i < e.named_child_count(); ++i) {
-      Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
-      if (v == Value::Tensor) return Value::Tensor;
-      if (v != Value::Host) all_host = false;
+    case Kind::ParenthesizedExpression:
+      return e.named_child_count() == 1 ? classify(e.named_child(0), ctx, in, params_traced, depth) : Value::Unknown;
+    case Kind::BinaryOperator:
+    case Kind::UnaryOperator: {
+      // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
+      bool all_host = true;
+      for (uint32_t i = 0; i < e.named_child_count(); ++i) {
+        Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
+        if (v == Value::Tensor) return Value::Tensor;
+        if (v != Value::Host) all_host = false;
+      }
+      return all_host ? Value::Host : Value::Unknown;
     }
-    return all_host ? Value::Host : Value::Unknown;
+    default:
+      return Value::Unknown;
   }
-  return Value::Unknown;
 }
 
 }  // namespace
