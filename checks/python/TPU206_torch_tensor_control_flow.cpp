@@ -214,7 +214,7 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
                          "subclass (of `torch.nn` or Lightning, directly or through a class of the same file) "
                          "other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
                          "that import torch (other functions may run on the host), and never in unit tests "
-                         "(functions named `test*` other than `test_step`), which check values on purpose. The condition reads tensor values when it "
+                         "(functions named `test_*` other than `test_step`, or `Test*`), which check values on purpose. The condition reads tensor values when it "
                          "calls `.any()`, `.all()`, `.item()` (receiver not rooted at another import), a torch "
                          "reduction or predicate (`torch.isnan`, `torch.equal`, `torch.sum`, ...), or compares "
                          "a tensor: a torch op's result, `criterion(...)`/`loss_fn(...)`, `x.sum()`, or a local "

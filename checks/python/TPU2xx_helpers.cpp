@@ -392,7 +392,7 @@ bool in_torch_step(const PythonContext& ctx) {
       if (d == "torch.compile") return true;
     std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
     // A unit test (`test_dropout_train_mode`) checks results on purpose; Lightning's `test_step` is a step.
-    if (name.starts_with("test") && name != "test_step") return false;
+    if (is_test_function(f.node.field(Field::Name).text()) && name != "test_step") return false;
     if (name == "forward" || name == "__call__" || name.find("train") != std::string::npos ||
         name.find("step") != std::string::npos || name.find("loss") != std::string::npos)
       return true;

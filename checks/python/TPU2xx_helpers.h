@@ -89,7 +89,7 @@ std::string_view branch_statement(Node branch);
 // named `forward` or `__call__`, or whose name contains "train", "step" or "loss", one decorated
 // with `torch.compile`, or a method of a torch module subclass (torch::derives_from_module) other than set-up code
 // (`__init__`, `reset_*`, `init*`, `load_*`, `extra_repr`), in a file that imports torch; never
-// in a unit test (a function named `test*` other than `test_step`).
+// in a unit test (a test function, frameworks/code_roles is_test_function, other than `test_step`).
 bool in_torch_step(const PythonContext& ctx);
 
 // The JAX transform the node being checked is traced under, and the names that hold traced

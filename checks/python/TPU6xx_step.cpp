@@ -404,13 +404,9 @@ bool scope_reads_clock(Node scope, const PythonContext& ctx) {
 }
 
 bool in_unit_test(const PythonContext& ctx) {
-  std::string_view path = ctx.file().path();
-  std::string_view file = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
-  if (file.starts_with("test_") || file.ends_with("_test.py") || path.starts_with("tests/") ||
-      path.find("/tests/") != std::string_view::npos)
-    return true;
+  if (is_test_module(ctx.file().path())) return true;
   for (const Frame& f : ctx.frames())
-    if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
+    if (f.type != Frame::Type::Loop && is_test_function(f.node.field(Field::Name).text())) return true;
   return false;
 }
 

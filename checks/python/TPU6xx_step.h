@@ -116,8 +116,8 @@ bool chain_calls_method(Node expr, std::string_view method, const PythonContext&
 bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx);
 bool scope_reads_clock(Node scope, const PythonContext& ctx);
 
-// True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
-// under a `tests/` directory, or in a function named `test*` (or nested in one).
+// True when the node being checked is in a unit test: in a test module or a test function or class
+// (frameworks/code_roles is_test_module, is_test_function), or nested in one.
 bool in_unit_test(const PythonContext& ctx);
 
 // True when a name or expression text says it is for training: it contains "train" (any case).

@@ -19,4 +19,10 @@ bool is_abstract_transform(std::string_view qualified);
 // `torch.compile`.
 bool is_compiler(std::string_view framework, std::string_view qualified);
 
+// Tests, as the semantic model tells them (Context::Test): a module one of whose directories, or
+// whose file name with or without ".py", matches a `test_path_part` row (`tests/`, `test_*.py`,
+// `conftest.py`); a function or class whose name matches a `test_function` row (`test_*`, `Test*`).
+bool is_test_module(std::string_view path);
+bool is_test_function(std::string_view name);
+
 }  // namespace tpulint::checks
