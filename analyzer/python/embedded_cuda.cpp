@@ -43,7 +43,7 @@ std::string embedded_cuda_source(std::string_view text) {
     }
     // `("__global__ void k(...) {\n" "  ...\n" "}\n")`: the literals concatenated with it.
     Node parent = s.parent();
-    bool concatenated = parent && parent.kind() == Kind::Other && parent.child_count() > 1;
+    bool concatenated = parent.kind() == Kind::ConcatenatedString;
     for (uint32_t i = 0; concatenated && i < parent.child_count(); ++i)
       concatenated = parent.child(i).kind() == Kind::String;
     if (concatenated)

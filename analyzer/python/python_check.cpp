@@ -1,22 +1,12 @@
 #include "python/python_check.h"
 
-#include <atomic>
-
 namespace tpulint::python {
 
 const ProjectIndex PythonContext::kNoProject;
 
-namespace {
-uint64_t next_serial() {
-  static std::atomic<uint64_t> last{0};
-  return ++last;
-}
-}  // namespace
-
 PythonContext::PythonContext(const SourceFile& file, const Tree& tree, const ImportTable& imports,
                              FindingSink& sink)
-    : serial_(next_serial()),
-      file_(file),
+    : file_(file),
       tree_(tree),
       imports_(imports),
       sink_(sink),
@@ -192,6 +182,87 @@ bool has_module_prefix(std::string_view name, std::string_view module) {
 
 Node chain_root(Node expr) { return expr ? expr.tree()->chain_root(expr) : expr; }
 
+Node unparenthesized(Node n) {
+  while (n.kind() == Kind::ParenthesizedExpression && n.named_child_count() == 1) n = n.named_child(0);
+  return n;
+}
+
+std::string_view last_name(Node n) {
+  n = unparenthesized(n);
+  if (n.kind() == Kind::Identifier) return n.text();
+  if (n.kind() == Kind::Attribute) return n.field(Field::Attribute).text();
+  return {};
+}
+
+std::string_view chain_last_name(Node n) {
+  for (;;) {
+    switch (n.kind()) {
+      case Kind::Identifier:
+        return n.text();
+      case Kind::Attribute:
+        return n.field(Field::Attribute).text();
+      case Kind::Subscript:
+        n = n.field(Field::Value);
+        break;
+      case Kind::Call:
+        n = n.field(Field::Function);
+        break;
+      default:
+        return {};
+    }
+  }
+}
+
+bool is_none(Node n) { return n.kind() == Kind::None; }
+
+Node local_scope(const PythonContext& ctx) {
+  if (const Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
+  return ctx.tree().root();
+}
+
+namespace {
+
+// Calls `found(value)` for each plain assignment to `name` in `scope` that starts before byte
+// `before`, in source order.
+template <class Found>
+void for_each_assignment(std::string_view name, Node scope, uint32_t before, Found found) {
+  // Kept from call to call (`found` asks nothing that walks again): checks ask for many names.
+  thread_local std::vector<Node> stack;
+  stack.assign(1, scope);
+  while (!stack.empty()) {
+    Node n = stack.back();
+    stack.pop_back();
+    if (!n || n.span().begin >= before) continue;
+    const Kind k = n.kind();
+    if (n != scope && (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda)) continue;
+    if (k == Kind::Assignment) {
+      Node left = n.field(Field::Left), right = n.field(Field::Right);
+      if (right && left.kind() == Kind::Identifier && left.text() == name) found(n, right);
+      if (right.kind() == Kind::Assignment) stack.push_back(right);
+      continue;
+    }
+    // Statements only: expressions hold no plain assignment.
+    if (k == Kind::Call || k == Kind::String || k == Kind::Attribute || k == Kind::Identifier) continue;
+    for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
+  }
+}
+
+}  // namespace
+
+std::vector<Node> assigned_values(std::string_view name, Node scope) {
+  std::vector<Node> out;
+  for_each_assignment(name, scope, UINT32_MAX, [&](Node, Node value) { out.push_back(value); });
+  return out;
+}
+
+Node last_assigned_value(std::string_view name, Node scope, uint32_t before) {
+  Node last;
+  for_each_assignment(name, scope, before, [&](Node assignment, Node value) {
+    if (assignment.span().end <= before) last = value;
+  });
+  return last;
+}
+
 std::optional<std::string> string_value(Node node) {
   if (node.kind() != Kind::String) return std::nullopt;
   std::string out;
@@ -203,34 +274,32 @@ std::optional<std::string> string_value(Node node) {
   return out;
 }
 
-std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
-  std::vector<std::string> names;
+std::vector<Decorator> decorators_of(Node function, const PythonContext& ctx) {
+  std::vector<Decorator> out;
   Node parent = function.parent();
-  if (!parent || parent.kind() != Kind::DecoratedDefinition) return names;
+  if (parent.kind() != Kind::DecoratedDefinition) return out;
   for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
     Node d = parent.named_child(i);
     if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-    Node expr = d.named_child(0);
-    // `@jax.jit(...)`/`@tf.function(jit_compile=True)` name the callee; `@partial(jax.jit, ...)`
-    // names partial's first argument.
-    if (expr.kind() == Kind::Call) {
-      Node callee = expr.field(Field::Function);
-      auto q = ctx.qualified_name(callee);
-      if (q && *q == "functools.partial") {
-        auto args = call_arguments(expr);
-        if (!args.positional.empty()) q = ctx.qualified_name(args.positional[0]);
-      }
-      expr = callee;
-      if (q) {
-        names.push_back(*q);
-        continue;
+    Decorator dec{.expr = d.named_child(0), .target = d.named_child(0)};
+    if (dec.expr.kind() == Kind::Call) {
+      dec.call = dec.expr;
+      dec.target = dec.call.field(Field::Function);
+      if (const auto& q = ctx.qualified_name(dec.target); q && *q == "functools.partial") {
+        CallArguments args = call_arguments(dec.call);
+        if (!args.positional.empty()) dec.target = args.positional[0];
       }
     }
-    if (auto q = ctx.qualified_name(expr))
-      names.push_back(*q);
-    else
-      names.emplace_back(expr.text());
+    dec.qualified = ctx.qualified_name(dec.target);
+    out.push_back(std::move(dec));
   }
+  return out;
+}
+
+std::vector<std::string> decorator_names(Node function, const PythonContext& ctx) {
+  std::vector<std::string> names;
+  for (Decorator& d : decorators_of(function, ctx))
+    names.push_back(d.qualified ? std::move(*d.qualified) : std::string(d.target.text()));
   return names;
 }
 

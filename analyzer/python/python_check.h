@@ -6,10 +6,12 @@
 
 #include <array>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/check_info.h"
@@ -46,9 +48,20 @@ class PythonContext {
   LinkRecorder* links() const { return links_; }
   void set_links(LinkRecorder* links) { links_ = links; }
   const Tree& tree() const { return tree_; }
-  // Distinct for every context made in the process: the key of a check's memo of facts about the
-  // tree being walked (an address may be reused by the next file's tree).
-  uint64_t serial() const { return serial_; }
+
+  // What a check's helpers keep about the tree being walked (an index built on the first question,
+  // the last answer for the current function): one T per context, value-initialized on first use
+  // and dropped with the context, so that no state outlives its file or leaks into the next one.
+  template <class T>
+  T& file_state() const {
+    static const char key = 0;  // one address per T
+    for (const auto& [k, state] : states_)
+      if (k == &key) return *static_cast<T*>(state.get());
+    auto state = std::make_shared<T>();
+    T& made = *state;
+    states_.emplace_back(&key, std::move(state));
+    return made;
+  }
 
   // The fully qualified name an identifier or attribute chain refers to through the imports:
   // with `import torch as T`, `T.cuda.synchronize` -> "torch.cuda.synchronize". Nullopt when
@@ -102,7 +115,6 @@ class PythonContext {
   // qualified_name's slow path: a null node, another tree's node, or a node not yet resolved.
   const std::optional<std::string>& resolve_qualified_name(Node expr) const;
 
-  const uint64_t serial_;
   static const ProjectIndex kNoProject;
   const ProjectIndex* project_ = &kNoProject;
   LinkRecorder* links_ = nullptr;
@@ -124,6 +136,7 @@ class PythonContext {
   // Scratch space of scope_chain and resolve, kept from call to call instead of allocated by each.
   mutable std::vector<uint32_t> scope_chain_;
   mutable std::vector<std::string_view> members_;
+  mutable std::vector<std::pair<const void*, std::shared_ptr<void>>> states_;  // file_state(), by type
 };
 
 class PythonCheck {
@@ -194,12 +207,48 @@ constexpr std::array<std::string_view, N> last_name_parts(const std::array<Row, 
 // True when the dotted `name` is `module` or inside it: "torch.nn" is in "torch", "torchvision" is not.
 bool has_module_prefix(std::string_view name, std::string_view module);
 
-// The qualified names of a function's decorators, in order: `@jax.jit`, `@jax.jit(...)` and
-// `@partial(jax.jit, ...)` give "jax.jit"; a decorator that resolves to no import gives its text.
+// One decorator of a function: `@jax.jit`, `@jax.jit(static_argnums=1)` and
+// `@partial(jax.jit, static_argnums=1)` all name "jax.jit".
+struct Decorator {
+  Node expr;    // the decorator's expression
+  Node call;    // the call that configures it (`jax.jit(...)`, `partial(jax.jit, ...)`), or null
+  Node target;  // what it names: the expression, the callee, or partial's first argument
+  std::optional<std::string> qualified;  // the target's qualified name through the imports
+};
+// A function's decorators, in order.
+std::vector<Decorator> decorators_of(Node function, const PythonContext& ctx);
+
+// The names of a function's decorators, in order: each one's qualified name, or its text when
+// it resolves to no import.
 std::vector<std::string> decorator_names(Node function, const PythonContext& ctx);
 
 // The root of an attribute, call and subscript chain, through parentheses: `(a.b(c)[0]).d` -> `a`.
 Node chain_root(Node expr);
+
+// `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
+Node unparenthesized(Node n);
+
+// The last name of an identifier or attribute chain, through parentheses: `self.attn_mask` ->
+// "attn_mask", `f` -> "f"; "" for other expressions.
+std::string_view last_name(Node n);
+
+// The last name of a callee or receiver, through the calls and subscripts it is reached by:
+// `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`; "" for other expressions.
+std::string_view chain_last_name(Node n);
+
+// True for the literal `None`; false for a null node (an argument not given).
+bool is_none(Node n);
+
+// The body of the innermost function around the node being checked, or the module at module
+// level: where the node's local names are assigned.
+Node local_scope(const PythonContext& ctx);
+
+// The values of the plain assignments `name = value` (and `a = name = value`) in `scope`, a
+// function body or the module, in source order, not entering nested functions, classes or lambdas
+// (other scopes). A tuple target, `+=` or a loop variable is not a plain assignment.
+std::vector<Node> assigned_values(std::string_view name, Node scope);
+// The last of those that ends before byte `before`, or a null node.
+Node last_assigned_value(std::string_view name, Node scope, uint32_t before);
 
 // The text of a string literal without quotes or prefix when it has no interpolation;
 // for an f-string, the literal text before the first interpolation. Nullopt if not a string.

@@ -58,6 +58,26 @@ constexpr std::array<std::pair<Kind, std::string_view>, size_t(Kind::kCount) - 1
     {Kind::AssertStatement, "assert_statement"},
     {Kind::RaiseStatement, "raise_statement"},
     {Kind::Comment, "comment"},
+    {Kind::ParenthesizedExpression, "parenthesized_expression"},
+    {Kind::Tuple, "tuple"},
+    {Kind::List, "list"},
+    {Kind::None, "none"},
+    {Kind::True, "true"},
+    {Kind::False, "false"},
+    {Kind::Integer, "integer"},
+    {Kind::Float, "float"},
+    {Kind::ConcatenatedString, "concatenated_string"},
+    {Kind::BinaryOperator, "binary_operator"},
+    {Kind::UnaryOperator, "unary_operator"},
+    {Kind::NotOperator, "not_operator"},
+    {Kind::BooleanOperator, "boolean_operator"},
+    {Kind::ComparisonOperator, "comparison_operator"},
+    {Kind::Slice, "slice"},
+    {Kind::AugmentedAssignment, "augmented_assignment"},
+    {Kind::ReturnStatement, "return_statement"},
+    {Kind::DefaultParameter, "default_parameter"},
+    {Kind::TypedParameter, "typed_parameter"},
+    {Kind::TypedDefaultParameter, "typed_default_parameter"},
 }};
 
 constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
@@ -186,7 +206,7 @@ bool chain_link(Node n, Node& next) {
   if (n.kind() == Kind::Attribute) next = n.field(Field::Object);
   else if (n.kind() == Kind::Call) next = n.field(Field::Function);
   else if (n.kind() == Kind::Subscript) next = n.field(Field::Value);
-  else if (n.type() == "parenthesized_expression" && n.named_child_count() == 1) next = n.named_child(0);
+  else if (n.kind() == Kind::ParenthesizedExpression && n.named_child_count() == 1) next = n.named_child(0);
   else return false;
   return true;
 }

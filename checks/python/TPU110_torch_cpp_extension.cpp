@@ -26,7 +26,6 @@ bool ends_with_cuda_source(std::string_view s) {
   return s.ends_with(".cu") || s.ends_with(".cuh");
 }
 
-bool is_none(Node n) { return !n || n.type() == "none"; }
 
 Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx);
 
@@ -63,7 +62,7 @@ std::vector<std::string> source_paths(const python::CallArguments& args, const p
 // Whether a load(...) call builds CUDA code: `with_cuda=` decides when given, then
 // `extra_cuda_cflags=`, then the file names among its sources (`.cu`/`.cuh`).
 Build load_build(const python::CallArguments& args, const python::PythonContext& ctx) {
-  if (Node w = args.keyword("with_cuda"); w && !is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
+  if (Node w = args.keyword("with_cuda"); w && !python::is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
   if (args.keyword("extra_cuda_cflags")) return Build::Cuda;
   return sources_build(args, ctx);
 }
@@ -81,9 +80,9 @@ Build sources_build(const python::CallArguments& args, const python::PythonConte
 // Whether a load_inline(...) call builds CUDA code: `with_cuda=` decides when given, else
 // whether `cuda_sources` (third positional) is given and not None.
 Build load_inline_build(const python::CallArguments& args) {
-  if (Node w = args.keyword("with_cuda"); w && !is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
+  if (Node w = args.keyword("with_cuda"); w && !python::is_none(w)) return w.text() == "False" ? Build::Cpu : Build::Cuda;
   Node cuda = args.positional.size() > 2 ? args.positional[2] : args.keyword("cuda_sources");
-  return is_none(cuda) ? Build::Cpu : Build::Cuda;
+  return !cuda || python::is_none(cuda) ? Build::Cpu : Build::Cuda;
 }
 
 // The extension's name: the first positional argument or `name=`, when a string literal or a

@@ -31,10 +31,10 @@ constexpr std::string_view kElementwiseHint =
 // The string literal an argument holds, directly or through one assignment of a literal.
 Node source_literal(Node arg, const python::PythonContext& ctx) {
   if (!arg) return Node();
-  if (arg.kind() == Kind::String || arg.type() == "concatenated_string") return arg;
+  if (arg.kind() == Kind::String || arg.kind() == Kind::ConcatenatedString) return arg;
   if (arg.kind() != Kind::Identifier) return Node();
   for (Node v : pyhelp::assigned_values(arg.text(), ctx))
-    if (v.kind() == Kind::String || v.type() == "concatenated_string") return v;
+    if (v.kind() == Kind::String || v.kind() == Kind::ConcatenatedString) return v;
   return Node();
 }
 
@@ -130,15 +130,15 @@ class PythonCudaKernel final : public python::PythonCheck {
       f.hours = lines <= 30 ? HoursRange{2, 8} : HoursRange{8, 24};
       return;
     }
-    for (const pyhelp::Decorator& d : pyhelp::decorators_of(fn, ctx)) {
-      if (d.name == "cupyx.jit.rawkernel") {
+    for (const python::Decorator& d : python::decorators_of(fn, ctx)) {
+      if (d.qualified == "cupyx.jit.rawkernel") {
         Finding& f = ctx.report(
             name, fmt::format("CuPy JIT raw kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
             std::string(kRewriteHint), subject);
         f.hours = pyhelp::thread_kernel_hours(lines);
         return;
       }
-      if (d.name == "cupy.fuse") {
+      if (d.qualified == "cupy.fuse") {
         Finding& f = ctx.report(name, fmt::format("'cupy.fuse' compiles '{}' into a CUDA kernel", subject),
                                 "compile it with 'jax.jit' over jax.numpy instead", subject);
         f.effort = kernels::effort_of(kernels::Kind::Trivial);

@@ -70,7 +70,7 @@ std::vector<Registration> registrations_of(Node call, const python::PythonContex
   };
   if (q && *q == "torch.library.custom_op") {
     Node types = args.keyword("device_types");
-    if (!types || types.type() == "none")
+    if (!types || types.kind() == Kind::None)
       add(op_name(pos(0)), {Device::Portable});
     else
       add(op_name(pos(0)), devices_of(types));

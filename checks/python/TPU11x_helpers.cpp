@@ -11,29 +11,10 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-std::vector<Decorator> decorators_of(Node function, const python::PythonContext& ctx) {
-  std::vector<Decorator> out;
-  Node parent = function.parent();
-  if (!parent || parent.kind() != Kind::DecoratedDefinition) return out;
-  for (uint32_t i = 0; i < parent.named_child_count(); ++i) {
-    Node d = parent.named_child(i);
-    if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-    Decorator dec{d.named_child(0), Node(), ""};
-    Node target = dec.expr;
-    if (target.kind() == Kind::Call) {
-      dec.call = target;
-      target = target.field(Field::Function);
-    }
-    if (const auto& q = ctx.qualified_name(target)) dec.name = *q;
-    out.push_back(std::move(dec));
-  }
-  return out;
-}
-
 KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   KernelDsl dsl = KernelDsl::None;
-  for (const Decorator& d : decorators_of(function, ctx)) {
-    const std::string& q = d.name;
+  for (const python::Decorator& d : python::decorators_of(function, ctx)) {
+    const std::string_view q = d.qualified ? std::string_view(*d.qualified) : std::string_view();
     if (q == "triton.jit" || q == "triton.autotune" || q == "triton.heuristics") return KernelDsl::Triton;
     if (q == "numba.cuda.jit") {
       Node device = d.call ? python::call_arguments(d.call).keyword("device") : Node();
@@ -60,8 +41,8 @@ bool defines_kernels_of(std::string_view module, const python::PythonContext& ct
     if (d.kind() != Kind::DecoratedDefinition) continue;
     Node fn = d.field(Field::Definition);
     if (!fn || fn.kind() != Kind::FunctionDefinition || kernel_dsl(fn, ctx) == KernelDsl::None) continue;
-    for (const Decorator& dec : decorators_of(fn, ctx))
-      if (dec.name.size() > module.size() && dec.name.starts_with(module) && dec.name[module.size()] == '.') return true;
+    for (const python::Decorator& dec : python::decorators_of(fn, ctx))
+      if (dec.qualified && python::has_module_prefix(*dec.qualified, module) && *dec.qualified != module) return true;
   }
   return false;
 }
@@ -94,15 +75,15 @@ bool carries_value(Node loop) {
   const python::Tree* tree = loop.tree();
   for (uint32_t id = loop.id() + 1; id < tree->subtree_end(loop); ++id) {
     Node n(tree, id);
-    std::string_view type = n.type();
-    if (type != "augmented_assignment" && type != "assignment") continue;
+    const Kind type = n.kind();
+    if (type != Kind::AugmentedAssignment && type != Kind::Assignment) continue;
     Node left = n.field(Field::Left), right = n.field(Field::Right);
     if (!left || !right) continue;
-    if (type == "augmented_assignment" && left.type() == "subscript") return true;  // `pos[i] += vel[i]`, each step
+    if (type == Kind::AugmentedAssignment && left.kind() == Kind::Subscript) return true;  // `pos[i] += vel[i]`, each step
     if (left.kind() != Kind::Identifier) continue;
     std::string_view target = left.text();
     if (target.find("ptr") != std::string_view::npos || target.starts_with("off")) continue;
-    if (type == "augmented_assignment" || has_word(right.text(), target)) return true;
+    if (type == Kind::AugmentedAssignment || has_word(right.text(), target)) return true;
   }
   return false;
 }
@@ -131,7 +112,7 @@ PythonBody python_body(Node fn) {
     }
     if (type == "assignment" || type == "augmented_assignment") {
       Node left = n.field(Field::Left);
-      if (left && left.type() == "subscript") {
+      if (left && left.kind() == Kind::Subscript) {
         ++k.stores;
         b.memory = true;
       }
@@ -332,41 +313,10 @@ std::vector<std::string> string_literals(Node expr) {
   return out;
 }
 
-Node current_scope_body(const python::PythonContext& ctx) {
-  if (const python::Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
-  return ctx.tree().root();
-}
-
-namespace {
-
-void collect_assignments(Node scope, std::string_view name, std::vector<Node>& out) {
-  std::vector<Node> stack{scope};
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    Kind k = n.kind();
-    if (n != scope && (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda)) continue;
-    if (k == Kind::Assignment) {
-      Node left = n.field(Field::Left);
-      Node right = n.field(Field::Right);
-      if (left && right && left.kind() == Kind::Identifier && left.text() == name) out.push_back(right);
-      // `a = b = value`: the inner assignment is the right-hand side; keep walking into it.
-      if (right && right.kind() == Kind::Assignment) stack.push_back(right);
-      continue;
-    }
-    // Statements only: expressions hold no plain assignment worth following.
-    if (k == Kind::Call || k == Kind::String || k == Kind::Attribute || k == Kind::Identifier) continue;
-    for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
-  }
-}
-
-}  // namespace
-
 std::vector<Node> assigned_values(std::string_view name, const python::PythonContext& ctx) {
-  std::vector<Node> out;
-  Node scope = current_scope_body(ctx);
-  collect_assignments(scope, name, out);
-  if (out.empty() && scope != ctx.tree().root()) collect_assignments(ctx.tree().root(), name, out);
+  Node scope = python::local_scope(ctx);
+  std::vector<Node> out = python::assigned_values(name, scope);
+  if (out.empty() && scope != ctx.tree().root()) out = python::assigned_values(name, ctx.tree().root());
   return out;
 }
 

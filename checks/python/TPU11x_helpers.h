@@ -17,14 +17,6 @@
 
 namespace tpulint::checks::pyhelp {
 
-// One decorator of a function: its expression, its callee when it is a call (`@triton.autotune(
-// configs=...)`), and the qualified name of that callee or expression ("" when not imported).
-struct Decorator {
-  python::Node expr;   // the decorator's expression
-  python::Node call;   // the call node when the decorator is a call, else null
-  std::string name;    // qualified name through the imports, e.g. "triton.jit"
-};
-std::vector<Decorator> decorators_of(python::Node function, const python::PythonContext& ctx);
 
 // The GPU kernel language a function is written in, from its decorators.
 enum class KernelDsl : uint8_t {
@@ -64,13 +56,8 @@ std::string function_display_name(python::Node function, const python::PythonCon
 // text before the first interpolation.
 std::vector<std::string> string_literals(python::Node expr);
 
-// The body to search for local assignments around the node being checked: the innermost
-// function's body, or the module.
-python::Node current_scope_body(const python::PythonContext& ctx);
-
-// The right-hand sides of plain assignments `name = value` directly in `scope` (the body of a
-// function or the module), in source order, not entering nested functions or classes. Also
-// searched: the module, when `scope` is a function body that assigns nothing to `name`.
+// The values of the plain assignments to `name` (python::assigned_values) in the scope of the node
+// being checked, or, when that is a function body that assigns nothing to `name`, in the module.
 std::vector<python::Node> assigned_values(std::string_view name, const python::PythonContext& ctx);
 
 // The values an expression may take, one level deep: a conditional expression's two branches,

@@ -26,9 +26,9 @@ bool named_like_counts(std::string_view name) {
 // True when `repeats` is likely a tensor: a torch call, a Tensor method's result, a name last
 // assigned from one, or a name of per-element counts. Python ints (`n_rep`, `len(x)`, `3`) are not.
 bool tensor_repeats(Node repeats, const python::PythonContext& ctx, int hops = 0) {
-  repeats = dyn::unparenthesized(repeats);
+  repeats = python::unparenthesized(repeats);
   if (!repeats) return false;
-  if (repeats.type() == "binary_operator")
+  if (repeats.kind() == Kind::BinaryOperator)
     return tensor_repeats(repeats.field(Field::Left), ctx, hops) ||
            tensor_repeats(repeats.field(Field::Right), ctx, hops);
   if (repeats.kind() == Kind::Call) {
@@ -43,7 +43,7 @@ bool tensor_repeats(Node repeats, const python::PythonContext& ctx, int hops = 0
     if (Node value = dyn::last_assignment(repeats.text(), repeats.span().begin, ctx))
       return tensor_repeats(value, ctx, hops + 1);
   }
-  return named_like_counts(dyn::last_name(repeats));
+  return named_like_counts(python::last_name(repeats));
 }
 
 class TorchRepeatInterleaveTensor final : public python::PythonCheck {

@@ -54,7 +54,7 @@ class TorchBooleanMaskIndexing final : public python::PythonCheck {
     if (origin == dyn::ArrayOrigin::Unknown && dyn::array_origin(mask, ctx) == dyn::ArrayOrigin::Other) return;
     if (dyn::numpy_argument(subscript, ctx) || repeated_in_statement(subscript, mask, ctx)) return;
     Node parent = subscript.parent();
-    bool stored = parent && (parent.kind() == Kind::Assignment || parent.type() == "augmented_assignment") &&
+    bool stored = parent && (parent.kind() == Kind::Assignment || parent.kind() == Kind::AugmentedAssignment) &&
                   parent.field(Field::Left) == subscript;
     if (stored) {
       ctx.report(subscript, fmt::format("assignment through the boolean mask '{}' has a data-dependent index set", mask.text()),

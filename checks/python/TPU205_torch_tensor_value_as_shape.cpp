@@ -71,9 +71,9 @@ std::optional<std::pair<Node, std::string>> host_size(const python::CallArgument
     if (!k.empty())
       if (Node v = args.keyword(k)) sizes.push_back(v);
   for (Node s : sizes) {
-    Node u = dyn::unparenthesized(s);
+    Node u = python::unparenthesized(s);
     std::vector<Node> elements{u};
-    if (u.type() == "tuple" || u.type() == "list") {
+    if (u.kind() == Kind::Tuple || u.kind() == Kind::List) {
       elements.clear();
       for (uint32_t i = 0; i < u.named_child_count(); ++i) elements.push_back(u.named_child(i));
     }
@@ -121,11 +121,11 @@ class TorchTensorValueAsShape final : public python::PythonCheck {
     // Only slice bounds are read below: most subscripts have none.
     bool sliced = false;
     for (uint32_t i = 0; i < subscript.named_child_count() && !sliced; ++i)
-      sliced = subscript.named_child(i).type() == "slice";
+      sliced = subscript.named_child(i).kind() == Kind::Slice;
     if (!sliced || !in_torch_device_code(ctx)) return;
     if (dyn::indexes_other_library(subscript.field(Field::Value), ctx, "torch")) return;
     for (Node index : dyn::subscript_indices(subscript)) {
-      if (index.type() != "slice") continue;
+      if (index.kind() != Kind::Slice) continue;
       for (uint32_t i = 0; i < index.named_child_count(); ++i) {
         Node bound = index.named_child(i);
         if (auto how = dyn::host_value_from_tensor(bound, ctx)) {

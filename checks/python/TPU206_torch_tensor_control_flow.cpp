@@ -52,14 +52,14 @@ std::string torch_op(Node call, const PythonContext& ctx) {
 // reduction of a tensor, or a local name last assigned from one; a name with no deciding
 // assignment counts when it is named like a loss (`loss`, `total_loss`).
 bool tensor_valued(Node e, const PythonContext& ctx, int hops = 0) {
-  e = dyn::unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return false;
-  if (e.type() == "binary_operator")
+  if (e.kind() == Kind::BinaryOperator)
     return tensor_valued(e.field(Field::Left), ctx, hops) || tensor_valued(e.field(Field::Right), ctx, hops);
   if (e.kind() == Kind::Call) {
     if (!torch_op(e, ctx).empty()) return true;
     Node callee = e.field(Field::Function);
-    std::string_view name = dyn::last_name(callee);
+    std::string_view name = python::last_name(callee);
     if (ctx.qualified_name(callee)) return false;
     if (name == "criterion" || name == "loss_fn" || named_like_loss(name)) return true;
     return callee.kind() == Kind::Attribute && dyn::contains(kReductions, name) &&
@@ -68,10 +68,10 @@ bool tensor_valued(Node e, const PythonContext& ctx, int hops = 0) {
   if (e.kind() == Kind::Identifier) {
     if (hops < 3)
       if (Node value = dyn::last_assignment(e.text(), e.span().begin, ctx)) {
-        Node v = dyn::unparenthesized(value);
+        Node v = python::unparenthesized(value);
         if (tensor_valued(v, ctx, hops + 1)) return true;
         // A call, a literal or arithmetic decides; an attribute or subscript (`out.loss`) does not.
-        if (v.kind() == Kind::Call || v.type() == "binary_operator" || v.type() == "float" || v.type() == "integer")
+        if (v.kind() == Kind::Call || v.kind() == Kind::BinaryOperator || v.kind() == Kind::Float || v.kind() == Kind::Integer)
           return false;
       }
     return named_like_loss(e.text());
@@ -83,19 +83,19 @@ bool tensor_valued(Node e, const PythonContext& ctx, int hops = 0) {
 // What makes `cond` a test of tensor values, or nullopt. Identity and membership tests, type and
 // length checks and shape reads are Python-level and not looked into.
 std::optional<std::string> tensor_test(Node cond, const PythonContext& ctx) {
-  cond = dyn::unparenthesized(cond);
+  cond = python::unparenthesized(cond);
   if (!cond) return std::nullopt;
-  std::string_view t = cond.type();
-  if (t == "comparison_operator") {
+  const Kind kind = cond.kind();
+  if (kind == Kind::ComparisonOperator) {
     if (!dyn::is_elementwise_comparison(cond)) return std::nullopt;
     for (uint32_t i = 0; i < cond.named_child_count(); ++i) {
-      Node operand = dyn::unparenthesized(cond.named_child(i));
+      Node operand = python::unparenthesized(cond.named_child(i));
       if (auto inner = tensor_test(operand, ctx)) return inner;
       if (tensor_valued(operand, ctx)) return fmt::format("'{}' is a tensor", operand.text());
     }
     return std::nullopt;
   }
-  if (t == "boolean_operator" || t == "not_operator" || t == "binary_operator") {
+  if (kind == Kind::BooleanOperator || kind == Kind::NotOperator || kind == Kind::BinaryOperator) {
     for (uint32_t i = 0; i < cond.named_child_count(); ++i)
       if (auto inner = tensor_test(cond.named_child(i), ctx)) return inner;
     return std::nullopt;
@@ -122,8 +122,6 @@ Node assert_condition(Node call, const PythonContext& ctx) {
   for (int depth = 0; depth < 4; ++depth) {
     Node parent = cond.parent();
     if (!parent) return Node();
-    // The kind tells most parents without the out-of-line type(): the operators below have no
-    // Kind of their own.
     Kind kind = parent.kind();
     if (kind == Kind::Call || kind == Kind::Attribute) {
       cond = parent;
@@ -141,10 +139,8 @@ Node assert_condition(Node call, const PythonContext& ctx) {
       }
       return Node();
     }
-    if (kind != Kind::Other) return Node();
-    std::string_view t = parent.type();
-    if (t != "comparison_operator" && t != "boolean_operator" && t != "not_operator" &&
-        t != "parenthesized_expression")
+    if (kind != Kind::ComparisonOperator && kind != Kind::BooleanOperator && kind != Kind::NotOperator &&
+        kind != Kind::ParenthesizedExpression)
       return Node();
     cond = parent;
   }
@@ -214,10 +210,11 @@ extern const CheckDef TPU206_torch_tensor_control_flow{
                            "torch_xla's `while_loop`/`fori_loop` or a static loop count with a mask for loops.",
             .effort = "Medium: 0.5-3 h, since both branches must compute valid values.",
             .heuristic = "Only inside functions named `forward`/`__call__` or whose name contains `train`, "
-                         "`step` or `loss`, decorated with `torch.compile`, or methods of a `torch.nn` module "
-                         "subclass other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
+                         "`step` or `loss`, decorated with `torch.compile`, or methods of a torch module "
+                         "subclass (of `torch.nn` or Lightning, directly or through a class of the same file) "
+                         "other than set-up code (`__init__`, `reset_*`, `init*`, `load_*`), in files "
                          "that import torch (other functions may run on the host), and never in unit tests "
-                         "(functions named `test*` other than `test_step`), which check values on purpose. The condition reads tensor values when it "
+                         "(functions named `test_*` other than `test_step`, or `Test*`), which check values on purpose. The condition reads tensor values when it "
                          "calls `.any()`, `.all()`, `.item()` (receiver not rooted at another import), a torch "
                          "reduction or predicate (`torch.isnan`, `torch.equal`, `torch.sum`, ...), or compares "
                          "a tensor: a torch op's result, `criterion(...)`/`loss_fn(...)`, `x.sum()`, or a local "

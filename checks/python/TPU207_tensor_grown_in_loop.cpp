@@ -55,22 +55,22 @@ std::vector<Node> pieces(Node call, const Concatenation& op) {
   if (op.sequence_keyword.empty()) {
     std::vector<Node> out;
     for (Node n : {pyapi::argument(args, 0, "arr"), pyapi::argument(args, 1, "values")})
-      if (n) out.push_back(dyn::unparenthesized(n));
+      if (n) out.push_back(python::unparenthesized(n));
     return out;
   }
-  Node sequence = dyn::unparenthesized(pyapi::argument(args, 0, op.sequence_keyword));
-  if (!sequence || (sequence.type() != "list" && sequence.type() != "tuple")) return {};
+  Node sequence = python::unparenthesized(pyapi::argument(args, 0, op.sequence_keyword));
+  if (!sequence || (sequence.kind() != Kind::List && sequence.kind() != Kind::Tuple)) return {};
   std::vector<Node> out;
   for (uint32_t i = 0; i < sequence.named_child_count(); ++i)
     if (Node piece = sequence.named_child(i); piece.kind() != Kind::Comment)
-      out.push_back(dyn::unparenthesized(piece));
+      out.push_back(python::unparenthesized(piece));
   return out;
 }
 
 // The concatenation `value` is when it joins `target` (by its text: `idx`, `self.buf`) with
 // something else, or nullptr.
 const Concatenation* grows(Node value, std::string_view target, const PythonContext& ctx) {
-  value = dyn::unparenthesized(value);
+  value = python::unparenthesized(value);
   if (!value || value.kind() != Kind::Call) return nullptr;
   const auto& q = ctx.qualified_name(value.field(Field::Function));
   const Concatenation* op = q ? find_concatenation(*q) : nullptr;

@@ -24,10 +24,9 @@ class JaxBooleanIndexingTraced final : public python::PythonCheck {
     std::vector<Node> indices = dyn::subscript_indices(subscript);
     bool maybe_mask = false;
     for (Node index : indices) {
-      Kind k = dyn::unparenthesized(index).kind();
-      std::string_view t = dyn::unparenthesized(index).type();
-      maybe_mask |= k == Kind::Identifier || k == Kind::Call || t == "comparison_operator" ||
-                    t == "binary_operator" || t == "unary_operator";
+      const Kind k = python::unparenthesized(index).kind();
+      maybe_mask |= k == Kind::Identifier || k == Kind::Call || k == Kind::ComparisonOperator ||
+                    k == Kind::BinaryOperator || k == Kind::UnaryOperator;
     }
     if (!maybe_mask || !ctx.imports().imports("jax")) return;
     auto scope = dyn::jax_traced_scope(ctx);

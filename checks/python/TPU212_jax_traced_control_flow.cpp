@@ -17,11 +17,11 @@ using python::Node;
 // that may be None, which working code keeps static; a computed local (`ok = jnp.all(...); if ok:`)
 // is still a test of a traced value.
 bool flag_or_presence_test(Node cond, const python::PythonContext& ctx) {
-  cond = dyn::unparenthesized(cond);
-  while (cond.type() == "not_operator") cond = dyn::unparenthesized(cond.named_child(0));
+  cond = python::unparenthesized(cond);
+  while (cond.kind() == Kind::NotOperator) cond = python::unparenthesized(cond.named_child(0));
   if (cond.kind() == Kind::Attribute) return true;
   if (cond.kind() != Kind::Identifier) return false;
-  Node value = dyn::unparenthesized(dyn::last_assignment(cond.text(), cond.span().begin, ctx));
+  Node value = python::unparenthesized(dyn::last_assignment(cond.text(), cond.span().begin, ctx));
   return !value || value.kind() == Kind::Attribute || value.kind() == Kind::Subscript;
 }
 

@@ -5,6 +5,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU2xx_helpers.h"
+#include "checks/python/frameworks/tf.h"
 #include "checks/python/TPU3xx_4xx_common.h"
 
 namespace tpulint::checks {
@@ -57,7 +58,7 @@ class TfDynamicShapeOp final : public python::PythonCheck {
       auto args = python::call_arguments(call);
       if (args.keyword("minlength") && args.keyword("maxlength")) return;
     }
-    if (!dyn::in_tf_model_code(call, ctx)) return;
+    if (!tf::in_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("'{}' in TPU model code has a data-dependent output size, which a TPU program cannot have", subject),

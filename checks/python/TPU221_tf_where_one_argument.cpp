@@ -4,6 +4,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU2xx_helpers.h"
+#include "checks/python/frameworks/tf.h"
 
 namespace tpulint::checks {
 
@@ -28,7 +29,7 @@ class TfWhereOneArgument final : public python::PythonCheck {
     if (name != "where" && name != "where_v2") return;
     auto args = python::call_arguments(call);
     if (args.has_splat || args.positional.size() > 1 || args.keyword("x") || args.keyword("y")) return;
-    if (!dyn::in_tf_model_code(call, ctx)) return;
+    if (!tf::in_model_code(call, ctx)) return;
     std::string subject = "tf." + name;
     ctx.report(call,
                fmt::format("one-argument '{}' in TPU model code returns the coordinates of the true elements, a "

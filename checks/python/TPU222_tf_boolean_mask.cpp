@@ -4,6 +4,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU2xx_helpers.h"
+#include "checks/python/frameworks/tf.h"
 
 namespace tpulint::checks {
 
@@ -24,7 +25,7 @@ class TfBooleanMask final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    if (dyn::tf_op_name(call, ctx) != "boolean_mask" || !dyn::in_tf_model_code(call, ctx)) return;
+    if (dyn::tf_op_name(call, ctx) != "boolean_mask" || !tf::in_model_code(call, ctx)) return;
     ctx.report(call, "'tf.boolean_mask' in TPU model code has a data-dependent output length",
                "keep the shape: 'tf.where(mask, x, tf.zeros_like(x))', or multiply by the mask and reduce",
                "tf.boolean_mask");

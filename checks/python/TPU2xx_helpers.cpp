@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/code_roles.h"
+#include "checks/python/frameworks/torch.h"
 
 namespace tpulint::checks::dyn {
 
@@ -33,44 +35,10 @@ std::string_view operator_token(Node op) {
   return {};
 }
 
-bool is_scope_boundary(Node n) {
-  return n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition || n.kind() == Kind::Lambda;
-}
-
-Node scope_body(const PythonContext& ctx) {
-  if (const python::Frame* f = ctx.enclosing_function()) return f->node.field(Field::Body);
-  return ctx.tree().root();
-}
-
 }  // namespace
 
-Node unparenthesized(Node n) {
-  while (n && n.type() == "parenthesized_expression" && n.named_child_count() == 1) n = n.named_child(0);
-  return n;
-}
-
 Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx) {
-  Node best;
-  // Kept from call to call (the walk below calls nothing that asks again): checks ask this for
-  // many names.
-  thread_local std::vector<Node> stack;
-  stack.assign(1, scope_body(ctx));
-  while (!stack.empty()) {
-    Node n = stack.back();
-    stack.pop_back();
-    if (!n || n.span().begin >= before || is_scope_boundary(n)) continue;
-    if (n.kind() == Kind::Assignment) {
-      Node left = n.field(Field::Left), right = n.field(Field::Right);
-      if (left && right && left.kind() == Kind::Identifier && left.text() == name && n.span().end <= before &&
-          (!best || n.span().begin > best.span().begin))
-        best = right;
-      if (right && right.kind() == Kind::Assignment) stack.push_back(right);
-      continue;
-    }
-    if (n.kind() == Kind::Call || n.kind() == Kind::String || n.kind() == Kind::Identifier) continue;
-    for (uint32_t i = 0; i < n.named_child_count(); ++i) stack.push_back(n.named_child(i));
-  }
-  return best;
+  return python::last_assigned_value(name, python::local_scope(ctx), before);
 }
 
 std::vector<std::string_view> comparison_operators(Node comparison) {
@@ -81,13 +49,13 @@ std::vector<std::string_view> comparison_operators(Node comparison) {
 }
 
 bool is_elementwise_comparison(Node comparison) {
-  comparison = unparenthesized(comparison);
-  if (!comparison || comparison.type() != "comparison_operator") return false;
+  comparison = python::unparenthesized(comparison);
+  if (!comparison || comparison.kind() != Kind::ComparisonOperator) return false;
   for (std::string_view op : comparison_operators(comparison))
     if (!one_of(op, {"<", ">", "<=", ">=", "==", "!="})) return false;
   for (uint32_t i = 0; i < comparison.named_child_count(); ++i) {
-    Node operand = unparenthesized(comparison.named_child(i));
-    if (operand.kind() == Kind::String || operand.type() == "none" || operand.type() == "concatenated_string")
+    Node operand = python::unparenthesized(comparison.named_child(i));
+    if (operand.kind() == Kind::String || operand.kind() == Kind::None || operand.kind() == Kind::ConcatenatedString)
       return false;
   }
   return true;
@@ -105,8 +73,8 @@ std::vector<Node> subscript_indices(Node subscript) {
 }
 
 bool indexes_other_library(Node value, const PythonContext& ctx, std::string_view framework) {
-  value = unparenthesized(value);
-  if (value.kind() == Kind::Attribute && one_of(last_name(value), {"loc", "iloc", "at", "iat"})) return true;
+  value = python::unparenthesized(value);
+  if (value.kind() == Kind::Attribute && one_of(python::last_name(value), {"loc", "iloc", "at", "iat"})) return true;
   Node root = python::chain_root(value);
   if (root.kind() != Kind::Identifier) return false;
   const auto& q = ctx.qualified_name(root);
@@ -116,7 +84,7 @@ bool indexes_other_library(Node value, const PythonContext& ctx, std::string_vie
 namespace {
 
 ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return ArrayOrigin::Unknown;
   if (e.kind() == Kind::Identifier) {
     if (hops >= kMaxAssignmentHops) return ArrayOrigin::Unknown;
@@ -133,8 +101,8 @@ ArrayOrigin array_origin_at(Node e, const PythonContext& ctx, int hops) {
     if (method == "numpy" || method == "astype") return ArrayOrigin::Other;
     return array_origin_at(callee.field(Field::Object), ctx, hops);
   }
-  std::string_view t = e.type();
-  if (t == "comparison_operator" || t == "binary_operator" || t == "unary_operator" || t == "not_operator") {
+  const Kind t = e.kind();
+  if (t == Kind::ComparisonOperator || t == Kind::BinaryOperator || t == Kind::UnaryOperator || t == Kind::NotOperator) {
     for (uint32_t i = 0; i < e.named_child_count(); ++i)
       if (ArrayOrigin o = array_origin_at(e.named_child(i), ctx, hops); o != ArrayOrigin::Unknown) return o;
   }
@@ -183,13 +151,6 @@ bool in_data_loading(const PythonContext& ctx) {
   return false;
 }
 
-std::string_view last_name(Node n) {
-  n = unparenthesized(n);
-  if (n.kind() == Kind::Identifier) return n.text();
-  if (n.kind() == Kind::Attribute) return n.field(Field::Attribute).text();
-  return {};
-}
-
 namespace {
 
 // `mask`, `valid_mask`, `fg_masks`, `attnmask`, `mask_i`, `mask2`; not `mask_idx`, `num_mask_tokens`,
@@ -231,18 +192,18 @@ bool is_torch_predicate_call(Node call, const PythonContext& ctx) {
 }
 
 bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
-  index = unparenthesized(index);
+  index = python::unparenthesized(index);
   if (!index) return false;
-  std::string_view t = index.type();
-  if (t == "comparison_operator") return is_elementwise_comparison(index);
-  if (t == "binary_operator") {
+  const Kind t = index.kind();
+  if (t == Kind::ComparisonOperator) return is_elementwise_comparison(index);
+  if (t == Kind::BinaryOperator) {
     if (!one_of(operator_token(index), {"&", "|", "^"})) return false;
     return is_torch_mask_at(index.field(Field::Left), ctx, hops) ||
            is_torch_mask_at(index.field(Field::Right), ctx, hops);
   }
-  if (t == "unary_operator") {
+  if (t == Kind::UnaryOperator) {
     if (operator_token(index) != "~") return false;
-    Node operand = unparenthesized(index.named_child(0));
+    Node operand = python::unparenthesized(index.named_child(0));
     return operand.kind() == Kind::Identifier || operand.kind() == Kind::Attribute ||
            is_torch_mask_at(operand, ctx, hops);
   }
@@ -252,9 +213,9 @@ bool is_torch_mask_at(Node index, const PythonContext& ctx, int hops) {
       if (Node value = last_assignment(index.text(), index.span().begin, ctx)) {
         if (is_torch_mask_at(value, ctx, hops + 1)) return true;
         // An assignment that computes something else decides it: `mask_ids = torch.arange(n)`.
-        Node v = unparenthesized(value);
-        if (v.kind() == Kind::Call || v.type() == "binary_operator" || v.type() == "integer" ||
-            v.type() == "list" || v.type() == "tuple")
+        Node v = python::unparenthesized(value);
+        if (v.kind() == Kind::Call || v.kind() == Kind::BinaryOperator || v.kind() == Kind::Integer ||
+            v.kind() == Kind::List || v.kind() == Kind::Tuple)
           return false;
       }
     }
@@ -299,7 +260,7 @@ std::string_view torch_op_name(Node call, const PythonContext& ctx, std::string&
 // True for `torch.where(m)` and `nonzero(m, as_tuple=True)`: a tuple of data-dependent-length
 // index tensors.
 bool returns_index_tuple(Node expr, const PythonContext& ctx) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   std::string storage;
   std::string_view op = torch_op_name(expr, ctx, storage);
   if (op.empty()) return false;
@@ -309,7 +270,7 @@ bool returns_index_tuple(Node expr, const PythonContext& ctx) {
 }
 
 bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   if (expr.kind() == Kind::Identifier && hops < kMaxAssignmentHops) {
     Node value = last_assignment(expr.text(), expr.span().begin, ctx);
     return value && has_dynamic_length(value, ctx, hops + 1);
@@ -322,8 +283,8 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
     // index tensors of a tuple result.
     Node value = expr.field(Field::Value);
     if (indices.empty()) return false;
-    Node first = indices[0].type() == "tuple" ? indices[0].named_child(0) : indices[0];
-    if (first && first.type() == "slice") return has_dynamic_length(value, ctx, hops);
+    Node first = indices[0].kind() == Kind::Tuple ? indices[0].named_child(0) : indices[0];
+    if (first && first.kind() == Kind::Slice) return has_dynamic_length(value, ctx, hops);
     if (first && pyapi::int_literal(first)) return returns_index_tuple(value, ctx);
     return false;
   }
@@ -335,13 +296,13 @@ bool has_dynamic_length(Node expr, const PythonContext& ctx, int hops = 0) {
 }
 
 std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, int hops) {
-  expr = unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   if (!expr) return std::nullopt;
-  if (expr.type() == "binary_operator") {
+  if (expr.kind() == Kind::BinaryOperator) {
     if (auto l = host_value_at(expr.field(Field::Left), ctx, hops)) return l;
     return host_value_at(expr.field(Field::Right), ctx, hops);
   }
-  if (expr.type() == "unary_operator") return host_value_at(expr.named_child(0), ctx, hops);
+  if (expr.kind() == Kind::UnaryOperator) return host_value_at(expr.named_child(0), ctx, hops);
   if (expr.kind() == Kind::Identifier) {
     if (hops >= kMaxAssignmentHops) return std::nullopt;
     Node value = last_assignment(expr.text(), expr.span().begin, ctx);
@@ -365,7 +326,7 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
     if (builtin == "len" && args.positional.size() == 1 && has_dynamic_length(args.positional[0], ctx))
       return "len() of a data-dependent result";
     if ((builtin == "int" || builtin == "round") && args.positional.size() == 1) {
-      Node arg = unparenthesized(args.positional[0]);
+      Node arg = python::unparenthesized(args.positional[0]);
       if (auto inner = host_value_at(arg, ctx, hops)) return inner;
       return std::nullopt;
     }
@@ -418,21 +379,6 @@ std::string_view branch_statement(Node branch) {
   }
 }
 
-namespace {
-
-// True when `class_def` derives from a torch.nn module (`nn.Module`, `nn.Sequential`, ...).
-bool derives_from_torch_module(Node class_def, const PythonContext& ctx) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j)
-      if (ctx.qualified_name(bases.named_child(j)).value_or("").starts_with("torch.nn.")) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 bool in_torch_step(const PythonContext& ctx) {
   if (!ctx.imports().imports("torch")) return false;
   const python::Frame* innermost = ctx.enclosing_function();
@@ -446,7 +392,7 @@ bool in_torch_step(const PythonContext& ctx) {
       if (d == "torch.compile") return true;
     std::string name = pyapi::ascii_lower(f.node.field(Field::Name).text());
     // A unit test (`test_dropout_train_mode`) checks results on purpose; Lightning's `test_step` is a step.
-    if (name.starts_with("test") && name != "test_step") return false;
+    if (is_test_function(f.node.field(Field::Name).text()) && name != "test_step") return false;
     if (name == "forward" || name == "__call__" || name.find("train") != std::string::npos ||
         name.find("step") != std::string::npos || name.find("loss") != std::string::npos)
       return true;
@@ -455,7 +401,7 @@ bool in_torch_step(const PythonContext& ctx) {
                  name.starts_with("init") || name.starts_with("_init") || name.starts_with("load_");
     if (!setup && i > 0 && frames[i - 1].type == python::Frame::Type::Class &&
         f.node.span().begin >= frames[i - 1].body.begin && f.node.span().end <= frames[i - 1].body.end &&
-        derives_from_torch_module(frames[i - 1].node, ctx))
+        torch::derives_from_module(frames[i - 1].node, ctx))
       return true;
   }
   return false;
@@ -463,19 +409,9 @@ bool in_torch_step(const PythonContext& ctx) {
 
 namespace {
 
-// JAX transforms that trace the functions passed to them (jax.grad does not: Python control flow
-// on its concrete inputs works), and the keywords naming their static arguments.
-constexpr std::array<std::string_view, 22> kTracingTransforms = {
-    "equinox.filter_jit", "equinox.filter_vmap", "flax.nnx.jit",   "flax.nnx.pmap",
-    "flax.nnx.remat",     "flax.nnx.scan",       "flax.nnx.shard_map", "flax.nnx.vmap",
-    "jax.checkpoint",     "jax.experimental.shard_map.shard_map",     "jax.jit",
-    "jax.lax.cond",       "jax.lax.fori_loop",   "jax.lax.map",    "jax.lax.scan",
-    "jax.lax.switch",     "jax.lax.while_loop",  "jax.pmap",       "jax.remat",
-    "jax.shard_map",      "jax.vmap",            "jax.xmap"};
+// The keywords naming a JAX transform's static arguments.
 constexpr std::array<std::string_view, 3> kStaticKeywords = {"static_argnums", "static_argnames",
                                                               "static_broadcasted_argnums"};
-
-bool is_tracing_transform(std::string_view q) { return contains(kTracingTransforms, q); }
 
 // A decorator's or transform call's static arguments, as parameter positions and names.
 struct StaticArguments {
@@ -488,14 +424,14 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
   if (args.has_splat) out.unknown = true;
   // vmap leaves `in_axes=None` arguments unbatched: they reach the function as they were given.
   if (transform.ends_with("vmap"))
-    if (Node axes = unparenthesized(args.keyword("in_axes")); axes && (axes.type() == "tuple" || axes.type() == "list"))
+    if (Node axes = python::unparenthesized(args.keyword("in_axes")); axes && (axes.kind() == Kind::Tuple || axes.kind() == Kind::List))
       for (uint32_t i = 0; i < axes.named_child_count(); ++i)
-        if (pyapi::is_none(axes.named_child(i))) out.positions.push_back(i);
+        if (python::is_none(axes.named_child(i))) out.positions.push_back(i);
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
-    Node v = unparenthesized(value);
-    if (v.type() == "tuple" || v.type() == "list")
+    Node v = python::unparenthesized(value);
+    if (v.kind() == Kind::Tuple || v.kind() == Kind::List)
       for (uint32_t i = 0; i < v.named_child_count(); ++i) items.push_back(v.named_child(i));
     else
       items.push_back(v);
@@ -504,40 +440,24 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
         out.positions.push_back(*n);
       else if (auto s = python::string_value(item))
         out.names.insert(*s);
-      else if (!pyapi::is_none(item))
+      else if (!python::is_none(item))
         out.unknown = true;
     }
   }
 }
 
-// The identifiers of the file named `name`, in source order: a text search first, since most
-// names occur rarely.
-std::vector<Node> references_to(std::string_view name, const PythonContext& ctx) {
-  std::vector<Node> out;
-  std::string_view text = ctx.tree().text();
-  Node root = ctx.tree().root();
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); !name.empty() && at != std::string_view::npos; at = text.find(name, at + 1)) {
-    if ((at > 0 && is_ident(text[at - 1])) || (at + name.size() < text.size() && is_ident(text[at + name.size()])))
-      continue;
-    if (at < root.span().begin || at >= root.span().end) continue;
-    Node ref = ctx.tree().named_descendant_for_span({uint32_t(at), uint32_t(at + name.size())});
-    if (ref.kind() == Kind::Identifier && ref.text() == name) out.push_back(ref);
-  }
-  return out;
-}
-
 // The names passed as positional arguments to tracing transforms in the tree being walked
 // (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order. Built once per walk:
 // searching the file for each function's name, for every function, was quadratic in its length.
+struct TransformArguments {
+  bool built = false;
+  std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
+};
+
 const std::vector<Node>& passed_to_transforms(std::string_view name, const PythonContext& ctx) {
-  thread_local struct {
-    uint64_t context = 0;
-    std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
-  } index;
-  if (index.context != ctx.serial()) {
-    index.context = ctx.serial();
-    index.by_name.clear();
+  TransformArguments& index = ctx.file_state<TransformArguments>();
+  if (!index.built) {
+    index.built = true;
     const python::Tree& tree = ctx.tree();
     for (uint32_t id = 0; id < tree.node_count(); ++id) {
       Node call(&tree, id);
@@ -545,7 +465,7 @@ const std::vector<Node>& passed_to_transforms(std::string_view name, const Pytho
       Node args = call.field(Field::Arguments);
       if (!args || args.kind() != Kind::ArgumentList) continue;
       const auto& q = ctx.qualified_name(call.field(Field::Function));
-      if (!q || !is_tracing_transform(*q)) continue;
+      if (!q || !is_abstract_transform(*q)) continue;
       for (uint32_t i = 0; i < args.named_child_count(); ++i)
         if (Node a = args.named_child(i); a.kind() == Kind::Identifier) index.by_name[a.text()].push_back(a);
     }
@@ -571,23 +491,10 @@ Node defining_scope(Node n) {
 // anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
 std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, StaticArguments& statics) {
   std::optional<std::string> found;
-  Node decorated = function.parent();
-  if (decorated && decorated.kind() == Kind::DecoratedDefinition) {
-    for (uint32_t i = 0; i < decorated.named_child_count(); ++i) {
-      Node d = decorated.named_child(i);
-      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-      Node expr = d.named_child(0);
-      Node call = expr.kind() == Kind::Call ? expr : Node();
-      Node callee = call ? call.field(Field::Function) : expr;
-      auto q = ctx.qualified_name(callee);
-      if (call && q && *q == "functools.partial") {
-        auto args = python::call_arguments(call);
-        q = args.positional.empty() ? std::nullopt : ctx.qualified_name(args.positional[0]);
-      }
-      if (!q || !is_tracing_transform(*q)) continue;
-      if (call) collect_static(python::call_arguments(call), *q, statics);
-      if (!found) found = *q;
-    }
+  for (const python::Decorator& d : python::decorators_of(function, ctx)) {
+    if (!d.qualified || !is_abstract_transform(*d.qualified)) continue;
+    if (d.call) collect_static(python::call_arguments(d.call), *d.qualified, statics);
+    if (!found) found = *d.qualified;
   }
   // Calls that take the function by name.
   for (Node ref : passed_to_transforms(function.field(Field::Name).text(), ctx)) {
@@ -635,10 +542,10 @@ std::vector<Parameter> parameters_of(Node function) {
         out.push_back({id.text(), false, !keyword_only, type ? type.text() : std::string_view()});
     } else if (t == "default_parameter" || t == "typed_default_parameter") {
       Node id = p.field(Field::Name);
-      Node value = unparenthesized(p.field(Field::Value));
+      Node value = python::unparenthesized(p.field(Field::Value));
       Node type = p.field(Field::Type);
-      std::string_view vt = value ? value.type() : std::string_view();
-      bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "string";
+      const Kind vt = value.kind();
+      bool literal = vt == Kind::True || vt == Kind::False || vt == Kind::None || vt == Kind::String;
       if (id) out.push_back({id.text(), literal, !keyword_only, type ? type.text() : std::string_view()});
     }
   }
@@ -654,13 +561,12 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   // The functions around the innermost one decide, and finding how each is traced searches the
   // file for its name: the last answer is kept for the next node in the same function (every
   // branch and subscript of a function asks).
-  thread_local struct {
-    uint64_t context = 0;
-    uint32_t function = 0;
+  struct LastScope {
+    std::optional<uint32_t> function;  // the innermost function's node id
     std::optional<TracedScope> scope;
-  } last;
-  if (last.context == ctx.serial() && last.function == innermost->node.id()) return last.scope;
-  last.context = ctx.serial();
+  };
+  LastScope& last = ctx.file_state<LastScope>();
+  if (last.function == innermost->node.id()) return last.scope;
   last.function = innermost->node.id();
   std::optional<TracedScope>& scope = last.scope;
   scope.reset();
@@ -689,10 +595,10 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
 namespace {
 
 bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return false;
-  std::string_view t = e.type();
-  if (e.kind() == Kind::Identifier) {
+  const Kind t = e.kind();
+  if (t == Kind::Identifier) {
     if (ctx.qualified_name(e)) return false;
     if (scope.traced.count(std::string(e.text()))) return true;
     if (hops >= kMaxAssignmentHops) return false;
@@ -726,14 +632,14 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
     if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
     return false;
   }
-  if (t == "comparison_operator") {
+  if (t == Kind::ComparisonOperator) {
     for (std::string_view op : comparison_operators(e))
       if (one_of(op, {"is", "is not", "in", "not in"})) return false;
     if (!is_elementwise_comparison(e)) return false;
   } else if (e.kind() == Kind::Subscript) {
     return uses_traced_at(e.field(Field::Value), scope, ctx, hops);
-  } else if (!one_of(t, {"boolean_operator", "binary_operator", "not_operator", "unary_operator",
-                         "conditional_expression"})) {
+  } else if (t != Kind::BooleanOperator && t != Kind::BinaryOperator && t != Kind::NotOperator &&
+             t != Kind::UnaryOperator && t != Kind::ConditionalExpression) {
     return false;
   }
   for (uint32_t i = 0; i < e.named_child_count(); ++i)
@@ -746,18 +652,18 @@ constexpr std::array<std::string_view, 15> kJaxPredicates = {
     "less",        "less_equal", "logical_and",   "logical_not", "logical_or",  "logical_xor", "not_equal"};
 
 bool is_traced_mask_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops) {
-  e = unparenthesized(e);
+  e = python::unparenthesized(e);
   if (!e) return false;
-  std::string_view t = e.type();
-  if (t == "comparison_operator") return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
-  if (t == "binary_operator") {
+  const Kind t = e.kind();
+  if (t == Kind::ComparisonOperator) return is_elementwise_comparison(e) && uses_traced_at(e, scope, ctx, 0);
+  if (t == Kind::BinaryOperator) {
     if (!one_of(operator_token(e), {"&", "|", "^"})) return false;
     return is_traced_mask_at(e.field(Field::Left), scope, ctx, hops) ||
            is_traced_mask_at(e.field(Field::Right), scope, ctx, hops);
   }
-  if (t == "unary_operator") {
+  if (t == Kind::UnaryOperator) {
     if (operator_token(e) != "~") return false;
-    Node operand = unparenthesized(e.named_child(0));
+    Node operand = python::unparenthesized(e.named_child(0));
     return operand.kind() == Kind::Identifier ? uses_traced_at(operand, scope, ctx, 0)
                                                : is_traced_mask_at(operand, scope, ctx, hops);
   }
@@ -787,56 +693,6 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
   return is_traced_mask_at(expr, scope, ctx, 0);
 }
 
-namespace {
-
-// True when `function` is compiled into the TPU program: decorated with `tf.function`, an
-// Estimator `model_fn`, or the forward pass or a custom step of a Keras subclass.
-bool tf_compiled_function(Node function, const PythonContext& ctx) {
-  std::string_view name = function.field(Field::Name).text();
-  if (name == "model_fn" || name.ends_with("_model_fn")) return true;
-  Node holder = function.parent();
-  if (holder && holder.kind() == Kind::DecoratedDefinition) {
-    for (uint32_t i = 0; i < holder.named_child_count(); ++i) {
-      Node d = holder.named_child(i);
-      if (d.kind() != Kind::Decorator || d.named_child_count() == 0) continue;
-      Node expr = d.named_child(0);
-      const auto& q = ctx.qualified_name(expr.kind() == Kind::Call ? expr.field(Field::Function) : expr);
-      if (q && (*q == "tensorflow.function" || *q == "tensorflow.compat.v1.function")) return true;
-    }
-    holder = holder.parent();
-  }
-  if (!one_of(name, {"call", "__call__", "train_step", "test_step", "predict_step"})) return false;
-  Node class_def = holder ? holder.parent() : Node();
-  return class_def && class_def.kind() == Kind::ClassDefinition && pyapi::is_keras_class(class_def, ctx);
-}
-
-bool inside_tf_compiled_function(Node n, const PythonContext& ctx) {
-  for (Node p = n.parent(); p; p = p.parent())
-    if (p.kind() == Kind::FunctionDefinition && tf_compiled_function(p, ctx)) return true;
-  return false;
-}
-
-// True when a function around the node being checked is called by name from TF model code in
-// the same file (a helper of a Keras `call`, or a function nested in one).
-bool called_from_tf_model_code(const PythonContext& ctx) {
-  const python::Frame* innermost = ctx.enclosing_function();
-  if (!innermost) return false;
-  for (const python::Frame& f : ctx.frames()) {
-    if (f.type != python::Frame::Type::Function) continue;
-    if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
-    ByteSpan own = f.node.span();
-    for (Node ref : references_to(f.node.field(Field::Name).text(), ctx)) {
-      if (ref.span().begin >= own.begin && ref.span().end <= own.end) continue;  // its name, recursion
-      Node call = ref.parent();
-      if (!call || call.kind() != Kind::Call || call.field(Field::Function) != ref) continue;
-      if (inside_tf_compiled_function(call, ctx)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string tf_op_name(Node call, const PythonContext& ctx) {
   if (call.kind() != Kind::Call) return {};
   const auto& q = ctx.qualified_name(call.field(Field::Function));
@@ -846,10 +702,6 @@ std::string tf_op_name(Node call, const PythonContext& ctx) {
   for (std::string_view compat : {"compat.v1.", "compat.v2."})
     if (name.starts_with(compat)) name.remove_prefix(compat.size());
   return std::string(name);
-}
-
-bool in_tf_model_code(Node call, const PythonContext& ctx) {
-  return inside_tf_compiled_function(call, ctx) || called_from_tf_model_code(ctx);
 }
 
 }  // namespace tpulint::checks::dyn

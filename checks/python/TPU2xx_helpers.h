@@ -29,9 +29,6 @@ bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
   return std::find(a.begin(), a.end(), s) != a.end();
 }
 
-// `n` without enclosing parentheses: `((x > 0))` -> `x > 0`.
-Node unparenthesized(Node n);
-
 // The value of the last plain assignment `name = value` that ends before byte `before`, in the
 // body of the innermost function around the node being checked (the module at module level),
 // not entering nested functions or classes. Null when there is none: a parameter, a global, a
@@ -70,9 +67,6 @@ bool in_numpy_only_function(const PythonContext& ctx);
 // CPU: a Dataset's `__getitem__`, or a function whose name contains "collate".
 bool in_data_loading(const PythonContext& ctx);
 
-// The last name of an identifier or attribute chain (`self.attn_mask` -> "attn_mask"), or "".
-std::string_view last_name(Node n);
-
 // True when `index`, a subscript index in a torch file, is a boolean mask: an elementwise
 // comparison (`x > 0`), `&`, `|`, `^` or `~` over masks or names, a torch predicate
 // (`torch.isnan(x)`, `x.eq(y)`, `m.bool()`, `m.any(0)`), or a name last assigned from one of those; failing
@@ -93,9 +87,9 @@ std::string_view branch_statement(Node branch);
 
 // True when the node being checked is inside a torch training or forward function: a function
 // named `forward` or `__call__`, or whose name contains "train", "step" or "loss", one decorated
-// with `torch.compile`, or a method of a `torch.nn` module subclass other than set-up code
+// with `torch.compile`, or a method of a torch module subclass (torch::derives_from_module) other than set-up code
 // (`__init__`, `reset_*`, `init*`, `load_*`, `extra_repr`), in a file that imports torch; never
-// in a unit test (a function named `test*` other than `test_step`).
+// in a unit test (a test function, frameworks/code_roles is_test_function, other than `test_step`).
 bool in_torch_step(const PythonContext& ctx);
 
 // The JAX transform the node being checked is traced under, and the names that hold traced
@@ -120,11 +114,5 @@ bool is_traced_mask(Node expr, const TracedScope& scope, const PythonContext& ct
 // prefix ("unique", "image.non_max_suppression"); "" when the call is not one.
 std::string tf_op_name(Node call, const PythonContext& ctx);
 
-// True when `call`, the node being checked, is in TensorFlow model code, which a TPU runs
-// compiled: a function decorated with `tf.function`, an Estimator `model_fn` (`*_model_fn`), the
-// `call`/`__call__`/`train_step`/`test_step`/`predict_step` of a Keras layer or model subclass,
-// functions nested in those, and functions of the same file that they call by name (one level).
-// Eager code and tf.data pipelines are not. Costly: ask once the op is known to matter.
-bool in_tf_model_code(Node call, const PythonContext& ctx);
 
 }  // namespace tpulint::checks::dyn

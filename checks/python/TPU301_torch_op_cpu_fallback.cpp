@@ -75,7 +75,7 @@ std::optional<std::string> falling_back_op(const TorchOpsCpuFallbackRow& row, co
   }
   if (cond == "device_keyword") {
     Node device = args.keyword("device");
-    if (!device || pa::is_none(device) || pa::string_literal(device) == "cpu") return std::nullopt;
+    if (!device || python::is_none(device) || pa::string_literal(device) == "cpu") return std::nullopt;
     return std::string(row.aten_op);
   }
   return std::nullopt;

@@ -50,7 +50,7 @@ bool harmless_use(Node n, const python::PythonContext& ctx) {
   Node p = n.parent();
   // A list of dtypes to loop or parametrize over (`for dtype in [torch.float32, torch.float64]`)
   // is a menu: what each dtype builds is decided where it is used.
-  if (p && (p.type() == "list" || p.type() == "tuple")) {
+  if (p && (p.kind() == Kind::List || p.kind() == Kind::Tuple)) {
     for (uint32_t i = 0; i < p.named_child_count(); ++i) {
       const auto& q = ctx.qualified_name(p.named_child(i));
       if (q && q->starts_with("torch.") && !is_float64(*q) && (q->find("float") != std::string::npos ||

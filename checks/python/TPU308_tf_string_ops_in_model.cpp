@@ -6,6 +6,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/tf.h"
 
 namespace tpulint::checks {
 
@@ -41,7 +42,7 @@ bool is_string_api(std::string_view q) {
 class TfStringOpsInModel final : public pa::ReferenceCheck {
   std::span<const std::string_view> reference_names() const override { return kStringApis; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (!is_string_api(q) || pa::in_test(n, ctx) || !pa::in_tf_model_code(ctx)) return std::nullopt;
+    if (!is_string_api(q) || pa::in_test(n, ctx) || !tf::in_model_code(n, ctx)) return std::nullopt;
     return Match{fmt::format("'{}' works on strings, which a TPU cannot hold: model code that uses it cannot be "
                              "compiled for the TPU",
                              q),
@@ -67,8 +68,8 @@ extern const CheckDef TPU308_tf_string_ops_in_model{
         .device_code_only = true,
         .doc = {
             .what = "`tf.strings.*`, `tf.as_string`, `tf.substr`, `tf.regex_replace`, the TF1 `tf.string_*` "
-                    "functions and the `tf.string` dtype, inside model code: a `tf.function`, the `call` method of "
-                    "a Keras layer or model, or a TF1 Estimator `model_fn`.",
+                    "functions and the `tf.string` dtype, inside model code: a `tf.function`, the `call` (or "
+                    "`train_step`) of a Keras layer or model, a TF1 Estimator `model_fn`, or a helper they call.",
             .why = "TPUs have no string type: the Cloud TPU list of TensorFlow ops marks the string ops unavailable, "
                    "and a TPU program that holds a string tensor fails to compile. In the `tf.data` input pipeline, "
                    "which runs on the host, string ops are fine and are not reported.",
@@ -77,10 +78,8 @@ extern const CheckDef TPU308_tf_string_ops_in_model{
             .use_instead = "Tokenize and hash in the input pipeline (`dataset.map(...)`) and feed integer ids to the "
                            "model; or run the string step on the host with `tf.tpu.outside_compilation`.",
             .effort = "Medium: 1-4 h to move the string processing into the input pipeline.",
-            .heuristic = "Model code is recognized lexically, as for TPU307: a `tf.function`, a Keras `call`/"
-                         "`__call__`, a `model_fn`, and functions nested in those. String ops in a helper called "
-                         "from model code are not reported; a `tf.function` used only for preprocessing is "
-                         "reported although it runs on the host.",
+            .heuristic = "Model code as in TPU220 (including same-file helpers called from it by name). A "
+                         "`tf.function` used only for preprocessing is reported although it runs on the host.",
             .references = {"https://docs.cloud.google.com/tpu/docs/tensorflow-ops",
                            "https://www.tensorflow.org/guide/tpu"},
         },

@@ -6,6 +6,7 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/tf.h"
 
 namespace tpulint::checks {
 
@@ -26,7 +27,7 @@ bool is_tf_float64(std::string_view q) {
 class TfFloat64InModel final : public pa::ReferenceCheck {
   std::span<const std::string_view> reference_names() const override { return kFloat64Names; }
   std::optional<Match> match(const std::string& q, Node n, python::PythonContext& ctx) const override {
-    if (!is_tf_float64(q) || pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx) || !pa::in_tf_model_code(ctx))
+    if (!is_tf_float64(q) || pa::in_test(n, ctx) || pa::in_dict_entry(n, ctx) || !tf::in_model_code(n, ctx))
       return std::nullopt;
     return Match{fmt::format("'{}' in model code: TPU kernels have no 64-bit floats, so the op cannot be placed on "
                              "the TPU",
@@ -53,7 +54,8 @@ extern const CheckDef TPU309_tf_float64_in_model{
         .device_code_only = true,
         .doc = {
             .what = "`tf.float64`, `tf.double`, `tf.complex128` and `tf.to_double` inside model code: a "
-                    "`tf.function`, the `call` method of a Keras layer or model, or a TF1 Estimator `model_fn`.",
+                    "`tf.function`, the `call` (or `train_step`) of a Keras layer or model, a TF1 Estimator "
+                    "`model_fn`, or a helper they call.",
             .why = "No TensorFlow TPU kernel accepts float64 or complex128 (none of the type constraints in the "
                    "Cloud TPU op list include them, and `tf.to_double` is listed unavailable): an op on 64-bit "
                    "floats in a TPU step cannot be placed on the TPU.",
@@ -62,7 +64,7 @@ extern const CheckDef TPU309_tf_float64_in_model{
             .use_instead = "Use `tf.float32` (or `tf.bfloat16` with the `mixed_bfloat16` Keras policy) in the model. "
                            "Cast input features to float32 in the input pipeline.",
             .effort = "Low: 0.25-1 h to change a dtype and check the numerics.",
-            .heuristic = "Model code is recognized lexically, as for TPU307. Comparisons (`x.dtype == tf.float64`) "
+            .heuristic = "Model code as in TPU220. Comparisons (`x.dtype == tf.float64`) "
                          "and dict entries are not reported; float64 in the input pipeline is not reported.",
             .references = {"https://docs.cloud.google.com/tpu/docs/tensorflow-ops"},
         },

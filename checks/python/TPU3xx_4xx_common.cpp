@@ -25,10 +25,10 @@ bool is_statement_boundary(Node n) {
 // absent, 0 when it says nothing about CUDA.
 int cuda_test(Node cond, const PythonContext& ctx) {
   if (!cond) return 0;
-  std::string_view t = cond.type();
-  if (t == "parenthesized_expression" && cond.named_child_count() == 1) return cuda_test(cond.named_child(0), ctx);
-  if (t == "not_operator") return -cuda_test(cond.named_child(0), ctx);
-  if (t == "boolean_operator") {
+  const Kind t = cond.kind();
+  if (t == Kind::ParenthesizedExpression && cond.named_child_count() == 1) return cuda_test(cond.named_child(0), ctx);
+  if (t == Kind::NotOperator) return -cuda_test(cond.named_child(0), ctx);
+  if (t == Kind::BooleanOperator) {
     // `a and b` holds only where both hold; `a or b` tells nothing reliable.
     bool is_and = false;
     for (uint32_t i = 0; i < cond.child_count(); ++i)
@@ -47,7 +47,7 @@ int cuda_test(Node cond, const PythonContext& ctx) {
     std::string name = ascii_lower(cond.kind() == Kind::Attribute ? cond.field(Field::Attribute).text() : cond.text());
     return name.find("cuda") != std::string::npos || name.find("gpu") != std::string::npos ? 1 : 0;
   }
-  if (t == "comparison_operator") {
+  if (t == Kind::ComparisonOperator) {
     // `x.device.type == "cuda"`, `"cuda" in str(device)`, `torch.cuda.device_count() > 0`.
     bool negated = false, mentions_cuda = false;
     for (uint32_t i = 0; i < cond.child_count(); ++i) {
@@ -93,7 +93,7 @@ bool may_resolve_to(Node expr, std::string_view target, const PythonContext& ctx
 }
 
 Node through_choices(Node n) {
-  for (Node p = n.parent(); p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression");
+  for (Node p = n.parent(); p && (p.kind() == Kind::ConditionalExpression || p.kind() == Kind::ParenthesizedExpression);
        p = p.parent())
     n = p;
   return n;
@@ -122,7 +122,7 @@ bool in_test(Node n, const PythonContext& ctx) {
 
 bool in_dict_entry(Node n, const PythonContext& ctx) {
   Node p = n.parent();
-  while (p && (p.kind() == Kind::ConditionalExpression || p.type() == "parenthesized_expression")) p = p.parent();
+  while (p && (p.kind() == Kind::ConditionalExpression || p.kind() == Kind::ParenthesizedExpression)) p = p.parent();
   return p && p.type() == "pair";
 }
 
@@ -146,11 +146,11 @@ std::optional<std::string> string_literal(Node n) {
 std::optional<long long> int_literal(Node n) {
   if (!n) return std::nullopt;
   bool negative = false;
-  if (n.type() == "unary_operator" && n.named_child_count() == 1 && n.child(0).type() == "-") {
+  if (n.kind() == Kind::UnaryOperator && n.named_child_count() == 1 && n.child(0).type() == "-") {
     negative = true;
     n = n.named_child(0);
   }
-  if (n.type() != "integer") return std::nullopt;
+  if (n.kind() != Kind::Integer) return std::nullopt;
   std::string_view text = n.text();
   long long v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -160,12 +160,11 @@ std::optional<long long> int_literal(Node n) {
 
 std::optional<bool> bool_literal(Node n) {
   if (!n) return std::nullopt;
-  if (n.type() == "true") return true;
-  if (n.type() == "false") return false;
+  if (n.kind() == Kind::True) return true;
+  if (n.kind() == Kind::False) return false;
   return std::nullopt;
 }
 
-bool is_none(Node n) { return n && n.type() == "none"; }
 
 namespace {
 // std::tolower in the "C" locale, which tpulint never changes, without the call per character.
@@ -225,7 +224,7 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
     } else if (p.kind() == Kind::ForStatement && p.field(Field::Body) == child) {
       // `for i in range(torch.cuda.device_count()):` runs its body zero times without CUDA.
       if (calls(p.field(Field::Right), "torch.cuda.device_count", ctx)) return true;
-    } else if (p.type() == "boolean_operator" && p.named_child_count() == 2 && p.named_child(1) == child) {
+    } else if (p.kind() == Kind::BooleanOperator && p.named_child_count() == 2 && p.named_child(1) == child) {
       // `torch.cuda.is_available() and torch.cuda.is_bf16_supported()`: the right side is skipped.
       bool is_and = false;
       for (uint32_t i = 0; i < p.child_count(); ++i)
@@ -236,42 +235,6 @@ bool cuda_guarded(Node n, const PythonContext& ctx) {
       if (p.named_child(0) == child && test > 0) return true;
       if (p.named_child(2) == child && test < 0) return true;
     }
-  }
-  return false;
-}
-
-bool is_keras_class(Node class_def, const PythonContext& ctx) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      const auto& q = ctx.qualified_name(bases.named_child(j));
-      if (q && (q->starts_with("tensorflow.keras.") || q->starts_with("keras.") || q->starts_with("tf_keras.")))
-        return true;
-    }
-  }
-  return false;
-}
-
-bool in_tf_model_code(const PythonContext& ctx) {
-  if (!ctx.imports().imports("tensorflow")) return false;
-  const python::Frame* enclosing_class = nullptr;
-  for (const python::Frame& f : ctx.frames()) {
-    if (f.type == python::Frame::Type::Class) {
-      enclosing_class = &f;
-      continue;
-    }
-    if (f.type != python::Frame::Type::Function || !ctx.enclosing_function()) continue;
-    // Only frames whose body holds the node: the function's own decorators run outside it.
-    ByteSpan body = f.body;
-    ByteSpan here = ctx.enclosing_function()->body;
-    if (here.begin < body.begin || here.begin >= body.end) continue;
-    for (const std::string& d : f.decorators)
-      if (d == "tensorflow.function" || d == "tensorflow.compat.v1.function") return true;
-    std::string_view name = f.node.field(Field::Name).text();
-    if (name == "model_fn" || name.ends_with("_model_fn")) return true;
-    if ((name == "call" || name == "__call__") && enclosing_class && is_keras_class(enclosing_class->node, ctx))
-      return true;
   }
   return false;
 }

@@ -51,7 +51,6 @@ bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_v
 std::optional<std::string> string_literal(Node n);  // a plain string (an f-string's literal prefix)
 std::optional<long long> int_literal(Node n);       // 3, -1
 std::optional<bool> bool_literal(Node n);           // True, False
-bool is_none(Node n);
 // Whether `s` names a device of type `type` ("cuda", "xla"): the type alone or with an index ("cuda:0").
 bool is_device_string(std::string_view s, std::string_view type);
 
@@ -73,15 +72,6 @@ Node argument(const python::CallArguments& args, size_t pos, std::string_view ke
 // conditional expression) whose condition tests `torch.cuda.is_available()`, `.is_cuda`, or
 // compares with a "cuda" string (`x.device.type == "cuda"`), within the enclosing function.
 bool cuda_guarded(Node n, const PythonContext& ctx);
-
-// A class deriving from a Keras layer or model: a base resolving into tf.keras, keras or tf_keras.
-bool is_keras_class(python::Node class_def, const python::PythonContext& ctx);
-
-// True when the node being checked is in TensorFlow model code, which TPUStrategy or
-// TPUEstimator compiles for the TPU: a function decorated with `tf.function`, the `call` or
-// `__call__` method of a class deriving from a Keras layer or model, or a TF1 Estimator model
-// function (named `model_fn` or `*_model_fn`), including functions nested in those.
-bool in_tf_model_code(const PythonContext& ctx);
 
 // For a finding at `n` that would be an error: when `n` runs only where CUDA is present (see
 // cuda_guarded), a TPU host skips it, so the finding becomes a warning that says so.

@@ -16,13 +16,6 @@ namespace pa = pyapi;
 
 bool names_backend(std::string_view name) { return pa::ascii_lower(name).find("backend") != std::string::npos; }
 
-// The last identifier of an assignment target or parameter: `backend`, `args.dist_backend`.
-std::string_view last_name(Node target) {
-  if (target.kind() == Kind::Attribute) return target.field(Field::Attribute).text();
-  if (target.kind() == Kind::Identifier) return target.text();
-  return {};
-}
-
 // True when the string `s` is where a torch.distributed backend is chosen: the first argument of
 // init_process_group/new_group, a `backend=` keyword, a value assigned to (or the default of) a
 // name containing "backend", or the `default=` of an argparse option named like one. Conditional
@@ -48,8 +41,8 @@ bool chooses_backend(Node s, const python::PythonContext& ctx) {
     return q && (*q == "torch.distributed.init_process_group" || *q == "torch.distributed.new_group") &&
            !args.positional.empty() && args.positional[0] == n;
   }
-  if (p.kind() == Kind::Assignment && p.field(Field::Right) == n) return names_backend(last_name(p.field(Field::Left)));
-  if ((p.type() == "default_parameter" || p.type() == "typed_default_parameter") && p.field(Field::Value) == n)
+  if (p.kind() == Kind::Assignment && p.field(Field::Right) == n) return names_backend(python::last_name(p.field(Field::Left)));
+  if ((p.kind() == Kind::DefaultParameter || p.kind() == Kind::TypedDefaultParameter) && p.field(Field::Value) == n)
     return names_backend(p.field(Field::Name).text());
   return false;
 }

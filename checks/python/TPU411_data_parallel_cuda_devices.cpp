@@ -42,12 +42,12 @@ class DataParallelCudaDevices final : public python::PythonCheck {
       // DistributedDataParallel(module, device_ids=None, output_device=None, ...)
       for (auto [pos, name] : {std::pair<size_t, std::string_view>{1, "device_ids"}, {2, "output_device"}}) {
         Node value = pa::argument(args, pos, name);
-        if (!value || pa::is_none(value)) continue;
+        if (!value || python::is_none(value)) continue;
         // A parameter passed through (`device_ids=device_ids`) is the caller's choice, and
         // `[rank] if device == "cuda" else None` already leaves it out off CUDA.
         if (value.kind() == Kind::Identifier) continue;
         if (value.kind() == Kind::ConditionalExpression &&
-            (pa::is_none(value.named_child(0)) || pa::is_none(value.named_child(2))))
+            (python::is_none(value.named_child(0)) || python::is_none(value.named_child(2))))
           continue;
         Node at = value.parent().kind() == Kind::KeywordArgument ? value.parent() : value;
         Finding& f = ctx.report(at,

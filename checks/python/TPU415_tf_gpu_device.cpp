@@ -70,7 +70,7 @@ class TfGpuDevice final : public pa::ReferenceCheck {
                    q == "tensorflow.config.experimental.set_visible_devices";
     if (visible && names_gpu_device(pa::argument(args, 1, "device_type"))) {
       Node devices = pa::argument(args, 0, "devices");
-      if (!devices || (devices.type() == "list" && devices.named_child_count() == 0)) return std::nullopt;
+      if (!devices || (devices.kind() == Kind::List && devices.named_child_count() == 0)) return std::nullopt;
       return Match{fmt::format("'{}' selects GPUs, which a TPU host does not have", q), std::string(kTpuSetup)};
     }
     return std::nullopt;

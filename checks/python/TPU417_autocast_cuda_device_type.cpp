@@ -47,7 +47,7 @@ void add_attribute_types(Node attribute, const PythonContext& ctx, DeviceTypes& 
 // the values a local name is assigned, the argument of `torch.device(...)`, and `device.type`
 // (through the device's own assignments).
 void add_device_types(Node expr, const PythonContext& ctx, DeviceTypes& out, int hops, bool in_scope) {
-  expr = dyn::unparenthesized(expr);
+  expr = python::unparenthesized(expr);
   if (!expr || hops > 3) return;
   if (auto s = python::string_value(expr)) {
     std::string lower = pyapi::ascii_lower(*s);
@@ -107,7 +107,7 @@ class AutocastCudaDeviceType final : public python::PythonCheck {
     auto args = python::call_arguments(call);
     Node device_type = pyapi::argument(args, 0, "device_type");
     // A literal is TPU409's ("cuda") or fine ("cpu", "xla"); a region with autocast off is fine anywhere.
-    if (!device_type || python::string_value(dyn::unparenthesized(device_type)) ||
+    if (!device_type || python::string_value(python::unparenthesized(device_type)) ||
         pyapi::bool_literal(args.keyword("enabled")) == false)
       return;
     DeviceTypes types;

@@ -41,7 +41,7 @@ std::string logging_call(Node call, const python::PythonContext& ctx) {
   const auto& resolved = ctx.qualified_name(callee);
   if (!level && !board && !(resolved && logging_api(*resolved))) return {};
   if (auto q = step::explicit_qualified_name(callee, ctx)) return logging_api(*q) ? *q : "";
-  std::string receiver = pyapi::ascii_lower(step::last_name(callee.field(Field::Object)));
+  std::string receiver = pyapi::ascii_lower(python::chain_last_name(callee.field(Field::Object)));
   if (level && receiver.find("log") != std::string::npos) return fmt::format("{}.{}", receiver, method);
   if (board) return fmt::format("{}.{}", receiver, method);
   return {};

@@ -16,7 +16,7 @@ using python::Node;
 std::string_view assigned_name(Node call, const python::PythonContext& ctx) {
   Node parent = call.parent();
   if (!parent || parent.kind() != Kind::Assignment || parent.field(Field::Right) != call) return {};
-  return step::last_name(parent.field(Field::Left));
+  return python::chain_last_name(parent.field(Field::Left));
 }
 
 bool says_eval(std::string_view name) {
@@ -30,7 +30,7 @@ bool says_eval(std::string_view name) {
 bool builds_train_set(Node dataset) {
   if (!dataset) return false;
   if (dataset.kind() == Kind::Call) return pyapi::bool_literal(python::call_arguments(dataset).keyword("train")) == true;
-  return step::says_train(step::last_name(dataset));
+  return step::says_train(python::chain_last_name(dataset));
 }
 
 class DataLoaderNoDropLast final : public step::DataLoaderCheck {
@@ -40,14 +40,14 @@ class DataLoaderNoDropLast final : public step::DataLoaderCheck {
     if (!drop_last && args.has_splat) return;
     // A batch sampler decides batches itself; batch_size=None yields single samples.
     if (pyapi::argument(args, step::kLoaderBatchSampler, "batch_sampler")) return;
-    if (pyapi::is_none(pyapi::argument(args, 1, "batch_size"))) return;
+    if (python::is_none(pyapi::argument(args, 1, "batch_size"))) return;
     Node shuffle = pyapi::argument(args, step::kLoaderShuffle, "shuffle");
     Node dataset = pyapi::argument(args, 0, "dataset");
     Node sampler = pyapi::argument(args, step::kLoaderSampler, "sampler");
     std::string_view target = assigned_name(call, ctx);
     if (says_eval(target)) return;  // `test_loader = DataLoader(test_set, shuffle=True)` evaluates
     bool training = pyapi::bool_literal(shuffle) == true || step::says_train(target) || builds_train_set(dataset) ||
-                    (sampler && step::says_train(step::last_name(sampler)));
+                    (sampler && step::says_train(python::chain_last_name(sampler)));
     if (!training) return;
     ctx.report(call,
                drop_last ? "training 'DataLoader' with 'drop_last=False': the last, smaller batch is a new shape "

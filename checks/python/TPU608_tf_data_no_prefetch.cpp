@@ -74,8 +74,9 @@ extern const CheckDef TPU608_tf_data_no_prefetch{
             .effort = "Low: one call at the end of the pipeline.",
             .heuristic = "A `.prefetch(...)` anywhere in the same function counts, whatever it is called on. A "
                          "chain only peeked at (`next(iter(ds.batch(2)))`, `.take(n)`) or built in a unit "
-                         "test (a file named `test_*.py`, `*_test.py` or under `tests/`, or a function named "
-                         "`test*`) is not reported. A "
+                         "test (a file named `test_*.py`, `*_test.py`, `*tests.py` or `conftest.py`, or under "
+                         "`test/`, `tests/` or `testing/`, or a function named `test_*` or a class named `Test*`) "
+                         "is not reported. A "
                          "dataset returned unprefetched and prefetched by its caller, or handed to "
                          "`strategy.experimental_distribute_dataset` (which prefetches to the devices), is a "
                          "false positive; a dataset built from a function parameter (`def batched(ds): return "

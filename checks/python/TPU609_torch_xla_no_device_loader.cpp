@@ -15,7 +15,7 @@ using python::Node;
 // The loader a loop iterates: `loader`, `enumerate(loader)`, `tqdm(loader, ...)` -> `loader`.
 Node iterated(Node iterable) {
   while (iterable.kind() == Kind::Call) {
-    std::string_view f = step::last_name(iterable.field(Field::Function));
+    std::string_view f = python::chain_last_name(iterable.field(Field::Function));
     if (f != "enumerate" && f != "tqdm" && f != "track") break;
     auto args = python::call_arguments(iterable);
     if (args.positional.empty()) break;
@@ -37,7 +37,7 @@ class TorchXlaNoDeviceLoader final : public python::PythonCheck {
     bool plain = loader.kind() == Kind::Call
                      ? step::is_torch_dataloader(loader, ctx)
                      : (loader.kind() == Kind::Identifier || loader.kind() == Kind::Attribute) &&
-                           step::names_dataloader(step::last_name(loader), ctx);
+                           step::names_dataloader(python::chain_last_name(loader), ctx);
     if (!plain || step::uses_device_loader(ctx)) return;
     ctx.report(loader,
                "loop over a plain 'DataLoader' in a torch_xla program: each batch is copied to the TPU "

@@ -20,7 +20,7 @@ bool in_eval_branch(Node call, const python::PythonContext& ctx) {
     if (p.kind() != Kind::IfStatement) continue;
     Node cond = p.field(Field::Condition);
     if (!cond || !step::says_train(cond.text())) continue;
-    bool negated = cond.type() == "not_operator";
+    bool negated = cond.kind() == Kind::NotOperator;
     if (child.kind() == Kind::ElseClause && !negated) return true;
     if (child == p.field(Field::Consequence) && negated) return true;
   }
@@ -91,8 +91,8 @@ extern const CheckDef TPU610_tf_data_batch_no_drop_remainder{
                            "counts, pad the last batch and mask it, or evaluate it on the host.",
             .effort = "Low: one argument.",
             .heuristic = "Evaluation pipelines (no shuffle, no `train` in the names, the `else` of "
-                         "`if train:`) and unit tests (files named `test_*.py`, `*_test.py` or under `tests/`, "
-                         "functions named `test*`) are not reported, since dropping "
+                         "`if train:`) and unit tests (as in TPU608: files named `test_*.py` or `*_test.py` or under "
+                         "`tests/`, functions named `test_*`, classes named `Test*`) are not reported, since dropping "
                          "samples would change their metrics. The shuffle is looked for in every assignment of "
                          "the names the chain starts from, whatever branch it is in. A `drop_remainder` value "
                          "other than the "

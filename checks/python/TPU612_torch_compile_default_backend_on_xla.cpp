@@ -29,7 +29,7 @@ bool used_as_device(Node s, const PythonContext& ctx) {
   }
   if (parent.kind() == Kind::Assignment) {
     Node left = parent.field(Field::Left);
-    return parent.field(Field::Right) == at && pyapi::lower_contains(dyn::last_name(left), "device");
+    return parent.field(Field::Right) == at && pyapi::lower_contains(python::last_name(left), "device");
   }
   if (parent.kind() != Kind::ArgumentList) return false;
   Node call = parent.parent();

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/code_roles.h"
+#include "checks/python/frameworks/torch.h"
 #include "python/semantic.h"
 
 namespace tpulint::checks::step {
@@ -28,21 +30,9 @@ bool contains(ByteSpan outer, ByteSpan inner) { return outer.begin <= inner.begi
 
 // The compilers whose functions are traced once and run as one device program per step.
 Compiler compiler_of(std::string_view qualified) {
-  static constexpr std::array<std::pair<std::string_view, Compiler>, 11> kCompilers = {{
-      {"equinox.filter_jit", Compiler::Jax},
-      {"equinox.filter_pmap", Compiler::Jax},
-      {"jax.experimental.pjit.pjit", Compiler::Jax},
-      {"jax.jit", Compiler::Jax},
-      {"jax.pjit", Compiler::Jax},
-      {"jax.pmap", Compiler::Jax},
-      {"tensorflow.compat.v1.function", Compiler::Tf},
-      {"tensorflow.compat.v2.function", Compiler::Tf},
-      {"tensorflow.function", Compiler::Tf},
-      {"torch.compile", Compiler::Torch},
-      {"torch_xla.compile", Compiler::Torch},
-  }};
-  for (const auto& [name, c] : kCompilers)
-    if (name == qualified) return c;
+  if (is_compiler("jax", qualified)) return Compiler::Jax;
+  if (is_compiler("tf", qualified)) return Compiler::Tf;
+  if (is_compiler("torch", qualified)) return Compiler::Torch;
   return Compiler::None;
 }
 
@@ -88,7 +78,7 @@ Marker step_marker(Node call, const std::optional<std::string>& qualified_callee
   std::string_view method = callee.field(Field::Attribute).text();
   if (method == "backward" || method == "manual_backward") return Marker::Backward;
   if (method == "optimizer_step" || method == "apply_gradients") return Marker::Update;
-  if ((method == "step" || method == "minimize") && optimizer_like(last_name(callee.field(Field::Object))))
+  if ((method == "step" || method == "minimize") && optimizer_like(python::chain_last_name(callee.field(Field::Object))))
     return Marker::Update;
   return Marker::None;
 }
@@ -106,7 +96,6 @@ struct FileIndex {
   std::unordered_set<uint32_t> step_function_starts;
   // Functions that run a training loop (`train_one_epoch`): a loop calling one runs per epoch.
   std::unordered_set<std::string_view> epoch_functions;
-  std::unordered_set<std::string_view> torch_module_classes;  // classes deriving (in this file) from torch.nn / Lightning
   struct LoopStep {
     bool step = false;
     std::string_view calls;  // the step function or compiled callable it calls, when no marker decided
@@ -126,13 +115,6 @@ struct FileIndex {
   bool device_loader = false;                            // MpDeviceLoader/ParallelLoader is called
 };
 
-// One slot per thread, for the tree being walked there: keyed by its context's serial, since the
-// next file's tree may be at the same address.
-thread_local struct {
-  uint64_t context = 0;
-  FileIndex index;
-} t_slot;
-
 void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes, const python::ImportTable& imports,
                         FileIndex& idx) {
   auto args = python::call_arguments(call);
@@ -147,7 +129,7 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
       }
     }
     if (fn && (fn.kind() == Kind::Identifier || fn.kind() == Kind::Attribute)) {
-      std::string_view name = last_name(fn);
+      std::string_view name = python::chain_last_name(fn);
       idx.compiled_functions.insert(name);
       idx.compiled_by.emplace(name, c);
       if (c != Compiler::Torch) idx.step_callables.insert(name);
@@ -157,27 +139,8 @@ void index_compile_call(Node call, Compiler c, std::span<const uint32_t> scopes,
   if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == call) {
     Node left = parent.field(Field::Left);
     if (left.kind() == Kind::Identifier || left.kind() == Kind::Attribute)
-      if (c != Compiler::Torch) idx.step_callables.insert(last_name(left));
+      if (c != Compiler::Torch) idx.step_callables.insert(python::chain_last_name(left));
   }
-}
-
-bool derives_from_torch_module(Node class_def, std::span<const uint32_t> scopes, const python::ImportTable& imports,
-                               const std::unordered_set<std::string_view>& known) {
-  for (uint32_t i = 0; i < class_def.named_child_count(); ++i) {
-    Node bases = class_def.named_child(i);
-    if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t j = 0; j < bases.named_child_count(); ++j) {
-      Node b = bases.named_child(j);
-      if (b.kind() == Kind::KeywordArgument) continue;
-      if (auto q = qualified_in(b, scopes, imports)) {
-        if (q->starts_with("torch.nn.") || q->starts_with("pytorch_lightning.") || q->starts_with("lightning."))
-          return true;
-      } else if (known.count(last_name(b))) {
-        return true;
-      }
-    }
-  }
-  return false;
 }
 
 // The last names of the callees whose qualified name the index asks about: compilers, optax's
@@ -199,7 +162,6 @@ FileIndex build_index(const PythonContext& ctx) {
     std::string_view name;
   };
   std::vector<Function> functions;
-  std::vector<Node> classes;
   // The function and loop a node is in, for the nodes before `end` (a subtree's end in the
   // tree's pre-order node table, which the walk follows).
   struct Context {
@@ -219,7 +181,6 @@ FileIndex build_index(const PythonContext& ctx) {
   };
   // The kinds the walk acts on: it passes over the others with one test.
   constexpr uint64_t kIndexed = uint64_t(1) << size_t(Kind::FunctionDefinition) |
-                                uint64_t(1) << size_t(Kind::ClassDefinition) |
                                 uint64_t(1) << size_t(Kind::ForStatement) |
                                 uint64_t(1) << size_t(Kind::WhileStatement) | uint64_t(1) << size_t(Kind::Call);
   static_assert(size_t(Kind::kCount) <= 64);
@@ -255,9 +216,6 @@ FileIndex build_index(const PythonContext& ctx) {
         contexts.push_back({tree.subtree_end(n), int(functions.size() - 1), false});
         break;
       }
-      case Kind::ClassDefinition:
-        classes.push_back(n);
-        break;
       case Kind::ForStatement:
       case Kind::WhileStatement:
         contexts.push_back({tree.subtree_end(n), function, true});
@@ -284,14 +242,14 @@ FileIndex build_index(const PythonContext& ctx) {
           if (step_marker(n, q) != Marker::None)
             idx.epoch_functions.insert(functions[size_t(function)].name);
           else
-            loop_calls.emplace_back(function, last_name(callee));
+            loop_calls.emplace_back(function, python::chain_last_name(callee));
         }
         if (q && (q->ends_with("parallel_loader.MpDeviceLoader") || q->ends_with("parallel_loader.ParallelLoader")))
           idx.device_loader = true;
         if (q && (*q == "torch.utils.data.DataLoader" || *q == "torch.utils.data.dataloader.DataLoader")) {
           Node parent = n.parent();
           if (parent && parent.kind() == Kind::Assignment && parent.field(Field::Right) == n)
-            idx.dataloader_names.insert(last_name(parent.field(Field::Left)));
+            idx.dataloader_names.insert(python::chain_last_name(parent.field(Field::Left)));
         }
         break;
       }
@@ -302,35 +260,20 @@ FileIndex build_index(const PythonContext& ctx) {
   for (const auto& [f, callee] : loop_calls)
     if (idx.step_callables.count(callee) || idx.step_functions.count(callee))
       idx.epoch_functions.insert(functions[size_t(f)].name);
-  // Classes deriving from torch modules, through local bases, to a fixed point.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (Node c : classes) {
-      std::string_view name = c.field(Field::Name).text();
-      if (idx.torch_module_classes.count(name)) continue;
-      if (derives_from_torch_module(c, std::span<const uint32_t>(&python::kModuleScope, 1), imports,
-                                    idx.torch_module_classes)) {
-        idx.torch_module_classes.insert(name);
-        grew = true;
-      }
-    }
-  }
   return idx;
 }
 
 FileIndex& file_index(const PythonContext& ctx) {
-  if (t_slot.context != ctx.serial()) {
-    t_slot.index = build_index(ctx);
-    t_slot.context = ctx.serial();
-  }
-  return t_slot.index;
+  std::optional<FileIndex>& index = ctx.file_state<std::optional<FileIndex>>();
+  if (!index) index = build_index(ctx);
+  return *index;
 }
 
 std::string_view function_name(Node def) { return def.field(Field::Name).text(); }
 
 // A call of a step function or a JAX/TF compiled callable of this file: `train_step(batch)`, `self.p_step(s, b)`.
 bool calls_step(Node call, const FileIndex& idx) {
-  std::string_view name = last_name(call.field(Field::Function));
+  std::string_view name = python::chain_last_name(call.field(Field::Function));
   return idx.step_callables.count(name) || idx.step_functions.count(name);
 }
 
@@ -363,7 +306,7 @@ const FileIndex::LoopStep& loop_step(Node loop, const PythonContext& ctx, FileIn
         k == Kind::ForStatement || k == Kind::WhileStatement)
       continue;
     if (k == Kind::Call) {
-      std::string_view callee = last_name(n.field(Field::Function));
+      std::string_view callee = python::chain_last_name(n.field(Field::Function));
       // A call of a function that runs a training loop makes this an epoch loop, whatever else it calls.
       if (calls_own_function(n) && idx.epoch_functions.count(callee)) return out = {};
       // step_marker asks the qualified name only whether it is optax.apply_updates: an attribute
@@ -393,30 +336,12 @@ Compiler compiled(const Frame& f, const FileIndex& idx) {
 
 // Calls whose function arguments run outside the step: the fix for a sync, not a sync.
 bool defers(Node call) {
-  std::string_view name = last_name(call.field(Field::Function));
+  std::string_view name = python::chain_last_name(call.field(Field::Function));
   return name == "add_step_closure" || name == "callback" || name.ends_with("_callback");
 }
 
 }  // namespace
 
-std::string_view last_name(Node n) {
-  for (;;) {
-    switch (n.kind()) {
-      case Kind::Identifier:
-        return n.text();
-      case Kind::Attribute:
-        return n.field(Field::Attribute).text();
-      case Kind::Subscript:
-        n = n.field(Field::Value);
-        break;
-      case Kind::Call:
-        n = n.field(Field::Function);
-        break;
-      default:
-        return {};
-    }
-  }
-}
 
 bool uses_device_loader(const PythonContext& ctx) { return file_index(ctx).device_loader; }
 
@@ -479,13 +404,9 @@ bool scope_reads_clock(Node scope, const PythonContext& ctx) {
 }
 
 bool in_unit_test(const PythonContext& ctx) {
-  std::string_view path = ctx.file().path();
-  std::string_view file = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
-  if (file.starts_with("test_") || file.ends_with("_test.py") || path.starts_with("tests/") ||
-      path.find("/tests/") != std::string_view::npos)
-    return true;
+  if (is_test_module(ctx.file().path())) return true;
   for (const Frame& f : ctx.frames())
-    if (f.type == Frame::Type::Function && function_name(f.node).starts_with("test")) return true;
+    if (f.type != Frame::Type::Loop && is_test_function(f.node.field(Field::Name).text())) return true;
   return false;
 }
 
@@ -609,7 +530,7 @@ Step enclosing_step(Node n, const PythonContext& ctx) {
     }
     if (function_name(f.node) == "forward" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
         contains(frames[i - 1].body, f.node.span()) &&
-        idx.torch_module_classes.count(frames[i - 1].node.field(Field::Name).text())) {
+        torch::derives_from_module(frames[i - 1].node, ctx)) {
       found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }
@@ -716,14 +637,14 @@ Value classify_call(Node call, const PythonContext& ctx) {
   }
   // What a compiled callable of this file returns lives on the device: `state, metrics = p_step(...)`.
   const FileIndex& idx = file_index(ctx);
-  std::string_view callee_name = last_name(callee);
+  std::string_view callee_name = python::chain_last_name(callee);
   if (idx.step_callables.count(callee_name)) return Value::Tensor;
   if (callee.kind() == Kind::Attribute) {
     std::string_view m = callee.field(Field::Attribute).text();
     if (host_method(m)) return Value::Host;
     if (tensor_method(m) && receiver_may_be_tensor(callee, ctx)) return Value::Tensor;
   }
-  return loss_like(last_name(callee)) ? Value::Tensor : Value::Unknown;
+  return loss_like(python::chain_last_name(callee)) ? Value::Tensor : Value::Unknown;
 }
 
 // Is `name` a parameter of the function `def`?
@@ -748,7 +669,7 @@ const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx) 
     stack.pop_back();
     Kind k = n.kind();
     if (k == Kind::FunctionDefinition || k == Kind::ClassDefinition) continue;
-    if (k == Kind::Assignment || n.type() == "augmented_assignment") {
+    if (k == Kind::Assignment || n.kind() == Kind::AugmentedAssignment) {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (right && left.kind() == Kind::Identifier) {
         it->second[left.text()].push_back({right, true});
@@ -793,7 +714,6 @@ Value classify_name(Node id, const PythonContext& ctx, const Step& in, bool para
 
 Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_traced, int depth) {
   if (!e || depth > 3) return Value::Unknown;
-  std::string_view t = e.type();
   switch (e.kind()) {
     case Kind::Call:
       return classify_call(e, ctx);
@@ -811,24 +731,28 @@ Value classify(Node e, const PythonContext& ctx, const Step& in, bool params_tra
     case Kind::Subscript:
       return classify(e.field(Field::Value), ctx, in, params_traced, depth + 1);
     case Kind::String:
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::True:
+    case Kind::False:
+    case Kind::None:
       return Value::Host;
-    default:
-      break;
-  }
-  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none") return Value::Host;
-  if (t == "parenthesized_expression" && e.named_child_count() == 1)
-    return classify(e.named_child(0), ctx, in, params_traced, depth);
-  if (t == "binary_operator" || t == "unary_operator") {
-    // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
-    bool all_host = true;
-    for (uint32_t i = 0; i < e.named_child_count(); ++i) {
-      Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
-      if (v == Value::Tensor) return Value::Tensor;
-      if (v != Value::Host) all_host = false;
+    case Kind::ParenthesizedExpression:
+      return e.named_child_count() == 1 ? classify(e.named_child(0), ctx, in, params_traced, depth) : Value::Unknown;
+    case Kind::BinaryOperator:
+    case Kind::UnaryOperator: {
+      // A tensor operand makes a tensor; only host operands make a host value (`x * 2` is as unknown as x).
+      bool all_host = true;
+      for (uint32_t i = 0; i < e.named_child_count(); ++i) {
+        Value v = classify(e.named_child(i), ctx, in, params_traced, depth + 1);
+        if (v == Value::Tensor) return Value::Tensor;
+        if (v != Value::Host) all_host = false;
+      }
+      return all_host ? Value::Host : Value::Unknown;
     }
-    return all_host ? Value::Host : Value::Unknown;
+    default:
+      return Value::Unknown;
   }
-  return Value::Unknown;
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ struct Step {
 };
 
 // The step `n` runs in, or a Step with kind None. The file index it reads (step-function names,
-// compiled names, torch module classes) is built once per tree walked, on the first question. The innermost frame decides: a training loop,
+// compiled names) is built once per tree walked, on the first question. The innermost frame decides: a training loop,
 // or a step, compiled or forward function; a plain function stops the search, except that a
 // function nested in a compiled one is traced with it. Code in an argument of
 // `xm.add_step_closure(...)` runs after the step and is not in it.
@@ -116,8 +116,8 @@ bool chain_calls_method(Node expr, std::string_view method, const PythonContext&
 bool scope_calls_method(Node scope, std::string_view method, const PythonContext& ctx);
 bool scope_reads_clock(Node scope, const PythonContext& ctx);
 
-// True when the node being checked is in a unit test: in a file named `test_*.py` or `*_test.py` or
-// under a `tests/` directory, or in a function named `test*` (or nested in one).
+// True when the node being checked is in a unit test: in a test module or a test function or class
+// (frameworks/code_roles is_test_module, is_test_function), or nested in one.
 bool in_unit_test(const PythonContext& ctx);
 
 // True when a name or expression text says it is for training: it contains "train" (any case).
@@ -131,8 +131,5 @@ std::optional<std::string> explicit_qualified_name(Node expr, const PythonContex
 // pyapi::method_receiver_may_be, with a receiver resolved only through a star import taken as a
 // local name.
 bool receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework);
-
-// The last name of a callee or receiver: `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`.
-std::string_view last_name(Node n);
 
 }  // namespace tpulint::checks::step

@@ -9,8 +9,16 @@ namespace tpulint::checks {
 
 namespace {
 
-python::CodeRoleFacts load() {
+// The table's facts: those of the semantic model, and those only checks read.
+struct CodeRoles {
   python::CodeRoleFacts facts;
+  std::vector<std::string> abstract_transforms;
+  std::vector<std::string> jax_compilers, tf_compilers, torch_compilers;
+};
+
+CodeRoles load() {
+  CodeRoles roles;
+  python::CodeRoleFacts& facts = roles.facts;
   const std::pair<std::string_view, std::vector<std::string>*> lists[] = {
       {"tracing_transform", &facts.tracing_transforms}, {"module_base", &facts.module_bases},
       {"dataset_base", &facts.dataset_bases},           {"hot_method", &facts.hot_methods},
@@ -29,6 +37,8 @@ python::CodeRoleFacts load() {
       {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
       {"tpu_word", &facts.tpu_words},
+      {"abstract_transform", &roles.abstract_transforms}, {"jax_compiler", &roles.jax_compilers},
+      {"tf_compiler", &roles.tf_compilers},             {"torch_compiler", &roles.torch_compilers},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
@@ -41,14 +51,57 @@ python::CodeRoleFacts load() {
       }
     if (!known || space == std::string_view::npos) throw std::logic_error("python_code_roles.tsv: bad entry " + std::string(row.entry));
   }
-  return facts;
+  return roles;
+}
+
+const CodeRoles& code_roles() {
+  static const CodeRoles roles = load();
+  return roles;
 }
 
 }  // namespace
 
-const python::CodeRoleFacts& code_role_facts() {
-  static const python::CodeRoleFacts facts = load();
-  return facts;
+const python::CodeRoleFacts& code_role_facts() { return code_roles().facts; }
+
+namespace {
+
+bool any_qualified(const std::vector<std::string>& entries, std::string_view qualified) {
+  for (const std::string& entry : entries)
+    if (python::matches_qualified(entry, qualified)) return true;
+  return false;
+}
+
+bool any_name(const std::vector<std::string>& patterns, std::string_view name) {
+  for (const std::string& pattern : patterns)
+    if (python::matches_name_pattern(pattern, name)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_test_module(std::string_view path) {
+  const std::vector<std::string>& parts = code_role_facts().test_path_parts;
+  for (size_t begin = 0;;) {
+    const size_t slash = path.find('/', begin);
+    const std::string_view part = path.substr(begin, slash == std::string_view::npos ? slash : slash - begin);
+    if (any_name(parts, part)) return true;
+    if (slash == std::string_view::npos) return part.ends_with(".py") && any_name(parts, part.substr(0, part.size() - 3));
+    begin = slash + 1;
+  }
+}
+
+bool is_test_function(std::string_view name) { return any_name(code_role_facts().test_functions, name); }
+
+bool is_abstract_transform(std::string_view qualified) {
+  return any_qualified(code_roles().abstract_transforms, qualified);
+}
+
+bool is_compiler(std::string_view framework, std::string_view qualified) {
+  const CodeRoles& roles = code_roles();
+  if (framework == "jax") return any_qualified(roles.jax_compilers, qualified);
+  if (framework == "tf") return any_qualified(roles.tf_compilers, qualified);
+  if (framework == "torch") return any_qualified(roles.torch_compilers, qualified);
+  return false;
 }
 
 }  // namespace tpulint::checks
