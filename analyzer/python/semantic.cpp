@@ -47,35 +47,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// The last name of an identifier or attribute: `f` -> "f", `self.f`/`a.b.f` -> "f"; "" for
-// other expressions. A call's callee, or a function passed by name (`jax.jit(step)`,
-// `collate_fn=self.collate`).
-std::string_view last_name_of(Node expr) {
-  if (!expr) return {};
-  if (expr.kind() == Kind::Identifier) return expr.text();
-  if (expr.kind() == Kind::Attribute) {
-    Node member = expr.field(Field::Attribute);
-    return member ? member.text() : std::string_view{};
-  }
-  return {};
-}
-
-// Whether one of a module's directories, or its file name (with and without ".py"), matches one of
-// `parts`: a data-path module, a test module.
-bool module_path_matches(std::string_view path, const std::vector<std::string>& parts) {
-  size_t begin = 0;
-  while (begin < path.size()) {
-    size_t slash = path.find('/', begin);
-    std::string_view part = path.substr(begin, slash == std::string_view::npos ? std::string_view::npos : slash - begin);
-    if (any_name(parts, part)) return true;
-    if (slash == std::string_view::npos && part.ends_with(".py") && any_name(parts, part.substr(0, part.size() - 3)))
-      return true;
-    if (slash == std::string_view::npos) break;
-    begin = slash + 1;
-  }
-  return false;
-}
-
 // The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
 std::string first_word_of_file_name(std::string_view path) {
   std::string_view name = file_name_of(path);
@@ -109,17 +80,32 @@ bool is_optional_import(Node try_stmt, Node handler) {
 
 }  // namespace
 
+bool module_path_matches(std::string_view path, const std::vector<std::string>& parts) {
+  size_t begin = 0;
+  while (begin < path.size()) {
+    size_t slash = path.find('/', begin);
+    std::string_view part = path.substr(begin, slash == std::string_view::npos ? std::string_view::npos : slash - begin);
+    if (any_name(parts, part)) return true;
+    if (slash == std::string_view::npos && part.ends_with(".py") && any_name(parts, part.substr(0, part.size() - 3)))
+      return true;
+    if (slash == std::string_view::npos) break;
+    begin = slash + 1;
+  }
+  return false;
+}
+
+
 namespace {
 
 // `step`, `global_step`, `self.iteration`: a name of the step counter.
 bool step_like_name(Node n) {
-  const std::string name = lower(last_name_of(n));
+  const std::string name = lower(last_name(n));
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
 // `validate_every`, `log_freq`, `eval_interval`: a name of a period in steps.
 bool period_like_name(Node n) {
-  const std::string name = lower(last_name_of(n));
+  const std::string name = lower(last_name(n));
   return name.find("every") != std::string::npos || name.find("freq") != std::string::npos ||
          name.find("interval") != std::string::npos;
 }
@@ -359,7 +345,7 @@ bool SemanticModel::is_guard(Node condition) const {
 bool SemanticModel::steps_a_schedule(Node call) const {
   Node callee = call.field(Field::Function);
   if (!callee || callee.kind() != Kind::Attribute) return false;
-  return any_name(facts_.step_receiver_exclusions, lower(last_name_of(callee.field(Field::Object))));
+  return any_name(facts_.step_receiver_exclusions, lower(last_name(callee.field(Field::Object))));
 }
 
 void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
@@ -465,7 +451,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       }
       case Kind::Call: {
         const int caller = current_function();
-        std::string_view last = last_name_of(node.field(Field::Function));
+        std::string_view last = last_name(node.field(Field::Function));
         if (!last.empty()) calls_.push_back({caller, std::string(last), node.span().begin});
         CallArguments args = call_arguments(node);
         // A step, or a call handed the loss and the optimizer (`loss_scaler(loss, optimizer)`,
@@ -478,8 +464,8 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             optimizer = optimizer || any_name(facts_.optimizer_names, n);
             loss = loss || any_name(facts_.loss_names, n);
           };
-          for (Node a : args.positional) see(last_name_of(a));
-          for (const auto& [keyword, value] : args.keywords) see(last_name_of(value));
+          for (Node a : args.positional) see(last_name(a));
+          for (const auto& [keyword, value] : args.keywords) see(last_name(value));
           steps = optimizer && loss;
         }
         if (steps)
@@ -492,12 +478,12 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         const auto& callee = ctx.qualified_name(function);
         if (callee && caller >= 0 && any_qualified(facts_.loader_classes, *callee)) functions_[caller].builds_loader = true;
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
-          if (std::string_view fn = last_name_of(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
+          if (std::string_view fn = last_name(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords)
           if (may_turn_on(value)) options_turned_on_.emplace(keyword);
         for (const auto& [keyword, value] : args.keywords)
           if (any_name(facts_.host_keywords, keyword))
-            if (std::string_view fn = last_name_of(value); !fn.empty()) host_names_.emplace_back(fn);
+            if (std::string_view fn = last_name(value); !fn.empty()) host_names_.emplace_back(fn);
         break;
       }
       case Kind::IfStatement: {
@@ -670,7 +656,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
 bool SemanticModel::evaluates(Node block) const {
   const Tree& tree = *block.tree();
   for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id)
-    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name_of(n.field(Field::Function)))))
+    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name(n.field(Field::Function)))))
       return true;
   return false;
 }

@@ -74,6 +74,9 @@ bool is_periodic_condition(Node condition);
 std::string_view opt_in_option(Node condition);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
+// Whether one of a module's directories, or its file name (with and without ".py"), matches one of
+// the name patterns `parts`: a data-path module, a test module.
+bool module_path_matches(std::string_view path, const std::vector<std::string>& parts);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
 
 class SemanticModel {

@@ -79,16 +79,7 @@ bool any_name(const std::vector<std::string>& patterns, std::string_view name) {
 
 }  // namespace
 
-bool is_test_module(std::string_view path) {
-  const std::vector<std::string>& parts = code_role_facts().test_path_parts;
-  for (size_t begin = 0;;) {
-    const size_t slash = path.find('/', begin);
-    const std::string_view part = path.substr(begin, slash == std::string_view::npos ? slash : slash - begin);
-    if (any_name(parts, part)) return true;
-    if (slash == std::string_view::npos) return part.ends_with(".py") && any_name(parts, part.substr(0, part.size() - 3));
-    begin = slash + 1;
-  }
-}
+bool is_test_module(std::string_view path) { return python::module_path_matches(path, code_role_facts().test_path_parts); }
 
 bool is_test_function(std::string_view name) { return any_name(code_role_facts().test_functions, name); }
 
