@@ -590,7 +590,13 @@ TEST_CASE("semantic: what follows an early exit unless a guard holds is guarded 
                       "def fallback(x):\n"                                                          // 15
                       "    if not torch.cuda.is_available():\n"                                     // 16
                       "        x = x.float()\n"                                                     // 17
-                      "    return x.cuda()\n");                                                     // 18
+                      "    return x.cuda()\n"                                                       // 18
+                      "def main(c, x):\n"                                                           // 19
+                      "    if c.batch_size % c.num_gpus != 0:\n"                                    // 20
+                      "        raise ValueError(c)\n"                                               // 21
+                      "    if x.device.type != 'cuda':\n"                                           // 22
+                      "        return x\n"                                                          // 23
+                      "    return x.cuda()\n");                                                     // 24
   CHECK(at(seen, "TPU402", 6).context == Context::Guarded);
   CHECK(at(seen, "TPU401", 6).discounted);
   // Not after an exit when the guard holds (line 10), nor an `and` (either may fail), nor a branch
@@ -598,6 +604,16 @@ TEST_CASE("semantic: what follows an early exit unless a guard holds is guarded 
   CHECK(at(seen, "TPU401", 10).context != Context::Guarded);
   CHECK(at(seen, "TPU401", 14).context != Context::Guarded);
   CHECK(at(seen, "TPU401", 18).context != Context::Guarded);
+  // An exit on a device test against a name: guarded; on arithmetic that names GPUs (line 20): a
+  // validation, and line 24 is guarded by line 22 only.
+  CHECK(at(seen, "TPU401", 24).context == Context::Guarded);
+  auto validated = analyze("pkg/train.py",
+                           "import torch\n"
+                           "def main(c, x):\n"
+                           "    if c.batch_size % c.num_gpus != 0:\n"
+                           "        raise ValueError(c)\n"
+                           "    return x.cuda()\n");
+  CHECK(at(validated, "TPU401", 5).context != Context::Guarded);
 }
 
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",

@@ -322,7 +322,13 @@ bool SemanticModel::exits_unless_guard_holds(Node condition) const {
     return exits_unless_guard_holds(condition.field(Field::Left)) ||
            exits_unless_guard_holds(condition.field(Field::Right));
   }
-  return negated(condition) && is_guard(condition);
+  if (!negated(condition) || !is_guard(condition)) return false;
+  // A comparison tests a device or a library only against a name or None (`device.type != "cuda"`,
+  // `fused is None`); `batch_size % num_gpus != 0` validates arithmetic.
+  if (condition.type() != "comparison_operator") return true;
+  for (uint32_t i = 0; i < condition.named_child_count(); ++i)
+    if (const Kind k = condition.named_child(i).kind(); k == Kind::String || k == Kind::None) return true;
+  return false;
 }
 
 bool SemanticModel::is_guard(Node condition) const {
