@@ -382,10 +382,6 @@ void drop_cleared(AnalyzedFiles& files) {
   files.findings = std::move(kept);
 }
 
-}  // namespace
-
-namespace {
-
 // A finding in code only a model's off-by-default option runs (Finding::optional_option) is
 // discounted when no file of the project passes that option a value that may turn it on: the
 // default path, the one a port runs, has none of it. It keeps its context.

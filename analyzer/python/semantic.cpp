@@ -94,7 +94,6 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
   return false;
 }
 
-
 namespace {
 
 // `step`, `global_step`, `self.iteration`: a name of the step counter.
@@ -206,50 +205,64 @@ bool opt_in_parameter(Node function, std::string_view name) {
 // subscript or condition whose value the call's caller decides (`overlap=overlap`,
 // `fused=cfg.fused`); not a literal number, string, container, None or False.
 bool may_turn_on(Node value) {
-  if (!value) return false;
-  const std::string_view type = value.type();
-  return type == "true" || value.kind() == Kind::Identifier || value.kind() == Kind::Attribute || type == "subscript" ||
-         type == "not_operator" || type == "boolean_operator" || type == "comparison_operator" ||
-         type == "conditional_expression" || value.kind() == Kind::Call;
+  switch (value.kind()) {
+    case Kind::True:
+    case Kind::Identifier:
+    case Kind::Attribute:
+    case Kind::Subscript:
+    case Kind::NotOperator:
+    case Kind::BooleanOperator:
+    case Kind::ComparisonOperator:
+    case Kind::ConditionalExpression:
+    case Kind::Call:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Whether a block ends by leaving it: its last statement returns, raises, continues or breaks.
 bool exits(Node block) {
   if (!block || block.named_child_count() == 0) return false;
-  const std::string_view last = block.named_child(block.named_child_count() - 1).type();
-  return last == "return_statement" || last == "raise_statement" || last == "continue_statement" ||
-         last == "break_statement";
+  const Node last = block.named_child(block.named_child_count() - 1);
+  return last.kind() == Kind::ReturnStatement || last.kind() == Kind::RaiseStatement ||
+         last.type() == "continue_statement" || last.type() == "break_statement";
 }
 
 // The statements after `statement` in its block, in order.
 std::vector<Node> statements_after(Node statement) {
   std::vector<Node> out;
   Node block = statement.parent();
-  if (!block || block.type() != "block") return out;
+  if (block.kind() != Kind::Block) return out;
   bool after = false;
   for (uint32_t i = 0; i < block.named_child_count(); ++i) {
     Node s = block.named_child(i);
-    if (after && s.type() != "comment") out.push_back(s);
+    if (after && s.kind() != Kind::Comment) out.push_back(s);
     after = after || s == statement;
   }
   return out;
 }
 
-// The branches of an if statement, in order: its body, each elif's, the else's.
-std::vector<Node> branches_of(Node if_statement) {
-  std::vector<Node> out{if_statement.field(Field::Consequence)};
+// One branch of an if statement: its body, and the condition that selects it (none for the else).
+struct IfBranch {
+  Node body;
+  Node condition;
+};
+
+// The branches of an if statement, in order: its own, each elif's, the else's.
+std::vector<IfBranch> branches_of(Node if_statement) {
+  std::vector<IfBranch> out{{if_statement.field(Field::Consequence), if_statement.field(Field::Condition)}};
   for (uint32_t i = 0; i < if_statement.named_child_count(); ++i) {
     Node clause = if_statement.named_child(i);
-    if (clause.kind() == Kind::ElifClause) out.push_back(clause.field(Field::Consequence));
-    if (clause.kind() == Kind::ElseClause) out.push_back(clause.field(Field::Body));
+    if (clause.kind() == Kind::ElifClause) out.push_back({clause.field(Field::Consequence), clause.field(Field::Condition)});
+    if (clause.kind() == Kind::ElseClause) out.push_back({clause.field(Field::Body), Node()});
   }
-  std::erase_if(out, [](Node b) { return !b; });
   return out;
 }
 
 // What a condition on an option tests, under parentheses and `not`.
 Node option_operand(Node condition) {
-  while (condition && (condition.type() == "parenthesized_expression" || condition.type() == "not_operator"))
+  while (condition.kind() == Kind::ParenthesizedExpression || condition.kind() == Kind::NotOperator)
     condition = condition.named_child(0);
   return condition;
 }
@@ -313,10 +326,10 @@ bool SemanticModel::is_tpu_path(Node block) const {
 }
 
 bool SemanticModel::exits_unless_guard_holds(Node condition) const {
-  while (condition && condition.type() == "parenthesized_expression") condition = condition.named_child(0);
+  condition = unparenthesized(condition);
   if (!condition) return false;
   // `if not A or not B: return`: what follows runs only when A holds (and B).
-  if (condition.type() == "boolean_operator") {
+  if (condition.kind() == Kind::BooleanOperator) {
     Node op = condition.child(1);
     if (!op || op.type() != "or") return false;
     return exits_unless_guard_holds(condition.field(Field::Left)) ||
@@ -325,7 +338,7 @@ bool SemanticModel::exits_unless_guard_holds(Node condition) const {
   if (!negated(condition) || !is_guard(condition)) return false;
   // A comparison tests a device or a library only against a name or None (`device.type != "cuda"`,
   // `fused is None`); `batch_size % num_gpus != 0` validates arithmetic.
-  if (condition.type() != "comparison_operator") return true;
+  if (condition.kind() != Kind::ComparisonOperator) return true;
   for (uint32_t i = 0; i < condition.named_child_count(); ++i)
     if (const Kind k = condition.named_child(i).kind(); k == Kind::String || k == Kind::None) return true;
   return false;
@@ -485,11 +498,11 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (callee && caller >= 0 && any_qualified(facts_.loader_classes, *callee)) functions_[caller].builds_loader = true;
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
-        for (const auto& [keyword, value] : args.keywords)
+        for (const auto& [keyword, value] : args.keywords) {
           if (may_turn_on(value)) options_turned_on_.emplace(keyword);
-        for (const auto& [keyword, value] : args.keywords)
           if (any_name(facts_.host_keywords, keyword))
             if (std::string_view fn = last_name(value); !fn.empty()) host_names_.emplace_back(fn);
+        }
         break;
       }
       case Kind::IfStatement: {
@@ -499,57 +512,54 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             if (body.named_child(i).kind() == Kind::RaiseStatement) add_required(node.field(Field::Condition));
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
           if (Node body = node.field(Field::Consequence)) periodic_.push_back({body.span(), evaluates(body)});
-        bool guard = is_guard(node.field(Field::Condition));
-        for (uint32_t i = 0; !guard && i < node.named_child_count(); ++i)
-          if (Node elif = node.named_child(i); elif.kind() == Kind::ElifClause)
-            guard = is_guard(elif.field(Field::Condition));
-        if (guard) {
+        const std::vector<IfBranch> paths = branches_of(node);
+        if (std::any_of(paths.begin(), paths.end(), [&](const IfBranch& p) { return is_guard(p.condition); })) {
           // The guarded path: a branch whose condition is a guard, or the else of a negated one.
-          Node condition = node.field(Field::Condition);
-          std::vector<Node> branches{node.field(Field::Consequence)};
-          std::vector<bool> taken{is_guard(condition) && !negated(condition)};
-          bool negated_guard = is_guard(condition) && negated(condition);
-          for (uint32_t i = 0; i < node.named_child_count(); ++i) {
-            Node clause = node.named_child(i);
-            if (clause.kind() == Kind::ElifClause) {
-              Node c = clause.field(Field::Condition);
-              branches.push_back(clause.field(Field::Consequence));
-              taken.push_back(is_guard(c) && !negated(c));
-              negated_guard = negated_guard || (is_guard(c) && negated(c));
-            }
-            if (clause.kind() == Kind::ElseClause) {
-              branches.push_back(clause.field(Field::Body));
+          std::vector<Node> bodies;
+          std::vector<bool> taken;
+          bool negated_guard = false;
+          for (const IfBranch& p : paths) {
+            bodies.push_back(p.body);
+            if (!p.condition) {
               taken.push_back(negated_guard);
+              continue;
             }
+            const bool guard = is_guard(p.condition);
+            taken.push_back(guard && !negated(p.condition));
+            negated_guard = negated_guard || (guard && negated(p.condition));
           }
-          add_guard(node.span(), branches, taken);
+          add_guard(node.span(), bodies, taken);
           // `if not torch.cuda.is_available(): return`: what follows in the block runs only when
           // the guard holds.
-          if (branches.size() == 1 && exits(branches[0]) && exits_unless_guard_holds(condition))
+          if (paths.size() == 1 && exits(paths[0].body) && exits_unless_guard_holds(paths[0].condition))
             if (std::vector<Node> rest = statements_after(node); !rest.empty())
-              add_guard(ByteSpan{node.span().begin, rest.back().span().end}, {{branches[0]}, rest}, {false, true});
-        } else if (std::vector<Node> paths = branches_of(node); paths.size() > 1 &&
-                   std::any_of(paths.begin(), paths.end(), [&](Node b) { return is_tpu_path(b); })) {
-          // A dual path: one branch runs on a TPU (`TPUEstimator`, `xm.xla_device()`), so the
-          // others are another device's, whatever the condition names.
-          std::vector<bool> taken;
-          for (Node b : paths) taken.push_back(!is_tpu_path(b));
-          add_guard(node.span(), paths, taken);
-        } else if (Node condition = node.field(Field::Condition); condition) {
-          // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif): what
-          // runs only when a model's off-by-default option is on.
-          std::string_view option = opt_in_option(condition);
-          if (!option.empty() && option_operand(condition).kind() == Kind::Attribute) {
-            Node branch = negated(condition) ? Node() : node.field(Field::Consequence);
-            bool elif = false;
-            for (uint32_t i = 0; i < node.named_child_count(); ++i) {
-              Node clause = node.named_child(i);
-              elif = elif || clause.kind() == Kind::ElifClause;
-              if (clause.kind() == Kind::ElseClause && negated(condition) && !elif) branch = clause.field(Field::Body);
-            }
-            if (branch) optional_branches_.push_back({branch.span(), std::string(option)});
-          }
+              add_guard(ByteSpan{node.span().begin, rest.back().span().end}, {{paths[0].body}, rest}, {false, true});
+          break;
         }
+        // A dual path: one branch runs on a TPU (`TPUEstimator`, `xm.xla_device()`), so the others
+        // are another device's, whatever the condition names.
+        std::vector<Node> bodies;
+        std::vector<bool> taken;
+        bool tpu_path = false;
+        for (const IfBranch& p : paths) {
+          if (!p.body) continue;
+          const bool tpu = is_tpu_path(p.body);
+          bodies.push_back(p.body);
+          taken.push_back(!tpu);
+          tpu_path = tpu_path || tpu;
+        }
+        if (bodies.size() > 1 && tpu_path) {
+          add_guard(node.span(), bodies, taken);
+          break;
+        }
+        // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif): what runs
+        // only when a model's off-by-default option is on.
+        const Node condition = paths[0].condition;
+        const std::string_view option = opt_in_option(condition);
+        if (option.empty() || option_operand(condition).kind() != Kind::Attribute) break;
+        Node branch = paths[0].body;
+        if (negated(condition)) branch = paths.size() == 2 && !paths[1].condition ? paths[1].body : Node();
+        if (branch) optional_branches_.push_back({branch.span(), std::string(option)});
         break;
       }
       case Kind::ConditionalExpression:
