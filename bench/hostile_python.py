@@ -11,6 +11,10 @@ Each row is one kind of file built to make an analyzer slow or fat, generated at
   calls         a nest of calls, `torch.relu(torch.relu(...(m)...))`
   subscripts    a chain of subscripts, `torch[0][0]...[0]`
   attributes    a chain of attributes, `torch.a.a...a`
+  negations     a condition of `not not ... torch.any(x)` in a forward
+  masks         a mask of `(x > 0) & (x > 0) & ...` in a forward
+  early-exit    `if not torch.cuda.is_available() or not x.is_cuda or ...: return`
+  guard-chain   a chain of conditional expressions on a device guard, `a if torch.cuda.is_available() else ...`
   line-end      one long line of statements with a finding at its end
   line-findings one long line of statements each with a finding
   suppressions  findings each silenced by a suppression comment (a line's, the next line's,
@@ -102,6 +106,24 @@ def attributes(size):
     return "import torch\nx = torch" + repeat_to(".a", size) + "\n" + FINDING, 1
 
 
+def negations(size):
+    return ("import torch\n\ndef forward(self, x):\n    if " + repeat_to("not ", size) + "torch.any(x):\n"
+            "        return x\n    return x\n\n" + FINDING, 1)
+
+
+def masks(size):
+    return "import torch\n\ndef forward(self, x):\n    return x[(x > 0)" + repeat_to(" & (x > 0)", size) + "]\n\n" + FINDING, 1
+
+
+def early_exit(size):
+    return ("import torch\n\ndef f(x):\n    if not torch.cuda.is_available()" + repeat_to(" or not x.is_cuda", size) +
+            ":\n        return x\n    return x\n\n" + FINDING, 1)
+
+
+def guard_chain(size):
+    return "import torch\nx = " + repeat_to("a if torch.cuda.is_available() else ", size) + "b\n" + FINDING, 1
+
+
 def line_end(size):
     return "import torch\n" + repeat_to("x = f(x, 1); ", size) + FINDING, 1
 
@@ -131,6 +153,10 @@ ROWS = [
     ("calls", calls, 256 * KIB),
     ("subscripts", subscripts, 256 * KIB),
     ("attributes", attributes, 256 * KIB),
+    ("negations", negations, 256 * KIB),
+    ("masks", masks, 256 * KIB),
+    ("early-exit", early_exit, 256 * KIB),
+    ("guard-chain", guard_chain, 128 * KIB),
     ("line-end", line_end, 1 * MIB),
     ("line-findings", line_findings, 128 * KIB),
     ("suppressions", suppressions, 1 * MIB),

@@ -1,5 +1,6 @@
 // Hostile and strange input: each case gives the documented note for its file, the exit code
 // stays as documented, and the findings of a good file scanned beside it are intact.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -29,8 +30,9 @@ struct Scan {
   json doc;
 };
 
-Scan scan(const TempDir& dir, const std::string& extra = "") {
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json " + extra);
+// `env`: a shell prefix, such as the address-space cap `ulimit -v 1000000 &&`.
+Scan scan(const TempDir& dir, const std::string& extra = "", const std::string& env = "") {
+  auto r = run_tpulint("scan '" + dir.str() + "' --format json " + extra, TPULINT_SOURCE_DIR, env);
   INFO(r.err);
   Scan s{r.exit_code, {}, {}, json()};
   if (r.exit_code != 0 && r.exit_code != 1) return s;
@@ -169,15 +171,10 @@ TEST_CASE("bad input: 10 MiB lists of numbers and of strings are analyzed in 1 G
   while (strings.size() < 10 * 1024 * 1024 - 100) strings += "'ab', ";
   dir.write("numbers.py", numbers + "torch.nonzero(m)]\n");
   dir.write("strings.py", strings + "]\nx = torch.unique(y)\n");
-  auto r = run_tpulint("scan '" + dir.str() + "' --format json", TPULINT_SOURCE_DIR, "ulimit -v 1000000 &&");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  std::map<std::string, std::vector<std::string>> ids;
-  const json doc = json::parse(r.out);
-  for (const json& f : doc.at("findings")) ids[f.at("path")].push_back(f.at("id"));
-  CHECK(ids["good.py"] == std::vector<std::string>{"TPU201"});
-  CHECK(ids["numbers.py"] == std::vector<std::string>{"TPU201"});
-  CHECK(ids["strings.py"] == std::vector<std::string>{"TPU201"});
+  Scan s = scan(dir, "", "ulimit -v 1000000 &&");
+  check_good_intact(s);
+  CHECK(s.ids["numbers.py"] == std::vector<std::string>{"TPU201"});
+  CHECK(s.ids["strings.py"] == std::vector<std::string>{"TPU201"});
 }
 
 // Each took time growing with the square of its length: at every link of a nest the scopes of a
@@ -201,6 +198,66 @@ TEST_CASE("bad input: nests and chains of hundreds of thousands of links are ana
     INFO(p);
     CHECK(s.ids[p] == std::vector<std::string>{"TPU201"});
   }
+}
+
+// Helpers that follow an expression's operands recurse (whether a condition is a tensor's, a mask
+// or a guard, what a device string may be): 300,000 `not`s, `&`s, `or`s or conditional branches
+// overflowed the 8 MB stack of a worker, and of the fuzzer (the early-exit rule's `or` chain).
+namespace {
+
+std::string repeated(std::string_view part, int n) {
+  std::string s;
+  s.reserve(part.size() * size_t(n));
+  for (int i = 0; i < n; ++i) s += part;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: conditions and operands nested 300,000 deep are analyzed, in a worker and in-process",
+          "[e2e][badinput][fuzz]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const int n = 300000;
+  const std::string tail = "\ny = torch.unique(z)\n";
+  const std::map<std::string, std::string> files = {
+      {"nots.py", "import torch\ndef forward(self, x):\n    if " + repeated("not ", n) + "torch.any(x):\n        return x\n"},
+      {"ands.py", "import torch\ndef forward(self, x):\n    return x[(x > 0)" + repeated(" & (x > 0)", n) + "]\n"},
+      {"ors.py", "import torch\ndef f(x):\n    if not torch.cuda.is_available()" + repeated(" or not x.is_cuda", n) +
+                     ":\n        return x\n    return x.cuda()\n"},
+      {"branches.py", "import torch\nwith torch.autocast(" + repeated("'cuda' if a else ", n) + "'cpu'):\n    pass\n"},
+      {"sums.py", "import torch\ndef forward(self, x, r):\n    return torch.repeat_interleave(x, r" + repeated(" + r", n) + ")\n"},
+  };
+  for (const auto& [name, text] : files) dir.write(name, text + tail);
+  Scan s = scan(dir, "--file-timeout 120");
+  check_good_intact(s);
+  tpulint::app::Engine engine({});
+  for (const auto& [name, text] : files) {
+    INFO(name);
+    CHECK(s.skipped.count(name) == 0);
+    CHECK(std::count(s.ids[name].begin(), s.ids[name].end(), "TPU201") == 1);
+    CHECK(std::find(s.ids[name].begin(), s.ids[name].end(), "TPU903") == s.ids[name].end());
+    tpulint::FileResult r = engine.analyze_file(dir.path() / name, name);
+    CHECK(r.analyzed);
+  }
+}
+
+// Each guard listed the names read in its branches, so a chain of guards listed the names of all
+// those inside it: 3,000 conditional expressions on a device guard took 460 MB, 5,000 over 1 GB.
+TEST_CASE("bad input: a chain of 5,000 guarded conditional expressions is analyzed in 1 GB of address space",
+          "[e2e][badinput]") {
+  if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
+  TempDir dir;
+  dir.write("good.py", kGood);
+  dir.write("guards.py", "import torch\nx = " + repeated("torch.ones(1).cuda() if torch.cuda.is_available() else ", 5000) +
+                             "b\ny = torch.unique(z)\n");
+  Scan s = scan(dir, "", "ulimit -v 1000000 &&");
+  check_good_intact(s);
+  const std::vector<std::string>& ids = s.ids["guards.py"];
+  CHECK(std::count(ids.begin(), ids.end(), "TPU201") == 1);
+  CHECK(std::count(ids.begin(), ids.end(), "TPU401") == 5000);
+  CHECK(std::count(ids.begin(), ids.end(), "TPU903") == 0);  // was std::bad_alloc
+  CHECK(s.doc.at("files").at("unanalyzed").empty());
 }
 
 // An import of a name of 80,000 parts kept each of its dotted prefixes, 6.3 GB; a file of 6,400

@@ -27,8 +27,10 @@ namespace {
 FaultHook g_fault_hook = nullptr;
 
 // Runs `fn` on a thread with a large stack and waits for it. Clang recurses on deeply nested
-// code (a macro that expands to 65,536 chained additions, say) and would overflow the usual
-// 8 MB; the stack is only reserved, pages are used as touched.
+// code (a macro that expands to 65,536 chained additions, say), and so do the Python checks'
+// helpers that follow an expression's operands (`not not ... x`, `a & b & ...`): either would
+// overflow the usual 8 MB. Every file is analyzed on such a stack; it is only reserved, pages
+// are used as touched.
 void run_with_large_stack(const std::function<void()>& fn) {
   constexpr size_t kStack = size_t(512) << 20;
   struct Call {
@@ -78,6 +80,11 @@ class LanguageDispatcher final : public FileAnalyzer {
 
   void analyze(const SourceFile& file, FileResult& result) override {
     if (g_fault_hook) g_fault_hook(file);
+    run_with_large_stack([&] { analyze_here(file, result); });
+  }
+
+ private:
+  void analyze_here(const SourceFile& file, FileResult& result) {
     if (enabled_.parse_only) return parse_only(file);
     if (file.language() == Language::Python) {
       // No Python check and no note selected: nothing could be reported, so nothing is parsed.
@@ -102,7 +109,6 @@ class LanguageDispatcher final : public FileAnalyzer {
     }
   }
 
- private:
   // The benchmark's floor: the same frontends, no check (`scan --parse-only`).
   void parse_only(const SourceFile& file) {
     if (file.language() == Language::Python) {
@@ -112,14 +118,14 @@ class LanguageDispatcher final : public FileAnalyzer {
       cmake::lex(file.text());
     } else {
       if (!clang_) clang_ = std::make_unique<cxx::ClangFrontend>(clang_options_);
-      run_with_large_stack([&] { clang_->parse(file); });
+      clang_->parse(file);
     }
   }
 
   // `shown`: the file the findings are reported in (see NativeAnalyzer::analyze).
   void analyze_native(const SourceFile& file, FileResult& result, const SourceFile& shown) {
     if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
-    run_with_large_stack([&] { native_->analyze(file, shown, result); });
+    native_->analyze(file, shown, result);
   }
 
   const EnabledChecks& enabled_;

@@ -222,6 +222,29 @@ Node local_scope(const PythonContext& ctx) {
 
 namespace {
 
+// A node whose named children may be statements, or the assignment an expression statement is.
+bool holds_statements(Kind k) {
+  switch (k) {
+    case Kind::Module:
+    case Kind::Block:
+    case Kind::ExpressionStatement:
+    case Kind::IfStatement:
+    case Kind::ElifClause:
+    case Kind::ElseClause:
+    case Kind::ForStatement:
+    case Kind::WhileStatement:
+    case Kind::TryStatement:
+    case Kind::ExceptClause:
+    case Kind::FinallyClause:
+    case Kind::WithStatement:
+    case Kind::MatchStatement:
+    case Kind::CaseClause:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Calls `found(value)` for each plain assignment to `name` in `scope` that starts before byte
 // `before`, in source order.
 template <class Found>
@@ -241,8 +264,9 @@ void for_each_assignment(std::string_view name, Node scope, uint32_t before, Fou
       if (right.kind() == Kind::Assignment) stack.push_back(right);
       continue;
     }
-    // Statements only: expressions hold no plain assignment.
-    if (k == Kind::Call || k == Kind::String || k == Kind::Attribute || k == Kind::Identifier) continue;
+    // Statements only: expressions hold no plain assignment, and one can be as large as the file
+    // (walking each of a 20,000-operand expression's names' scopes through it was quadratic).
+    if (n != scope && !holds_statements(k)) continue;
     for (uint32_t i = n.named_child_count(); i-- > 0;) stack.push_back(n.named_child(i));
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -326,21 +327,27 @@ bool SemanticModel::is_tpu_path(Node block) const {
 }
 
 bool SemanticModel::exits_unless_guard_holds(Node condition) const {
-  condition = unparenthesized(condition);
-  if (!condition) return false;
-  // `if not A or not B: return`: what follows runs only when A holds (and B).
-  if (condition.kind() == Kind::BooleanOperator) {
-    Node op = condition.child(1);
-    if (!op || op.type() != "or") return false;
-    return exits_unless_guard_holds(condition.field(Field::Left)) ||
-           exits_unless_guard_holds(condition.field(Field::Right));
+  // `if not A or not B: return`: what follows runs only when A holds (and B). The operands of the
+  // `or`s are a worklist, not recursion: a chain is as long as the input.
+  std::vector<Node> operands{condition};
+  while (!operands.empty()) {
+    Node c = unparenthesized(operands.back());
+    operands.pop_back();
+    if (!c) continue;
+    if (c.kind() == Kind::BooleanOperator) {
+      if (Node op = c.child(1); op && op.type() == "or") {
+        operands.push_back(c.field(Field::Right));
+        operands.push_back(c.field(Field::Left));
+      }
+      continue;
+    }
+    if (!negated(c) || !is_guard(c)) continue;
+    // A comparison tests a device or a library only against a name or None (`device.type != "cuda"`,
+    // `fused is None`); `batch_size % num_gpus != 0` validates arithmetic.
+    if (c.kind() != Kind::ComparisonOperator) return true;
+    for (uint32_t i = 0; i < c.named_child_count(); ++i)
+      if (const Kind k = c.named_child(i).kind(); k == Kind::String || k == Kind::None) return true;
   }
-  if (!negated(condition) || !is_guard(condition)) return false;
-  // A comparison tests a device or a library only against a name or None (`device.type != "cuda"`,
-  // `fused is None`); `batch_size % num_gpus != 0` validates arithmetic.
-  if (condition.kind() != Kind::ComparisonOperator) return true;
-  for (uint32_t i = 0; i < condition.named_child_count(); ++i)
-    if (const Kind k = condition.named_child(i).kind(); k == Kind::String || k == Kind::None) return true;
   return false;
 }
 
@@ -367,6 +374,23 @@ bool SemanticModel::steps_a_schedule(Node call) const {
   return any_name(facts_.step_receiver_exclusions, lower(last_name(callee.field(Field::Object))));
 }
 
+void SemanticModel::index_reads(const Tree& tree) {
+  for (uint32_t id = 0; id < tree.node_count(); ++id) {
+    Node n(&tree, id);
+    if (n.kind() != Kind::Identifier) continue;
+    // `f = None` in a handler binds the name; it does not use it.
+    if (Node up = n.parent(); up && up.kind() == Kind::Assignment && up.field(Field::Left) == n) continue;
+    reads_[n.text()].push_back(n.span().begin);
+  }
+}
+
+bool SemanticModel::read_in(std::string_view name, ByteSpan span) const {
+  auto it = reads_.find(name);
+  if (it == reads_.end()) return false;
+  auto at = std::lower_bound(it->second.begin(), it->second.end(), span.begin);
+  return at != it->second.end() && *at < span.end;
+}
+
 void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   struct Open {
     uint32_t end;  // past its subtree
@@ -382,7 +406,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   std::vector<Loop> loops;
   std::vector<int> open_loops;
   std::vector<std::vector<std::string>> decorators;
-  const size_t first_function = functions_.size();
+  const size_t first_function = functions_.size(), first_guard = guards_.size();
   for (const ImportBinding& b : ctx.imports().bindings()) {
     if (b.guarded) optional_names_.insert(b.local);
     // A module-level import: placed by the uses of the names it binds (place_module_imports).
@@ -661,6 +685,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       training_loops_.push_back(l.body);
       if (l.function >= 0) functions_[l.function].training_loop = true;
     }
+  if (guards_.size() > first_guard) index_reads(tree);
   for (size_t i = first_function; i < functions_.size(); ++i) {
     Function& f = functions_[i];
     f.own = own_role(f, decorators[i - first_function]);
@@ -745,6 +770,11 @@ void SemanticModel::finish() {
       else if (g.none_only) g.refused = true;
     }
   guards_.erase(std::remove_if(guards_.begin(), guards_.end(), [](const Guard& g) { return g.refused; }), guards_.end());
+  for (auto& [name, offsets] : reads_) std::sort(offsets.begin(), offsets.end());  // the trees', in any order
+  functions_by_begin_.resize(functions_.size());
+  std::iota(functions_by_begin_.begin(), functions_by_begin_.end(), 0);
+  std::stable_sort(functions_by_begin_.begin(), functions_by_begin_.end(),
+                   [&](int a, int b) { return functions_[a].span.begin < functions_[b].span.begin; });
   give_own_roles();
   for (Function& f : functions_) f.role = f.own;
   if (!training_loops_.empty())
@@ -912,12 +942,14 @@ bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) 
 }
 
 int SemanticModel::innermost_function(uint32_t offset) const {
-  int best = -1;
-  for (size_t i = 0; i < functions_.size(); ++i) {
-    const ByteSpan s = functions_[i].span;
-    if (s.begin <= offset && offset < s.end && (best < 0 || s.begin >= functions_[best].span.begin)) best = int(i);
-  }
-  return best;
+  // Functions nest or are apart: the innermost one holding `offset` is the last to begin at or
+  // before it, or one of that one's enclosing functions.
+  auto after = std::upper_bound(functions_by_begin_.begin(), functions_by_begin_.end(), offset,
+                                [&](uint32_t o, int f) { return o < functions_[f].span.begin; });
+  if (after == functions_by_begin_.begin()) return -1;
+  for (int f = *std::prev(after); f >= 0; f = functions_[f].parent)
+    if (functions_[f].span.begin <= offset && offset < functions_[f].span.end) return f;
+  return -1;
 }
 
 void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, const std::vector<bool>& taken) {
@@ -927,24 +959,11 @@ void SemanticModel::add_guard(ByteSpan span, const std::vector<Node>& branches, 
 }
 
 void SemanticModel::add_guard(ByteSpan span, const std::vector<std::vector<Node>>& paths, const std::vector<bool>& taken) {
-  Guard g{span, {}, {}, {}, !taken.empty() && taken.front(), {}};
+  Guard g{span, {}, {}, !taken.empty() && taken.front(), {}};
   for (size_t k = 0; k < paths.size(); ++k) {
     if (paths[k].empty()) continue;
     g.branches.push_back({paths[k].front().span().begin, paths[k].back().span().end});
     g.taken.push_back(k < taken.size() && taken[k]);
-    std::vector<std::string_view>& reads = g.reads.emplace_back();
-    for (Node b : paths[k]) {
-    const Tree& tree = *b.tree();
-    for (uint32_t id = b.id(); id < tree.subtree_end(b); ++id) {
-      Node n(&tree, id);
-      if (n.kind() != Kind::Identifier) continue;
-      // `f = None` in a handler binds the name; it does not use it.
-      if (Node up = n.parent(); up && up.kind() == Kind::Assignment && up.field(Field::Left) == n) continue;
-      reads.push_back(n.text());
-    }
-    }
-    std::sort(reads.begin(), reads.end());
-    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   }
   guards_.push_back(std::move(g));
 }
@@ -966,7 +985,7 @@ bool SemanticModel::guarded_use(std::string_view name, uint32_t offset, bool onl
     bool other_path_uses = false;
     for (size_t b = 0; b < g.branches.size() && !other_path_uses; ++b) {
       if (g.branches[b].begin <= offset && offset < g.branches[b].end) continue;
-      other_path_uses = std::binary_search(g.reads[b].begin(), g.reads[b].end(), name);
+      other_path_uses = read_in(name, g.branches[b]);
     }
     if (!other_path_uses) return true;
   }

@@ -170,7 +170,8 @@ class SemanticModel {
   bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;
   Context module_role() const;             // of module-level code
-  int innermost_function(uint32_t offset) const;
+  int innermost_function(uint32_t offset) const;  // from finish() on
+  std::vector<int> functions_by_begin_;  // functions_' indices in the order of their spans' begins
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
   void give_own_roles();       // finish(): the roles a function has of its own, beyond its name
   void default_eval_roles();   // finish(): an evaluation module's code of no other role
@@ -201,7 +202,6 @@ class SemanticModel {
   struct Guard {
     ByteSpan span;
     std::vector<ByteSpan> branches;
-    std::vector<std::vector<std::string_view>> reads;
     // Per branch: whether it is the guarded path, which runs only with the device, backend or
     // library (`if x.is_cuda:`'s body, `if not HAS_APEX:`'s else, an optional import's try body
     // when its handler binds a fallback); the other paths are what runs on a TPU. A handler that
@@ -231,6 +231,12 @@ class SemanticModel {
   bool guarded_use(std::string_view name, uint32_t offset, bool only_guarded_path) const;
   Context role_at(uint32_t offset) const;  // context_at but for guards
   std::vector<Guard> guards_;
+  // Where each name is read (not assigned), in order, in the files' trees that hold a guard: one
+  // index, not a list per guard's branch, for nested guards (a chain of `a if g else b if g ...`)
+  // would each list the names of all those inside them.
+  std::unordered_map<std::string_view, std::vector<uint32_t>> reads_;
+  void index_reads(const Tree& tree);
+  bool read_in(std::string_view name, ByteSpan span) const;
   // The branches only an off-by-default model option runs (opt_in_option on `self.<option>`, not
   // a backend), and the keywords the file passes a value that may turn an option on.
   struct OptionalBranch {

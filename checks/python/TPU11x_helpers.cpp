@@ -321,9 +321,19 @@ std::vector<Node> assigned_values(std::string_view name, const python::PythonCon
 }
 
 std::vector<Node> alternatives(Node expr) {
-  if (expr.kind() == Kind::ConditionalExpression && expr.named_child_count() == 3)
-    return {expr.named_child(0), expr.named_child(2)};
-  return {expr};
+  // A worklist, not recursion: a chain of `a if c else b if d else ...` is as long as the input.
+  std::vector<Node> out, pending{expr};
+  while (!pending.empty()) {
+    Node e = python::unparenthesized(pending.back());
+    pending.pop_back();
+    if (e && e.kind() == Kind::ConditionalExpression && e.named_child_count() == 3) {
+      pending.push_back(e.named_child(2));
+      pending.push_back(e.named_child(0));
+    } else if (e) {
+      out.push_back(e);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> resolved_names(Node expr, const python::PythonContext& ctx) {

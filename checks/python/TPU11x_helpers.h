@@ -60,8 +60,8 @@ std::vector<std::string> string_literals(python::Node expr);
 // being checked, or, when that is a function body that assigns nothing to `name`, in the module.
 std::vector<python::Node> assigned_values(std::string_view name, const python::PythonContext& ctx);
 
-// The values an expression may take, one level deep: a conditional expression's two branches,
-// or the expression itself.
+// The values an expression may take: the branches of a conditional expression, of the conditional
+// expressions among them and so on (under parentheses), or the expression itself.
 std::vector<python::Node> alternatives(python::Node expr);
 
 // The qualified name `expr` refers to through the imports, or through one local assignment of

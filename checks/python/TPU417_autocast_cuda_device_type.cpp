@@ -71,7 +71,7 @@ void add_device_types(Node expr, const PythonContext& ctx, DeviceTypes& out, int
       const auto& q = ctx.qualified_name(expr.field(Field::Function));
       if (!q || *q != "torch.device") return;
       auto args = python::call_arguments(expr);
-      add_device_types(pyapi::argument(args, 0, "type"), ctx, out, hops, in_scope);
+      add_device_types(pyapi::argument(args, 0, "type"), ctx, out, hops + 1, in_scope);
       return;
     }
     case Kind::Attribute: {
@@ -81,7 +81,7 @@ void add_device_types(Node expr, const PythonContext& ctx, DeviceTypes& out, int
       if (device.kind() == Kind::Attribute)
         add_attribute_types(device, ctx, out, hops);
       else
-        add_device_types(device, ctx, out, hops, in_scope);
+        add_device_types(device, ctx, out, hops + 1, in_scope);
       return;
     }
     default:
