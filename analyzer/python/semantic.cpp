@@ -909,15 +909,27 @@ void SemanticModel::place_module_imports() {
       default: return 0;
     }
   };
-  for (ModuleImport& m : module_imports_) {
+  struct Uses {
     Context best = Context::Unknown;
     bool unknown = false;  // a use in code of no known role
-    for (const std::string& name : m.names)
-      for (uint32_t at : import_uses_[name]) {
-        const Context c = role_at(at);
-        unknown = unknown || c == Context::Unknown;
-        if (rank(c) > rank(best)) best = c;
-      }
+  };
+  // Per name: a name several imports bind (`import torch` in each of a file's sections) is used
+  // at the same places for each.
+  std::unordered_map<std::string_view, Uses> uses_of;
+  for (ModuleImport& m : module_imports_) {
+    Context best = Context::Unknown;
+    bool unknown = false;
+    for (const std::string& name : m.names) {
+      auto [it, first] = uses_of.try_emplace(name);
+      if (first)
+        for (uint32_t at : import_uses_[name]) {
+          const Context c = role_at(at);
+          it->second.unknown = it->second.unknown || c == Context::Unknown;
+          if (rank(c) > rank(it->second.best)) it->second.best = c;
+        }
+      unknown = unknown || it->second.unknown;
+      if (rank(it->second.best) > rank(best)) best = it->second.best;
+    }
     // Code of no known role, and one-time code at most: unknown, as a helper's callers make it.
     m.used = unknown || best != Context::Unknown;
     m.context = rank(best) <= rank(Context::OneTime) && unknown ? Context::Unknown : best;
