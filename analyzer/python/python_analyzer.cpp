@@ -16,12 +16,10 @@ namespace tpulint::python {
 
 namespace {
 
-constexpr uint64_t bit(Kind k) { return uint64_t(1) << size_t(k); }
-// The kinds whose nodes open a frame of the walk (PythonContext::frames), as the walk tests them.
 const ProjectIndex kNoProject;
 
-constexpr uint64_t kFrameKinds =
-    bit(Kind::FunctionDefinition) | bit(Kind::ClassDefinition) | bit(Kind::ForStatement) | bit(Kind::WhileStatement);
+// The kinds whose nodes open a frame of the walk (PythonContext::frames), as the walk tests them.
+constexpr Kind kFrameKinds[] = {Kind::FunctionDefinition, Kind::ClassDefinition, Kind::ForStatement, Kind::WhileStatement};
 
 }  // namespace
 
@@ -57,12 +55,15 @@ PythonAnalyzer::PythonAnalyzer(std::span<const PythonCheckEntry> checks, const C
       reference_checks_.push_back(e);
     }
   }
-  walked_kinds_ = kFrameKinds;
+  for (Kind k : kFrameKinds) walked_kinds_.add(k);
   for (size_t k = 0; k < by_kind_.size(); ++k)
-    if (!by_kind_[k].empty()) walked_kinds_ |= bit(Kind(k));
-  if (!named_call_checks_.empty()) walked_kinds_ |= bit(Kind::Call);
+    if (!by_kind_[k].empty()) walked_kinds_.add(Kind(k));
+  if (!named_call_checks_.empty()) walked_kinds_.add(Kind::Call);
   // References are walked for the checks of references, and for the file's links (with roles).
-  if (!reference_checks_.empty() || roles_) walked_kinds_ |= bit(Kind::Identifier) | bit(Kind::Attribute);
+  if (!reference_checks_.empty() || roles_) {
+    walked_kinds_.add(Kind::Identifier);
+    walked_kinds_.add(Kind::Attribute);
+  }
 }
 
 void PythonAnalyzer::settle_due() {
@@ -289,7 +290,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       Kind kind = node.kind();
       // A node no check is given and that opens no frame: nothing to do. The frames it may close
       // are closed at the next node acted on, before any check sees them.
-      if (!check_errors && !(walked_kinds_ >> size_t(kind) & 1)) {
+      if (!check_errors && !walked_kinds_.contains(kind)) {
         ++id;
         continue;
       }

@@ -62,12 +62,11 @@ class PythonAnalyzer {
   StringMap<std::vector<uint32_t>> reference_checks_by_name_;
   size_t longest_reference_name_ = 0;  // of those names
 
-  // The kinds of node the walk acts on, as a bit set: those some check is given, references
-  // when a check is given references, and those that open a frame. In a tree without syntax
-  // errors the walk passes over every other node (most are punctuation, operators, literals and
-  // parameters) with this one test.
-  uint64_t walked_kinds_ = 0;
-  static_assert(size_t(Kind::kCount) <= 64);
+  // The kinds of node the walk acts on: those some check is given, references when a check is
+  // given references, and those that open a frame. In a tree without syntax errors the walk
+  // passes over every other node (most are punctuation, operators, literals and parameters) with
+  // this one test.
+  KindSet walked_kinds_;
 };
 
 }  // namespace tpulint::python

@@ -167,7 +167,7 @@ CallArguments call_arguments(Node call) {
       case Kind::Comment:
         break;
       default:
-        if (a.type() == "list_splat" || a.type() == "dictionary_splat")
+        if (a.kind() == Kind::ListSplat || a.kind() == Kind::DictionarySplat)
           out.has_splat = true;
         else
           out.positional.push_back(a);

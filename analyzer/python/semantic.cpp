@@ -113,16 +113,16 @@ bool period_like_name(Node n) {
 // Whether a guard's condition is negated, so that its guarded path is the other branch
 // (`if not HAS_APEX:`, `if fused is None:`).
 bool negated(Node condition) {
-  while (condition && condition.type() == "parenthesized_expression") condition = condition.named_child(0);
+  while (condition && condition.kind() == Kind::ParenthesizedExpression) condition = condition.named_child(0);
   if (!condition) return false;
-  if (condition.type() == "not_operator") return true;
-  if (condition.type() != "comparison_operator") return false;
+  if (condition.kind() == Kind::NotOperator) return true;
+  if (condition.kind() != Kind::ComparisonOperator) return false;
   // `x is None`, `x == None`, `x != y`; `x is not None` is not negated.
   bool is = false, is_not = false, equals = false, differs = false, none = false;
   for (uint32_t i = 0; i < condition.child_count(); ++i) {
     Node c = condition.child(i);
     if (c.is_named()) {
-      none = none || c.type() == "none";
+      none = none || c.kind() == Kind::None;
       continue;
     }
     const std::string_view op = c.type();
@@ -142,7 +142,7 @@ bool is_periodic_condition(Node e) {
     Node n = stack.back();
     stack.pop_back();
     if (!n) continue;
-    if (n.type() == "binary_operator") {
+    if (n.kind() == Kind::BinaryOperator) {
       Node left = n.field(Field::Left);
       for (uint32_t i = 0; i < n.child_count(); ++i)
         if (!n.child(i).is_named() && n.child(i).type() == "%" && left.kind() != Kind::String) return true;
@@ -153,7 +153,7 @@ bool is_periodic_condition(Node e) {
         if (step_like_name(a) || period_like_name(a)) return true;
     }
     // `if iteration == 0:`, `if step == last_step:`: one step of many.
-    if (n.type() == "comparison_operator") {
+    if (n.kind() == Kind::ComparisonOperator) {
       bool equals = false, counter = false;
       for (uint32_t i = 0; i < n.child_count(); ++i) {
         Node c = n.child(i);
@@ -183,7 +183,7 @@ bool takes_parameter(Node function, const std::vector<std::string>& patterns) {
   for (uint32_t i = 0; parameters && !patterns.empty() && i < parameters.named_child_count(); ++i) {
     Node p = parameters.named_child(i);
     Node name = p.kind() == Kind::Identifier ? p : p.field(Field::Name);
-    if (!name && p.type() == "typed_parameter" && p.named_child_count() > 0) name = p.named_child(0);
+    if (!name && p.kind() == Kind::TypedParameter && p.named_child_count() > 0) name = p.named_child(0);
     if (name && name.kind() == Kind::Identifier && any_name(patterns, name.text())) return true;
   }
   return false;
@@ -195,7 +195,7 @@ bool opt_in_parameter(Node function, std::string_view name) {
   Node parameters = function ? function.field(Field::Parameters) : Node();
   for (uint32_t i = 0; parameters && i < parameters.named_child_count(); ++i) {
     Node p = parameters.named_child(i);
-    if (p.type() != "default_parameter" && p.type() != "typed_default_parameter") continue;
+    if (p.kind() != Kind::DefaultParameter && p.kind() != Kind::TypedDefaultParameter) continue;
     Node n = p.field(Field::Name), value = p.field(Field::Value);
     if (n && value && n.text() == name && value.text() == "False") return true;
   }
@@ -227,7 +227,7 @@ bool exits(Node block) {
   if (!block || block.named_child_count() == 0) return false;
   const Node last = block.named_child(block.named_child_count() - 1);
   return last.kind() == Kind::ReturnStatement || last.kind() == Kind::RaiseStatement ||
-         last.type() == "continue_statement" || last.type() == "break_statement";
+         last.kind() == Kind::ContinueStatement || last.kind() == Kind::BreakStatement;
 }
 
 // The statements after `statement` in its block, in order.
@@ -425,7 +425,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
     if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
     for (uint32_t k = 0; k < cls.named_child_count(); ++k) {
       Node bases = cls.named_child(k);
-      if (bases.type() != "argument_list") continue;
+      if (bases.kind() != Kind::ArgumentList) continue;
       for (uint32_t b = 0; b < bases.named_child_count(); ++b)
         if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts_.loader_classes, *q))
           loader_class_names_.emplace_back(cls.field(Field::Name).text());
@@ -471,7 +471,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (Node name = node.field(Field::Name)) c.name = std::string(name.text());
         for (uint32_t i = 0; i < node.named_child_count(); ++i) {
           Node bases = node.named_child(i);
-          if (bases.type() != "argument_list") continue;
+          if (bases.kind() != Kind::ArgumentList) continue;
           for (uint32_t k = 0; k < bases.named_child_count(); ++k) {
             Node b = bases.named_child(k);
             if (b.kind() == Kind::KeywordArgument) continue;
@@ -610,7 +610,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
                 optional_names_.insert(std::string(left.text()));
                 bound.push_back(left.text());
                 Node right = a.field(Field::Right);
-                only_none = only_none && right && right.type() == "none";
+                only_none = only_none && right && right.kind() == Kind::None;
               }
             }
             // A version fallback: the handler itself (not a nested try) imports every name the body
@@ -675,7 +675,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         break;
       }
       default:
-        if (node.type() == "return_statement" && node.named_child_count() > 0)
+        if (node.kind() == Kind::ReturnStatement && node.named_child_count() > 0)
           if (const int function = current_function(); function >= 0) functions_[function].returns = true;
         break;
     }

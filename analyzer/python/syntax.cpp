@@ -78,6 +78,13 @@ constexpr std::array<std::pair<Kind, std::string_view>, size_t(Kind::kCount) - 1
     {Kind::DefaultParameter, "default_parameter"},
     {Kind::TypedParameter, "typed_parameter"},
     {Kind::TypedDefaultParameter, "typed_default_parameter"},
+    {Kind::ContinueStatement, "continue_statement"},
+    {Kind::BreakStatement, "break_statement"},
+    {Kind::Pair, "pair"},
+    {Kind::ListSplat, "list_splat"},
+    {Kind::DictionarySplat, "dictionary_splat"},
+    {Kind::PatternList, "pattern_list"},
+    {Kind::TuplePattern, "tuple_pattern"},
 }};
 
 constexpr std::array<std::string_view, size_t(Field::kCount)> kFieldNames = {
@@ -101,6 +108,9 @@ struct GrammarTables {
       for (const auto& [kind, kind_name] : kKindNames)
         if (name == kind_name) kinds[s] = kind;
     }
+    for (const auto& [kind, kind_name] : kKindNames)  // an error node is no symbol of the table
+      if (kind != Kind::Error && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+        throw std::logic_error("tree-sitter-python has no node type '" + std::string(kind_name) + "'");
     for (size_t i = 0; i < kFieldNames.size(); ++i) {
       fields[i] = ts_language_field_id_for_name(lang, kFieldNames[i].data(), uint32_t(kFieldNames[i].size()));
       if (fields[i] == 0)

@@ -3,7 +3,9 @@
 // grammar's symbol table) rather than strings, and no check touches the raw C API.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,7 +82,28 @@ enum class Kind : uint8_t {
   DefaultParameter,
   TypedParameter,
   TypedDefaultParameter,
+  ContinueStatement,
+  BreakStatement,
+  Pair,
+  ListSplat,
+  DictionarySplat,
+  PatternList,
+  TuplePattern,
   kCount,
+};
+
+// A set of node kinds, tested with one load: the walks ask it of every node.
+class KindSet {
+ public:
+  constexpr KindSet() = default;
+  constexpr KindSet(std::initializer_list<Kind> kinds) {
+    for (Kind k : kinds) add(k);
+  }
+  constexpr void add(Kind k) { in_[size_t(k)] = true; }
+  constexpr bool contains(Kind k) const { return in_[size_t(k)]; }
+
+ private:
+  std::array<bool, size_t(Kind::kCount)> in_{};
 };
 
 enum class Field : uint8_t {

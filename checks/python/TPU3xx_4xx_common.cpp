@@ -123,7 +123,7 @@ bool in_test(Node n, const PythonContext& ctx) {
 bool in_dict_entry(Node n, const PythonContext& ctx) {
   Node p = n.parent();
   while (p && (p.kind() == Kind::ConditionalExpression || p.kind() == Kind::ParenthesizedExpression)) p = p.parent();
-  return p && p.type() == "pair";
+  return p && p.kind() == Kind::Pair;
 }
 
 bool method_receiver_may_be(Node callee, const PythonContext& ctx, std::string_view framework) {

@@ -180,13 +180,10 @@ FileIndex build_index(const PythonContext& ctx) {
     return scopes;
   };
   // The kinds the walk acts on: it passes over the others with one test.
-  constexpr uint64_t kIndexed = uint64_t(1) << size_t(Kind::FunctionDefinition) |
-                                uint64_t(1) << size_t(Kind::ForStatement) |
-                                uint64_t(1) << size_t(Kind::WhileStatement) | uint64_t(1) << size_t(Kind::Call);
-  static_assert(size_t(Kind::kCount) <= 64);
+  constexpr python::KindSet kIndexed = {Kind::FunctionDefinition, Kind::ForStatement, Kind::WhileStatement, Kind::Call};
   for (uint32_t id = 0; id < tree.node_count(); ++id) {
     Node n(&tree, id);
-    if (!(kIndexed >> size_t(n.kind()) & 1) || !n.is_named()) continue;
+    if (!kIndexed.contains(n.kind()) || !n.is_named()) continue;
     while (id >= contexts.back().end) contexts.pop_back();
     int function = contexts.back().function;
     bool in_loop = contexts.back().in_loop;
@@ -673,7 +670,7 @@ const FileIndex::Bindings& scope_bindings(Node scope, const PythonContext& ctx) 
       Node left = n.field(Field::Left), right = n.field(Field::Right);
       if (right && left.kind() == Kind::Identifier) {
         it->second[left.text()].push_back({right, true});
-      } else if (right && (left.type() == "pattern_list" || left.type() == "tuple_pattern")) {
+      } else if (right && (left.kind() == Kind::PatternList || left.kind() == Kind::TuplePattern)) {
         for (uint32_t i = 0; i < left.named_child_count(); ++i)
           if (left.named_child(i).kind() == Kind::Identifier)
             it->second[left.named_child(i).text()].push_back({right, false});
