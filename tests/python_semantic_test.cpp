@@ -614,6 +614,33 @@ TEST_CASE("semantic: what follows an early exit unless a guard holds is guarded 
                            "        raise ValueError(c)\n"
                            "    return x.cuda()\n");
   CHECK(at(validated, "TPU401", 5).context != Context::Guarded);
+  // A `raise` leaves no path without the library or the device: what follows needs it (BEVFormer's
+  // assigner, `if linear_sum_assignment is None: raise ImportError(...)`); a `return` leaves one.
+  const std::string optional_scipy =
+      "import torch\n"
+      "try:\n"
+      "    from scipy.optimize import linear_sum_assignment\n"
+      "except ImportError:\n"
+      "    linear_sum_assignment = None\n"
+      "class Matcher(torch.nn.Module):\n"
+      "    def forward(self, cost):\n"
+      "        if linear_sum_assignment is None:\n";
+  auto required = analyze("pkg/matcher.py", optional_scipy +
+                                                "            raise ImportError('pip install scipy')\n"  // 9
+                                                "        return linear_sum_assignment(cost)\n");        // 10
+  CHECK(at(required, "TPU611", 10).context == Context::HotPath);
+  CHECK_FALSE(at(required, "TPU611", 10).discounted);
+  auto needs_gpu = analyze("pkg/train.py",
+                           "import torch\n"
+                           "def main(x):\n"
+                           "    if not torch.cuda.is_available():\n"
+                           "        raise RuntimeError('a GPU is needed')\n"
+                           "    return x.cuda()\n");
+  CHECK(at(needs_gpu, "TPU401", 5).context != Context::Guarded);
+  auto fallback = analyze("pkg/matcher.py", optional_scipy +
+                                                "            return cost.argmin(-1)\n"        // 9
+                                                "        return linear_sum_assignment(cost)\n");  // 10
+  CHECK(placed(fallback, {"TPU611"}).empty());  // guarded: in device code only when the library is there
 }
 
 TEST_CASE("semantic: a host module's function that builds and returns a data loader is setup, its dataset stays host code",

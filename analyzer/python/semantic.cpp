@@ -222,12 +222,15 @@ bool may_turn_on(Node value) {
   }
 }
 
-// Whether a block ends by leaving it: its last statement returns, raises, continues or breaks.
-bool exits(Node block) {
+// Whether a block ends by leaving it for code that goes on without what its condition tested: its
+// last statement returns, continues or breaks. A `raise` leaves no such path: what follows
+// `if fused is None: raise ...` needs the library (the name is required), and what follows
+// `if not torch.cuda.is_available(): raise ...` needs a GPU.
+bool leaves_for_fallback(Node block) {
   if (!block || block.named_child_count() == 0) return false;
   const Node last = block.named_child(block.named_child_count() - 1);
-  return last.kind() == Kind::ReturnStatement || last.kind() == Kind::RaiseStatement ||
-         last.kind() == Kind::ContinueStatement || last.kind() == Kind::BreakStatement;
+  return last.kind() == Kind::ReturnStatement || last.kind() == Kind::ContinueStatement ||
+         last.kind() == Kind::BreakStatement;
 }
 
 // The statements after `statement` in its block, in order.
@@ -555,7 +558,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           add_guard(node.span(), bodies, taken);
           // `if not torch.cuda.is_available(): return`: what follows in the block runs only when
           // the guard holds.
-          if (paths.size() == 1 && exits(paths[0].body) && exits_unless_guard_holds(paths[0].condition))
+          if (paths.size() == 1 && leaves_for_fallback(paths[0].body) && exits_unless_guard_holds(paths[0].condition))
             if (std::vector<Node> rest = statements_after(node); !rest.empty())
               add_guard(ByteSpan{node.span().begin, rest.back().span().end}, {{paths[0].body}, rest}, {false, true});
           break;
@@ -730,6 +733,9 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
     // A dataset's offline preparation (`create_groundtruth_database`, `create_*_infos`) runs once, before training.
     if (dataset) return any_name(facts_.preparation_methods, f.name) ? Context::OneTime : Context::Host;
     if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
+    // A loss's matching helper (`HungarianAssigner3D.assign`, `FocalLossCost.__call__`), made from a
+    // config through a registry: no model calls it by name, and it runs in the loss, every step.
+    if (any_name(facts_.hot_classes, cls->name) && f.name != "__init__") return Context::HotPath;
     if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
   }
   // A trainer's per-step or per-epoch hook (`on_train_epoch_end`), a metric logger's per-epoch sync

@@ -36,6 +36,7 @@ struct CodeRoleFacts {
   std::vector<std::string> host_keywords;       // a function passed as one of these runs on the host
   std::vector<std::string> host_path_parts;     // a module under such a directory (or so named) is host code
   std::vector<std::string> hot_parameters;      // a function taking a parameter so named computes a loss's targets
+  std::vector<std::string> hot_classes;         // a loss's matching helpers by name (assigners, match costs)
   std::vector<std::string> loop_functions;      // trainer hooks run every step or epoch of a training loop
   std::vector<std::string> one_time_functions;  // constructors, checkpoint loading, argument parsing
   std::vector<std::string> eval_functions;      // evaluation and post-processing

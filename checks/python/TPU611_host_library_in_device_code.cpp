@@ -69,7 +69,7 @@ extern const CheckDef TPU611_host_library_in_device_code{
             .what = "Calls into libraries that compute on the host CPU on NumPy arrays (SciPy, scikit-learn, "
                     "lap, NetworkX, pycocotools, Shapely, Numba's CPU JIT: "
                     "checks/data/host_only_libraries.tsv) in device code: a model's `forward`, the functions and "
-                    "methods it calls (a loss, a Hungarian matcher), functions under a tracing transform, and "
+                    "methods it calls (a loss, a Hungarian matcher), a loss's matching helpers made from a config through a registry (`HungarianAssigner3D.assign`, a match cost's `__call__`), functions under a tracing transform, and "
                     "training loops, as the semantic model places them (docs/scoring.md, Contexts). The same call "
                     "in a dataset, evaluation, one-time or unknown code is not reported: there it is ordinary host "
                     "code. Nor is it in a module that imports JAX and not PyTorch: JAX hands a host library concrete "
