@@ -3,7 +3,7 @@
 
 For each row of docs/validation/verdicts.tsv in the given halves, the tree at the row's commit is
 written to the row's local_checkout_path (or under --root, as owner+name), from a bare git
-repository of it: --mirrors/<owner>+<name>/repo (the layout of the stored snapshots), or any git
+repository of it: --mirrors/<owner>+<name>/repo (the layout of the stored snapshots; a `repo/.git` too), or any git
 directory given as --mirrors with the same naming. Blobs the snapshot lacks (large binaries, LFS
 pointers) are left out and counted, as in the labels ("files >= 4 MiB are absent"). A tree already
 there is kept. Nothing is downloaded: a repository without a mirror is listed, to be fetched first
@@ -72,6 +72,8 @@ def main():
             print(f"{row['repo']}: kept {out}")
             continue
         git_dir = os.path.join(args.mirrors, name, "repo")
+        if os.path.isdir(os.path.join(git_dir, ".git")):
+            git_dir = os.path.join(git_dir, ".git")  # a snapshot with a work tree
         if not os.path.isdir(git_dir):
             unavailable.append(row["repo"])
             continue
