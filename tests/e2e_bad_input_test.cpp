@@ -11,6 +11,7 @@
 
 #include "app/engine.h"
 #include "cli_runner.h"
+#include "repeated_text.h"
 #include "core/address_sanitizer.h"
 #include "core/discovery.h"
 
@@ -18,6 +19,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using tpulint::testing::run_tpulint;
 using tpulint::testing::TempDir;
+using tpulint::testing::repeat;
 
 namespace {
 
@@ -203,17 +205,6 @@ TEST_CASE("bad input: nests and chains of hundreds of thousands of links are ana
 // Helpers that follow an expression's operands recurse (whether a condition is a tensor's, a mask
 // or a guard, what a device string may be): 300,000 `not`s, `&`s, `or`s or conditional branches
 // overflowed the 8 MB stack of a worker, and of the fuzzer (the early-exit rule's `or` chain).
-namespace {
-
-std::string repeated(std::string_view part, int n) {
-  std::string s;
-  s.reserve(part.size() * size_t(n));
-  for (int i = 0; i < n; ++i) s += part;
-  return s;
-}
-
-}  // namespace
-
 TEST_CASE("bad input: conditions and operands nested 300,000 deep are analyzed, in a worker and in-process",
           "[e2e][badinput][fuzz]") {
   TempDir dir;
@@ -221,12 +212,12 @@ TEST_CASE("bad input: conditions and operands nested 300,000 deep are analyzed, 
   const int n = 300000;
   const std::string tail = "\ny = torch.unique(z)\n";
   const std::map<std::string, std::string> files = {
-      {"nots.py", "import torch\ndef forward(self, x):\n    if " + repeated("not ", n) + "torch.any(x):\n        return x\n"},
-      {"ands.py", "import torch\ndef forward(self, x):\n    return x[(x > 0)" + repeated(" & (x > 0)", n) + "]\n"},
-      {"ors.py", "import torch\ndef f(x):\n    if not torch.cuda.is_available()" + repeated(" or not x.is_cuda", n) +
+      {"nots.py", "import torch\ndef forward(self, x):\n    if " + repeat("not ", n) + "torch.any(x):\n        return x\n"},
+      {"ands.py", "import torch\ndef forward(self, x):\n    return x[(x > 0)" + repeat(" & (x > 0)", n) + "]\n"},
+      {"ors.py", "import torch\ndef f(x):\n    if not torch.cuda.is_available()" + repeat(" or not x.is_cuda", n) +
                      ":\n        return x\n    return x.cuda()\n"},
-      {"branches.py", "import torch\nwith torch.autocast(" + repeated("'cuda' if a else ", n) + "'cpu'):\n    pass\n"},
-      {"sums.py", "import torch\ndef forward(self, x, r):\n    return torch.repeat_interleave(x, r" + repeated(" + r", n) + ")\n"},
+      {"branches.py", "import torch\nwith torch.autocast(" + repeat("'cuda' if a else ", n) + "'cpu'):\n    pass\n"},
+      {"sums.py", "import torch\ndef forward(self, x, r):\n    return torch.repeat_interleave(x, r" + repeat(" + r", n) + ")\n"},
   };
   for (const auto& [name, text] : files) dir.write(name, text + tail);
   Scan s = scan(dir, "--file-timeout 120");
@@ -249,7 +240,7 @@ TEST_CASE("bad input: a chain of 5,000 guarded conditional expressions is analyz
   if (tpulint::kAddressSanitizer) return;  // its shadow memory takes terabytes of address space
   TempDir dir;
   dir.write("good.py", kGood);
-  dir.write("guards.py", "import torch\nx = " + repeated("torch.ones(1).cuda() if torch.cuda.is_available() else ", 5000) +
+  dir.write("guards.py", "import torch\nx = " + repeat("torch.ones(1).cuda() if torch.cuda.is_available() else ", 5000) +
                              "b\ny = torch.unique(z)\n");
   Scan s = scan(dir, "", "ulimit -v 1000000 &&");
   check_good_intact(s);

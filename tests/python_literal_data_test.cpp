@@ -10,6 +10,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "repeated_text.h"
 #include "python/literal_data.h"
 #include "python/parse_arena.h"
 #include "python/syntax.h"
@@ -50,11 +51,7 @@ std::vector<std::string> nodes_outside(const Tree& tree, const std::vector<ByteS
   }
 }
 
-std::string repeat(std::string_view s, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out += s;
-  return out;
-}
+using tpulint::testing::repeat;
 
 }  // namespace
 

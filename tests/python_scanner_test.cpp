@@ -11,6 +11,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "repeated_text.h"
 #include "python/parse_arena.h"
 #include "python/syntax.h"
 
@@ -18,11 +19,7 @@ using namespace tpulint::python;
 
 namespace {
 
-std::string repeat(std::string_view s, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out += s;
-  return out;
-}
+using tpulint::testing::repeat;
 
 // The characters tree-sitter's lexer stepped over or consumed to parse `text` (it logs each one).
 size_t lexer_steps(const std::string& text) {

@@ -18,16 +18,15 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the project for the import below
+import verdicts  # noqa: E402  (the one reader of verdicts.tsv)
 
 
 def rows(halves):
-    with open(os.path.join(HERE, "verdicts.tsv"), encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if cols[3] in halves:
-                yield {"repo": cols[0], "commit": cols[2], "half": cols[3], "path": cols[9]}
+    for half in halves:
+        for row in verdicts.read_labels(half):
+            yield {"repo": row["repo"], "commit": row["commit"], "path": row["local_checkout_path"]}
 
 
 def git(git_dir, *args, **kwargs):
@@ -65,7 +64,7 @@ def main():
     parser.add_argument("--root", help="write each tree to ROOT/owner+name instead of the row's local path")
     args = parser.parse_args()
     unavailable = []
-    for row in rows(set(args.halves)):
+    for row in rows(args.halves):
         name = row["repo"].replace("/", "+")
         out = os.path.join(args.root, name) if args.root else row["path"]
         if os.path.isdir(out) and os.listdir(out):
