@@ -905,8 +905,8 @@ TEST_CASE("semantic: a trainer's per-epoch hook and a logger's sync are loop cod
                       "class CocoEvaluator:\n"                                   // 12
                       "    def synchronize_between_processes(self):\n"           // 13
                       "        torch.cuda.synchronize()\n");                     // 14
-  // A hook of no per-step name (6) has no role of its own; an evaluator's sync (14) is evaluation.
-  CHECK(placed(seen, {"TPU403", "TPU402"}) == std::vector<std::string>{"TPU403:4 loop", "TPU403:6 unknown",
+  // A hook run when training starts (6) is one-time code; an evaluator's sync (14) is evaluation.
+  CHECK(placed(seen, {"TPU403", "TPU402"}) == std::vector<std::string>{"TPU403:4 loop", "TPU403:6 one-time",
                                                                          "TPU403:9 loop", "TPU402:11 one-time",
                                                                          "TPU403:14 eval"});
 }
@@ -935,4 +935,94 @@ TEST_CASE("semantic: an import whose handler imports the same names from another
   auto other = analyze("pkg/models/transformer.py",
                        tried + "except ImportError:\n    from pkg.layers import MultiScaleDeformableAttention\n" + use);
   CHECK(at(other, "TPU501", 2).context == Context::Guarded);
+}
+
+TEST_CASE("semantic: an optimizer's step and a trainer's per-iteration hooks are loop code, what they call too, "
+          "run and train hooks one-time, validation hooks evaluation",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/engine.py",
+                      "import torch\n"                                            // 1
+                      "from torch.optim import Optimizer\n"                       // 2
+                      "def _update(p):\n"                                         // 3
+                      "    return torch.nonzero(p)\n"                             // 4
+                      "class LARS(Optimizer):\n"                                  // 5
+                      "    def __init__(self, params):\n"                         // 6
+                      "        torch.cuda.synchronize()\n"                        // 7
+                      "    def step(self):\n"                                     // 8
+                      "        return _update(self.p)\n"                          // 9
+                      "    def load_state_dict(self, sd):\n"                      // 10
+                      "        torch.cuda.synchronize()\n"                        // 11
+                      "class Pacer:\n"                                            // 12
+                      "    def step(self):\n"                                     // 13
+                      "        torch.cuda.synchronize()\n"                        // 14
+                      "class TimerHook:\n"                                        // 15
+                      "    def after_train_iter(self, runner):\n"                 // 16
+                      "        torch.cuda.synchronize()\n"                        // 17
+                      "    def before_run(self, runner):\n"                       // 18
+                      "        torch.cuda.synchronize()\n"                        // 19
+                      "    def after_val_epoch(self, runner):\n"                  // 20
+                      "        torch.cuda.synchronize()\n"                        // 21
+                      "    def before_step(self):\n"                              // 22
+                      "        torch.cuda.synchronize()\n");                      // 23
+  // The optimizer's helper (4) is loop code, as its step; its constructor (7) and state loading (11)
+  // one-time code; a class that is no optimizer has a `step` of no role (14).
+  CHECK(placed(seen, {"TPU201", "TPU403"}) ==
+        std::vector<std::string>{"TPU201:4 loop", "TPU403:7 one-time", "TPU403:11 one-time", "TPU403:14 unknown",
+                                 "TPU403:17 loop", "TPU403:19 one-time", "TPU403:21 eval", "TPU403:23 loop"});
+  // A function a training loop's body calls is the step's: the hot path, not the loop.
+  auto trained = analyze("pkg/train.py",
+                         "import torch\n"                                         // 1
+                         "def _shift(x):\n"                                       // 2
+                         "    return torch.nonzero(x)\n"                          // 3
+                         "def run(model, opt, data):\n"                           // 4
+                         "    for x in data:\n"                                   // 5
+                         "        model(_shift(x)).sum().backward()\n"            // 6
+                         "        opt.step()\n");                                 // 7
+  CHECK(placed(trained, {"TPU201"}) == std::vector<std::string>{"TPU201:3 hot-path"});
+}
+
+TEST_CASE("semantic: losses and matchers by name, a model's forward variants are the hot path, inference and "
+          "evaluation directories are evaluation, benchmark functions tests",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/heads.py",
+                      "import torch\n"                                            // 1
+                      "def giou_loss(a, b):\n"                                    // 2
+                      "    return torch.nonzero(a)\n"                             // 3
+                      "class Head(torch.nn.Module):\n"                            // 4
+                      "    def forward_train(self, x):\n"                         // 5
+                      "        return torch.nonzero(x)\n"                         // 6
+                      "    def losses(self, x):\n"                                // 7
+                      "        return torch.nonzero(x)\n"                         // 8
+                      "    def instance_inference(self, x):\n"                    // 9
+                      "        return torch.nonzero(x)\n"                         // 10
+                      "class Boxes:\n"                                            // 11
+                      "    def forward_train(self, x):\n"                         // 12
+                      "        return torch.nonzero(x)\n"                         // 13
+                      "class EmbeddingLoss:\n"                                    // 14
+                      "    def __init__(self):\n"                                 // 15
+                      "        torch.cuda.synchronize()\n"                        // 16
+                      "    def __call__(self, x):\n"                              // 17
+                      "        return torch.nonzero(x)\n"                         // 18
+                      "class Matcher:\n"                                          // 19
+                      "    def __call__(self, x):\n"                              // 20
+                      "        return torch.nonzero(x)\n"                         // 21
+                      "def benchmark_nms(x):\n"                                   // 22
+                      "    return torch.nonzero(x)\n"                             // 23
+                      "def lossy(x):\n"                                           // 24
+                      "    return torch.nonzero(x)\n");                           // 25
+  // A class that is no model has forward variants of no role (13); a name that only begins like a
+  // loss is none (25).
+  CHECK(placed(seen, {"TPU201", "TPU403"}) ==
+        std::vector<std::string>{"TPU201:3 hot-path", "TPU201:6 hot-path", "TPU201:8 hot-path",
+                                 "TPU201:10 eval+discounted", "TPU201:13 unknown", "TPU403:16 one-time",
+                                 "TPU201:18 hot-path", "TPU201:21 hot-path", "TPU201:23 test",
+                                 "TPU201:25 unknown"});
+  // In an evaluation module, a method of no role of its own (a top-level function the file does not
+  // call takes its role from the modules that use it).
+  const std::string helper = "import torch\nclass Features:\n    def extract(self, x):\n        return torch.nonzero(x)\n";
+  CHECK(at(analyze("pkg/eval/utils.py", helper), "TPU201", 4).context == Context::Eval);
+  CHECK(at(analyze("pkg/evaluation/utils.py", helper), "TPU201", 4).context == Context::Eval);
+  CHECK(at(analyze("pkg/panoptic/post_processing.py", helper), "TPU201", 4).context == Context::Eval);
+  CHECK(at(analyze("pkg/evaluator_utils/utils.py", helper), "TPU201", 4).context == Context::Unknown);
+  CHECK(at(analyze("pkg/posterior.py", helper), "TPU201", 4).context == Context::Unknown);
 }

@@ -297,10 +297,11 @@ class Linker {
   }
 
   // A use's role: its own, or, in a function of no role of its own file, the one other modules give it.
+  // A use in a training loop is a call the step makes (`loss = compute_loss(out, y)`): the hot path.
   Context use_role(const Edge& e) const {
     const FileLinks::Use& use = files_[e.from].links.uses[e.use];
     if (use.context == Context::Unknown && use.function >= 0) return role_[e.from][size_t(use.function)];
-    return use.context;
+    return use.context == Context::Loop ? Context::HotPath : use.context;
   }
 
   // A use from test code (a test module, a test function): it counts neither way, but a function

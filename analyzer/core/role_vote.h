@@ -1,5 +1,7 @@
 // How code reached from several places takes its role from them: the hot path when any of them is
-// on it (or in a training loop), unknown when any is unknown, else the excused role they share.
+// on it, else the loop's per-step code when any of them is (an optimizer's `step`, a trainer's hook),
+// unknown when any is unknown, else the excused role they share. A call from a training loop's body
+// is the step's: its callers vote HotPath for it.
 // One rule for a function's callers in its own file (python/semantic) and in other modules
 // (core/project_links).
 #pragma once
@@ -12,13 +14,20 @@ class RoleVote {
  public:
   void take(Context c) {
     any_ = true;
-    if (c == Context::HotPath || c == Context::Loop) hot_ = true;
+    if (c == Context::HotPath) hot_ = true;
+    else if (c == Context::Loop) loop_ = true;
     else if (excused_rank(c) == 0) unknown_ = true;
     else if (excused_rank(c) > excused_rank(excused_)) excused_ = c;
   }
   bool any() const { return any_; }
   // Unknown when nothing was taken.
-  Context role() const { return !any_ ? Context::Unknown : hot_ ? Context::HotPath : unknown_ ? Context::Unknown : excused_; }
+  Context role() const {
+    return !any_ ? Context::Unknown
+           : hot_ ? Context::HotPath
+           : loop_ ? Context::Loop
+           : unknown_ ? Context::Unknown
+                      : excused_;
+  }
 
  private:
   // Among code that does not run per step, the host data path is the likeliest to matter to a
@@ -34,7 +43,7 @@ class RoleVote {
       default: return 0;
     }
   }
-  bool any_ = false, hot_ = false, unknown_ = false;
+  bool any_ = false, hot_ = false, loop_ = false, unknown_ = false;
   Context excused_ = Context::Unknown;
 };
 

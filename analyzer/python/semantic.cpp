@@ -737,6 +737,11 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
     // config through a registry: no model calls it by name, and it runs in the loss, every step.
     if (any_name(facts_.hot_classes, cls->name) && f.name != "__init__") return Context::HotPath;
     if (any_name(facts_.hot_methods, f.name) && (model || f.name == "forward")) return Context::HotPath;
+    // An optimizer's or a scheduler's `step` and its helpers run every step of the training loop
+    // that calls them; its constructor and state loading once.
+    const bool optimizer = std::any_of(cls->bases.begin(), cls->bases.end(),
+                                       [&](const std::string& b) { return any_qualified(facts_.optimizer_bases, b); });
+    if (optimizer) return any_name(facts_.one_time_functions, f.name) ? Context::OneTime : Context::Loop;
   }
   // A trainer's per-step or per-epoch hook (`on_train_epoch_end`), a metric logger's per-epoch sync
   // (an evaluator's own sync is evaluation, above).

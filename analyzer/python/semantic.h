@@ -27,6 +27,7 @@ struct CodeRoleFacts {
   std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
   std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
   std::vector<std::string> dataset_bases;       // dataset classes: their methods run on the host
+  std::vector<std::string> optimizer_bases;     // optimizers and schedulers: their methods run every step of a training loop
   std::vector<std::string> hot_methods;         // of model classes (any class for "forward")
   std::vector<std::string> hot_functions;       // step and loss functions by name
   std::vector<std::string> host_functions;      // collate functions by name
