@@ -741,7 +741,7 @@ TEST_CASE("semantic: Equinox and Haliax transforms trace the functions they deco
         std::vector<std::string>{"TPU210:6 hot-path", "TPU210:9 hot-path", "TPU210:12 unknown"});
 }
 
-TEST_CASE("semantic: a test module by its file name wherever it is, and a benchmark's module-level loop is a loop",
+TEST_CASE("semantic: a test or benchmark module by its file name wherever it is",
           "[python][semantic]") {
   const std::string script =
       "import torch\n"                                   // 1
@@ -750,13 +750,12 @@ TEST_CASE("semantic: a test module by its file name wherever it is, and a benchm
       "    q = torch.nonzero(torch.ones(n))\n"           // 4
       "def helper(a):\n"                                 // 5
       "    return torch.unique(a)\n";                    // 6
-  for (const char* path : {"benchmarks/cp/test_gdn.py", "test_inference.py", "pkg/ops_test.py"})
+  // Tests and benchmarks alike: code that checks or times the project.
+  for (const char* path : {"benchmarks/cp/test_gdn.py", "test_inference.py", "pkg/ops_test.py", "bench/bench_attn.py",
+                           "benchmarks/run.py", "tools/benchmark.py"})
     CHECK(placed(analyze(path, script), {"TPU201"}) ==
           std::vector<std::string>{"TPU201:2 test", "TPU201:4 test", "TPU201:6 test"});
-  for (const char* path : {"bench/bench_attn.py", "benchmarks/run.py", "tools/benchmark.py"})
-    CHECK(placed(analyze(path, script), {"TPU201"}) ==
-          std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 loop", "TPU201:6 unknown"});
-  // Not a benchmark: a sweep script's module-level loop is setup like the rest of its module.
+  // Neither: a sweep script's module-level loop is setup like the rest of its module.
   CHECK(placed(analyze("scripts/sweep.py", script), {"TPU201"}) ==
         std::vector<std::string>{"TPU201:2 one-time+discounted", "TPU201:4 one-time+discounted", "TPU201:6 unknown"});
 }
@@ -1025,4 +1024,33 @@ TEST_CASE("semantic: losses and matchers by name, a model's forward variants are
   CHECK(at(analyze("pkg/panoptic/post_processing.py", helper), "TPU201", 4).context == Context::Eval);
   CHECK(at(analyze("pkg/evaluator_utils/utils.py", helper), "TPU201", 4).context == Context::Unknown);
   CHECK(at(analyze("pkg/posterior.py", helper), "TPU201", 4).context == Context::Unknown);
+}
+
+TEST_CASE("semantic: a loop that calls a compiled train step is a training loop, seeding is one-time code, an input "
+          "pipeline module host code, a branch on an optional GPU library a guard",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/train.py",
+                      "import jax\n"                                                // 1
+                      "import torch\n"                                              // 2
+                      "def fit(state, batches, train_step):\n"                      // 3
+                      "    p_train_step = jax.pmap(train_step)\n"                   // 4
+                      "    for batch in batches:\n"                                 // 5
+                      "        state, metrics = p_train_step(state, batch)\n"       // 6
+                      "        print(jax.device_get(metrics))\n"                    // 7
+                      "def drive(state, batches, eval_step):\n"                     // 8
+                      "    for batch in batches:\n"                                 // 9
+                      "        print(jax.device_get(eval_step(state, batch)))\n"    // 10
+                      "def fix_random_seeds(seed):\n"                               // 11
+                      "    torch.cuda.manual_seed_all(seed)\n"                      // 12
+                      "def embed(model, x, BitsandbytesPrecision):\n"               // 13
+                      "    if isinstance(model.precision, BitsandbytesPrecision):\n"  // 14
+                      "        return torch.nonzero(x)\n"                           // 15
+                      "    return x\n");                                            // 16
+  // The loop around another compiled step is no training loop: its fetch (10) is not reported.
+  CHECK(placed(seen, {"TPU605"}) == std::vector<std::string>{"TPU605:7 loop"});
+  CHECK(at(seen, "TPU407", 12).context == Context::OneTime);
+  CHECK(at(seen, "TPU201", 15).context == Context::Guarded);
+  const std::string pipeline = "import torch\nclass Batches:\n    def pad(self, x):\n        return torch.nonzero(x)\n";
+  CHECK(at(analyze("lra/image/input_pipeline.py", pipeline), "TPU201", 4).context == Context::Host);
+  CHECK(at(analyze("lra/image/pipeline.py", pipeline), "TPU201", 4).context == Context::Unknown);
 }

@@ -170,10 +170,11 @@ bool is_periodic_condition(Node e) {
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
-      test_module_(module_path_matches(path, facts.test_path_parts)),
+      // Tests and benchmarks: code that checks or times the project, not code that trains or serves.
+      test_module_(module_path_matches(path, facts.test_path_parts) ||
+                   module_path_matches(path, facts.benchmark_path_parts)),
       eval_module_(any_name(facts.eval_module_words, first_word_of_file_name(path)) ||
-                   module_directory_matches(path, facts.eval_path_parts)),
-      benchmark_module_(module_path_matches(path, facts.benchmark_path_parts)) {}
+                   module_directory_matches(path, facts.eval_path_parts)) {}
 
 namespace {
 
@@ -488,9 +489,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::ForStatement:
       case Kind::WhileStatement: {
         Node body = node.field(Field::Body);
-        // A benchmark's module-level loop times what it runs, as a training loop does.
-        const int function = current_function();
-        loops.push_back({body ? body.span() : node.span(), function, benchmark_module_ && function < 0});
+        loops.push_back({body ? body.span() : node.span(), current_function(), false});
         open_loops.push_back(int(loops.size() - 1));
         open.push_back({tree.subtree_end(node), -1, int(loops.size() - 1)});
         break;

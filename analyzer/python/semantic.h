@@ -183,7 +183,6 @@ class SemanticModel {
   bool host_module_ = false;
   bool test_module_ = false;
   bool eval_module_ = false;
-  bool benchmark_module_ = false;
   std::vector<Function> functions_;
   std::vector<Class> classes_;
   std::vector<CallSite> calls_;
