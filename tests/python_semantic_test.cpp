@@ -1054,3 +1054,46 @@ TEST_CASE("semantic: a loop that calls a compiled train step is a training loop,
   CHECK(at(analyze("lra/image/input_pipeline.py", pipeline), "TPU201", 4).context == Context::Host);
   CHECK(at(analyze("lra/image/pipeline.py", pipeline), "TPU201", 4).context == Context::Unknown);
 }
+
+TEST_CASE("semantic: a dataset's result formatting and what only it calls are evaluation, the rest of the dataset host "
+          "code; an MMCV module is a model; a head's loss targets are the hot path",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/datasets/nus.py",
+                      "import torch\n"                                                 // 1
+                      "from mmcv.runner import BaseModule\n"                           // 2
+                      "from torch.utils.data import Dataset\n"                         // 3
+                      "def box_to_cam(box):\n"                                         // 4
+                      "    return torch.nonzero(box)\n"                                 // 5
+                      "class NusDataset(Dataset):\n"                                    // 6
+                      "    def __getitem__(self, i):\n"                                 // 7
+                      "        return self.load(i)\n"                                   // 8
+                      "    def load(self, i):\n"                                        // 9
+                      "        return torch.nonzero(self.x[i])\n"                       // 10
+                      "    def format_results(self, results):\n"                        // 11
+                      "        return [self.convert(r) for r in results]\n"             // 12
+                      "    def convert(self, r):\n"                                     // 13
+                      "        return box_to_cam(torch.nonzero(r))\n"                   // 14
+                      "    def shared(self, r):\n"                                      // 15
+                      "        return torch.nonzero(r)\n"                               // 16
+                      "    def evaluate(self, results):\n"                              // 17
+                      "        return self.shared(results)\n"                           // 18
+                      "    def augment(self, x):\n"                                     // 19
+                      "        return self.shared(x)\n"                                 // 20
+                      "class LSSTransform(BaseModule):\n"                               // 21
+                      "    def get_geometry(self, x):\n"                                // 22
+                      "        return torch.nonzero(x)\n"                               // 23
+                      "    def forward(self, x):\n"                                     // 24
+                      "        return self.get_geometry(x)\n"                           // 25
+                      "class Head:\n"                                                   // 26
+                      "    def get_targets_single(self, gt):\n"                         // 27
+                      "        return torch.nonzero(gt)\n");                            // 28
+  // What only the formatting calls (5, 14) is evaluation; a method the data path calls (10, through
+  // __getitem__), or both it and evaluation (16, from `augment` and `evaluate`), is host code; a layer
+  // named as a transform is a model when it derives from MMCV's BaseModule (23).
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:5 eval+discounted", "TPU201:10 host+discounted", "TPU201:14 eval+discounted",
+                                 "TPU201:16 host+discounted", "TPU201:23 hot-path",
+                                 "TPU201:28 hot-path"});
+  const std::string helper = "import torch\nclass Features:\n    def extract(self, x):\n        return torch.nonzero(x)\n";
+  CHECK(at(analyze("point_e/evals/pointnet2_utils.py", helper), "TPU201", 4).context == Context::Eval);
+}

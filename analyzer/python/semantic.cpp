@@ -691,6 +691,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   for (size_t i = first_function; i < functions_.size(); ++i) {
     Function& f = functions_[i];
     f.own = own_role(f, decorators[i - first_function]);
+    f.host_by_default = f.own == Context::Unknown && f.class_index >= 0 && dataset_class(classes_[f.class_index], f.class_index);
     f.traced = std::any_of(decorators[i - first_function].begin(), decorators[i - first_function].end(),
                            [&](const std::string& d) { return any_qualified(facts_.tracing_transforms, d); });
   }
@@ -702,6 +703,23 @@ bool SemanticModel::evaluates(Node block) const {
     if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name(n.field(Field::Function)))))
       return true;
   return false;
+}
+
+// A class is host code by its base, or by its name unless it is a model (`DepthLSSTransform(nn.Module)`
+// is a layer); a name that also serves a loss's helpers (`*Sampler`: a detection head's target
+// sampler, `sample(assign_result, bboxes, gt_bboxes)`) only when the class iterates, as a torch
+// Sampler does (`__iter__`).
+bool SemanticModel::dataset_class(const Class& cls, int class_index) const {
+  auto derives = [&](const std::vector<std::string>& bases) {
+    return std::any_of(cls.bases.begin(), cls.bases.end(), [&](const std::string& b) { return any_qualified(bases, b); });
+  };
+  if (derives(facts_.dataset_bases)) return true;
+  if (derives(facts_.module_bases)) return false;
+  auto iterates = [&] {
+    return std::any_of(functions_.begin(), functions_.end(),
+                       [&](const Function& m) { return m.class_index == class_index && m.name == "__iter__"; });
+  };
+  return any_name(facts_.host_classes, cls.name) || (any_name(facts_.iterated_host_classes, cls.name) && iterates());
 }
 
 Context SemanticModel::own_role(const Function& f, const std::vector<std::string>& decorators) const {
@@ -716,21 +734,15 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
   if (cls) {
     const bool model = std::any_of(cls->bases.begin(), cls->bases.end(),
                                    [&](const std::string& b) { return any_qualified(facts_.module_bases, b); });
-    // A class is host code by its base, or by its name unless it is a model (`DepthLSSTransform(nn.Module)`
-    // is a layer); a name that also serves a loss's helpers (`*Sampler`: a detection head's target
-    // sampler, `sample(assign_result, bboxes, gt_bboxes)`) only when the class iterates, as a torch
-    // Sampler does (`__iter__`).
-    auto iterates = [&] {
-      return std::any_of(functions_.begin(), functions_.end(), [&](const Function& m) {
-        return m.class_index == f.class_index && m.name == "__iter__";
-      });
-    };
-    const bool dataset = std::any_of(cls->bases.begin(), cls->bases.end(),
-                                     [&](const std::string& b) { return any_qualified(facts_.dataset_bases, b); }) ||
-                         (!model && any_name(facts_.host_classes, cls->name)) ||
-                         (!model && any_name(facts_.iterated_host_classes, cls->name) && iterates());
-    // A dataset's offline preparation (`create_groundtruth_database`, `create_*_infos`) runs once, before training.
-    if (dataset) return any_name(facts_.preparation_methods, f.name) ? Context::OneTime : Context::Host;
+    const bool dataset = dataset_class(*cls, f.class_index);
+    // A dataset's offline preparation (`create_groundtruth_database`, `create_*_infos`) runs once,
+    // before training; its evaluation and result formatting (`evaluate`, `format_results`) after
+    // it. Its other methods are host code unless their callers say otherwise (finish()): what only
+    // its formatting calls (`_format_bbox` -> `nusc_box_to_cam_box3d`) is evaluation.
+    if (dataset) {
+      if (any_name(facts_.preparation_methods, f.name)) return Context::OneTime;
+      return any_name(facts_.eval_functions, f.name) ? Context::Eval : Context::Unknown;
+    }
     if (any_name(facts_.eval_classes, cls->name) && f.name != "__init__") return Context::Eval;
     // A loss's matching helper (`HungarianAssigner3D.assign`, `FocalLossCost.__call__`), made from a
     // config through a registry: no model calls it by name, and it runs in the loss, every step.
@@ -814,7 +826,7 @@ void SemanticModel::finish() {
         vote.take(parent.builds_loader && parent.own == Context::OneTime && host_module_ ? Context::Host : parent.role);
       }
       Context role = vote.role();
-      if (role == Context::Unknown && host_module_) role = Context::Host;
+      if (role == Context::Unknown && (host_module_ || f.host_by_default)) role = Context::Host;
       if (role != f.role) {
         f.role = role;
         changed = true;

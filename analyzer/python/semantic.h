@@ -133,6 +133,7 @@ class SemanticModel {
     bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
     bool returns = false;        // returns a value
     bool hot_parameter = false;  // takes a parameter of a loss's target computation (CodeRoleFacts::hot_parameters)
+    bool host_by_default = false;  // a dataset class's method of no role of its own: host code unless its callers give it one
     std::string optional_option;  // set by finish(): called only from code an off-by-default option runs
   };
   struct Class {
@@ -165,6 +166,7 @@ class SemanticModel {
   };
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
+  bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool is_tpu_path(Node block) const;  // a name or string in it has a word of facts_.tpu_words
