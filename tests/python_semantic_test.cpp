@@ -1096,4 +1096,16 @@ TEST_CASE("semantic: a dataset's result formatting and what only it calls are ev
                                  "TPU201:28 hot-path"});
   const std::string helper = "import torch\nclass Features:\n    def extract(self, x):\n        return torch.nonzero(x)\n";
   CHECK(at(analyze("point_e/evals/pointnet2_utils.py", helper), "TPU201", 4).context == Context::Eval);
+  // A data loader's method the training loop calls is the host's data path, not the step.
+  auto loader = analyze("train.py",
+                        "import torch\n"                                      // 1
+                        "class DistributedDataLoader:\n"                      // 2
+                        "    def next_batch(self):\n"                         // 3
+                        "        return torch.nonzero(self.tokens).cuda()\n"  // 4
+                        "def main(model, opt, loader):\n"                     // 5
+                        "    for step in range(10):\n"                        // 6
+                        "        x = loader.next_batch()\n"                   // 7
+                        "        model(x).backward()\n"                       // 8
+                        "        opt.step()\n");                              // 9
+  CHECK(placed(loader, {"TPU201"}) == std::vector<std::string>{"TPU201:4 host+discounted"});
 }

@@ -827,6 +827,9 @@ void SemanticModel::finish() {
       }
       Context role = vote.role();
       if (role == Context::Unknown && (host_module_ || f.host_by_default)) role = Context::Host;
+      // A data loader's method the training loop calls (`next_batch`) is the host's data path, not
+      // the step: what it computes is on the host's tensors.
+      if (role == Context::HotPath && f.host_by_default) role = Context::Host;
       if (role != f.role) {
         f.role = role;
         changed = true;
