@@ -3,6 +3,7 @@
 (docs/validation/context_samples/SAMPLE.tsv; docs/validation/context.md says how each was drawn).
 
 Usage: docs/validation/contexts.py SAMPLE --reports DIR [--tpulint BIN --root DIR] [--rows]
+       docs/validation/contexts.py SAMPLE --agreement OTHER   (two labelings of the same findings)
 
 A finding is matched by (repository, path, line, check) in DIR/owner+name.json, the JSON report of
 `tpulint scan CHECKOUT --format json`. With --tpulint, a repository whose report is missing is
@@ -45,15 +46,34 @@ def read_sample(name):
     return rows
 
 
+def agreement(first, second):
+    other = {r["n"]: r["context"] for r in second}
+    pairs = [(r["context"], other[r["n"]]) for r in first if r["n"] in other]
+    agree = sum(a == b for a, b in pairs)
+    n = len(pairs)
+    a_counts = collections.Counter(a for a, _ in pairs)
+    b_counts = collections.Counter(b for _, b in pairs)
+    expected = sum(a_counts[c] * b_counts[c] for c in a_counts) / (n * n)
+    kappa = (agree / n - expected) / (1 - expected)
+    print(f"agree on {agree}/{n} = {100 * agree / n:.1f}%, Cohen's kappa {kappa:.2f}")
+    for (a, b), k in collections.Counter(p for p in pairs if p[0] != p[1]).most_common():
+        print(f"  {a} / {b}: {k}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("sample")
-    parser.add_argument("--reports", required=True)
+    parser.add_argument("--reports")
+    parser.add_argument("--agreement", help="another labeling of the same findings: print how often they agree")
     parser.add_argument("--tpulint")
     parser.add_argument("--root")
     parser.add_argument("--rows", action="store_true", help="print each disagreement")
     args = parser.parse_args()
     rows = read_sample(args.sample)
+    if args.agreement:
+        return agreement(rows, read_sample(args.agreement))
+    if not args.reports:
+        sys.exit("--reports DIR or --agreement OTHER")
     device_only = device_only_checks()
     reports = {}
     for repo in sorted({r["repo"] for r in rows}):
