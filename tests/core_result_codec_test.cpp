@@ -36,6 +36,7 @@ FileResult awkward_result() {
     r.findings.push_back(f);
   }
   r.missing_headers = {"torch/extension.h", "cuda_runtime.h"};
+  r.project_includes = {"csrc/common.cuh", "csrc/with\ttab.h"};
   r.touches = {{"TPU435", Category::CudaApi, "CUDA runtime\tAPI", 3}, {"TPU520", Category::CudaLibrary, "cuBLAS", 12}};
   r.links.uses = {{FileLinks::Kind::Name, "pkg.ops\tf", 7, Context::Guarded, 0}, {FileLinks::Kind::File, "csrc/k.cu", 9, Context::Host, -1}};
   r.links.functions = {{"f\\", 3, 40, true, Context::OneTime, true}, {"g", 41, 45, false, Context::Unknown, false}};
@@ -83,6 +84,7 @@ TEST_CASE("result codec: every field round-trips on one line", "[cache][codec]")
   CHECK(back->language == r.language);
   CHECK(back->analyzed == r.analyzed);
   CHECK(back->missing_headers == r.missing_headers);
+  CHECK(back->project_includes == r.project_includes);
   CHECK(back->touches == r.touches);
   check_same_links(back->links, r.links);
   REQUIRE(back->findings.size() == r.findings.size());

@@ -744,3 +744,67 @@ TEST_CASE("links: what only an off-by-default model option runs is discounted un
   dir.write("train.py", "from pkg.diffusion import Diffusion\nmodel = Diffusion(None, immiscible=True)\n");
   CHECK(host_library(scan(dir, cached)).at("discounted") == false);
 }
+
+TEST_CASE("plan: the kernels of a header an extension's sources include are the extension's work, in any shard",
+          "[e2e][links][shard]") {
+  TempDir dir;
+  dir.write("setup.py",
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('fused_rows', sources=['csrc/rows.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+  dir.write("csrc/rows.cu",
+            "#include \"kernels.cuh\"\n"
+            "void rows(float* out, const float* in, const int* idx, int n) {\n"
+            "  mix_rows_kernel<<<(n + 255) / 256, 256>>>(out, in, idx, n);\n"
+            "}\n");
+  dir.write("csrc/kernels.cuh",
+            "#pragma once\n"
+            "#include \"detail/inner.cuh\"\n"
+            "__global__ void mix_rows_kernel(float* out, const float* in, const int* idx, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  for (int k = 0; k < 4 && i < n; ++k) out[i] += in[idx[(i + k) % n]] * in[(i * k) % n];\n"
+            "}\n");
+  dir.write("csrc/detail/inner.cuh",
+            "#pragma once\n"
+            "__global__ void shuffle_rows_kernel(float* out, const float* in, const int* idx, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  for (int k = 0; k < 4 && i < n; ++k) out[(i * k) % n] += in[idx[i]] * in[(i + k) % n];\n"
+            "}\n");
+  dir.write("csrc/unused.cuh",
+            "#pragma once\n"
+            "__global__ void orphan_rows_kernel(float* out, const float* in, const int* idx, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  for (int k = 0; k < 4 && i < n; ++k) out[(i + k) % n] -= in[idx[i]] * in[(i * k) % n];\n"
+            "}\n");
+  dir.write("pkg/__init__.py", "import fused_rows\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  const json report = json::parse(whole);
+  // The build's finding lists the sources and the headers they reach; the plan's item of the
+  // extension holds the kernels of both headers; a header no source includes stays an item of its own.
+  std::vector<std::string> related;
+  for (const json& f : report.at("findings"))
+    if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) related = f.at("related_paths");
+  CHECK(related == std::vector<std::string>{"csrc/detail/inner.cuh", "csrc/kernels.cuh", "csrc/rows.cu"});
+  std::map<std::string, std::string> item_of_kernel;  // a kernel's file -> the subject of the item holding it
+  for (const json& w : report.at("work_items"))
+    for (const char* file : {"csrc/kernels.cuh", "csrc/detail/inner.cuh", "csrc/unused.cuh"})
+      if (w.at("first_location").get<std::string>().starts_with(std::string(file) + ":")) item_of_kernel[file] = w.at("subject");
+  CHECK(item_of_kernel.count("csrc/kernels.cuh") == 0);
+  CHECK(item_of_kernel.count("csrc/detail/inner.cuh") == 0);
+  CHECK(item_of_kernel.count("csrc/unused.cuh") == 1);
+  bool extension_item = false;
+  for (const json& w : report.at("work_items"))
+    if (w.at("subject") == "fused_rows") {
+      extension_item = true;
+      const std::vector<std::string> parts = w.at("parts");
+      CHECK(parts.size() >= 2);
+    }
+  CHECK(extension_item);
+  std::map<std::string, std::vector<std::string>> includes;
+  for (const json& r : report.at("files").at("results"))
+    if (r.contains("includes")) includes[r.at("path")] = r.at("includes");
+  CHECK(includes == std::map<std::string, std::vector<std::string>>{{"csrc/kernels.cuh", {"csrc/detail/inner.cuh"}},
+                                                                    {"csrc/rows.cu", {"csrc/kernels.cuh"}}});
+  CHECK(merged_shards(dir, 3) == whole);
+}

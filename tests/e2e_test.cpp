@@ -34,7 +34,7 @@ json expected_projects() {
 // The keys the foundation promises in every JSON report (docs/json-report.md).
 void check_report_shape(const json& r) {
   REQUIRE(r.is_object());
-  CHECK(r.at("schema_version") == 4);
+  CHECK(r.at("schema_version") == 5);
   CHECK(r.at("tool").at("name") == "tpulint");
   CHECK(r.at("tool").at("version").is_string());
   CHECK(r.at("score").is_number());
@@ -163,8 +163,9 @@ TEST_CASE("the Python-to-native link: setup.py's sources tie the kernels to the 
   for (const json& w : doc.at("work_items")) CHECK(w.at("subject") != "nms");
   for (const json& f : doc.at("findings"))
     if (f.at("id") == "TPU110")
+      // Its sources, and the header they include.
       CHECK(f.at("related_paths") ==
-            json({"csrc/nms_kernel.cu", "csrc/roi_align_kernel.cu", "csrc/roi_ops.cpp"}));
+            json({"csrc/nms_kernel.cu", "csrc/roi_align_kernel.cu", "csrc/roi_ops.cpp", "csrc/roi_ops.h"}));
 }
 
 TEST_CASE("the Python-to-native link: a CMake target ties its kernels to the module Python imports", "[e2e]") {

@@ -106,6 +106,7 @@ ScanReport merge_reports(const std::vector<std::pair<std::string, json>>& inputs
         fr.analyzed = r.at("analyzed");
         fr.code_lines = r.at("code_lines");
         if (!fr.analyzed) fr.skip_reason = r.at("skip_reason");
+        if (r.contains("includes")) fr.project_includes = r.at("includes").get<std::vector<std::string>>();
         fr.findings = std::move(findings[fr.path]);
         fr.missing_headers = std::move(missing[fr.path]);
         fr.touches = std::move(touches[fr.path]);

@@ -154,6 +154,9 @@ struct FileResult {
   std::string skip_reason;               // set when !analyzed
   std::vector<Finding> findings;
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  // C/C++/CUDA: the files of the scanned tree it #includes, relative to the scan root, sorted:
+  // what makes a header's kernels part of the extension whose sources include it (plan.h).
+  std::vector<std::string> project_includes;
   std::vector<TouchLine> touches;            // C/C++/CUDA: sorted, unique (FindingSink::touch)
   uint32_t code_lines = 0;  // Python, C/C++, CUDA: lines holding code (count_code_lines)
   FileLinks links;          // Python: what it uses of the rest of the project

@@ -219,4 +219,24 @@ void attach_touch_lines(std::vector<WorkItem>& plan, std::span<const Finding> fi
   }
 }
 
+void credit_included_headers(std::vector<Finding>& findings, std::span<const FileIncludes> files) {
+  auto includes_of = [&](std::string_view path) -> std::span<const std::string> {
+    auto it = std::lower_bound(files.begin(), files.end(), path,
+                               [](const FileIncludes& f, std::string_view p) { return f.path < p; });
+    return it != files.end() && it->path == path ? it->includes : std::span<const std::string>{};
+  };
+  for (Finding& f : findings) {
+    if (f.related_paths.empty()) continue;
+    std::set<std::string> reached(f.related_paths.begin(), f.related_paths.end());
+    std::vector<std::string_view> todo(f.related_paths.begin(), f.related_paths.end());
+    while (!todo.empty()) {
+      const std::string_view path = todo.back();
+      todo.pop_back();
+      for (const std::string& included : includes_of(path))
+        if (reached.insert(included).second) todo.push_back(included);
+    }
+    f.related_paths.assign(reached.begin(), reached.end());
+  }
+}
+
 }  // namespace tpulint

@@ -71,6 +71,17 @@ std::string_view extension_key(std::string_view module);
 std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWeights& weights, CoreCode code = {},
                                 std::vector<uint32_t>* item_of = nullptr);
 
+// One file's project includes (FileResult::project_includes), for credit_included_headers.
+struct FileIncludes {
+  std::string_view path;
+  std::span<const std::string> includes;
+};
+
+// Adds to each extension module's related paths (its sources) the files of the scanned tree
+// those sources #include, directly or through one another, and sorts them: a kernel in a header
+// its sources include is the extension's work (plan_work), not an item of its own. `files` by path.
+void credit_included_headers(std::vector<Finding>& findings, std::span<const FileIncludes> files);
+
 // Adds the files' touch lines (given in path order) to the items of their check's category and
 // subject, or, in the sources of an extension module, to the module's item, as plan_work does
 // with findings (`findings`: the plan's, their work_item set). Touch lines with no such item make

@@ -247,6 +247,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
     for (const std::string& p : f.related_paths) size += 1 + p.size();
   }
   for (const std::string& h : r.missing_headers) size += 1 + h.size();
+  for (const std::string& h : r.project_includes) size += 1 + h.size();
   for (const TouchLine& t : r.touches) size += 16 + t.check_id.size() + t.subject.size();
   out.reserve(size);
   out += kMagic;
@@ -258,6 +259,8 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   for (const Finding& f : findings) put_finding(out, f);
   put_number(out, r.missing_headers.size());
   for (const std::string& h : r.missing_headers) put_string(out, h);
+  put_number(out, r.project_includes.size());
+  for (const std::string& h : r.project_includes) put_string(out, h);
   put_number(out, r.touches.size());
   for (const TouchLine& t : r.touches) {
     put_string(out, t.check_id);
@@ -320,6 +323,8 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   for (size_t i = 0; i < findings && in.ok(); ++i) read_finding(in, out.emplace_back(), previous);
   size_t missing = in.count();
   for (size_t k = 0; k < missing && in.ok(); ++k) r.missing_headers.push_back(in.string());
+  size_t included = in.count();
+  for (size_t k = 0; k < included && in.ok(); ++k) r.project_includes.push_back(in.string());
   size_t touches = in.count();
   for (size_t k = 0; k < touches && in.ok(); ++k) {
     TouchLine& t = r.touches.emplace_back();

@@ -472,7 +472,8 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
     else
       report.skipped.push_back({f.path, f.skip_reason});
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
-                            std::move(f.missing_headers), f.code_lines, 0, {}, f.analysis_time});
+                            std::move(f.missing_headers), std::move(f.project_includes), f.code_lines, 0, {},
+                            f.analysis_time});
     std::erase_if(f.touches, [&](const TouchLine& t) { return !keep(t.check_id); });
     report.files.back().touches = std::move(f.touches);
   }
@@ -498,6 +499,10 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   for (const FileSummary& f : report.files)
     if (decides_verdict(f.path, weights)) code.add_file(f.path, f.language == Language::Cxx || f.language == Language::Cuda, f.code_lines);
   report.score = compute_score(report.findings, weights, code);
+  std::vector<FileIncludes> includes;
+  for (const FileSummary& f : report.files)
+    if (!f.project_includes.empty()) includes.push_back({f.path, f.project_includes});
+  credit_included_headers(report.findings, includes);
   std::vector<uint32_t> item_of;
   report.plan = plan_work(report.findings, weights, code, &item_of);
   for (size_t k = 0; k < report.findings.size(); ++k) report.findings[k].work_item = item_of[k];

@@ -57,6 +57,7 @@ struct FileSummary {
   bool analyzed = false;
   std::string skip_reason;                   // set when !analyzed
   std::vector<std::string> missing_headers;  // C/C++/CUDA: #includes that were not found
+  std::vector<std::string> project_includes;  // FileResult::project_includes
   uint32_t code_lines = 0;                   // FileResult::code_lines
   size_t findings = 0;
   HoursRange hours;                          // the sum of its findings' hours, in report order

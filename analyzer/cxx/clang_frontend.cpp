@@ -92,6 +92,7 @@ class TreeFileSystem final : public llvm::vfs::FileSystem {
     for (const fs::path& dir : allowed) allowed_.push_back(absolute(dir.string()));
   }
   fs::path absolute_path(const std::string& path) const { return absolute(path); }
+  std::optional<std::string> beneath_root(const std::string& path) const { return tree_.relative_path(absolute(path)); }
 
   llvm::ErrorOr<llvm::vfs::Status> status(const Twine& name) override {
     std::string path = absolute(name.str());
@@ -272,6 +273,8 @@ class PreprocessorRecorder : public PPCallbacks {
     f.spelled = name.str();
     f.angled = angled;
     f.found = file.has_value();
+    if (file && state_.files)
+      if (auto beneath = state_.files->beneath_root(file->getName().str())) f.resolved = std::move(*beneath);
     f.span = {sm_.getFileOffset(range.getBegin()), sm_.getFileOffset(range.getEnd())};
     out_.includes.push_back(std::move(f));
   }

@@ -1,5 +1,7 @@
 #include "cxx/native_analyzer.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/analyzer_notes.h"
@@ -11,8 +13,13 @@ NativeAnalyzer::NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFr
 
 void NativeAnalyzer::analyze(const SourceFile& file, const SourceFile& shown, FileResult& result) {
   NativeFile facts = frontend_.parse(file);
-  for (const IncludeFact& inc : facts.includes)
+  for (const IncludeFact& inc : facts.includes) {
     if (!inc.found) result.missing_headers.push_back(inc.spelled);
+    if (!inc.resolved.empty() && inc.resolved != file.path()) result.project_includes.push_back(inc.resolved);
+  }
+  std::sort(result.project_includes.begin(), result.project_includes.end());
+  result.project_includes.erase(std::unique(result.project_includes.begin(), result.project_includes.end()),
+                                result.project_includes.end());
   FindingSink sink(shown, result.findings);
   sink.keep_touches(&result.touches);
   NativeContext ctx(facts, sink);

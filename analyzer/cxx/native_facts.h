@@ -112,6 +112,7 @@ struct IncludeFact {
   bool found = false;   // false: the header was missing and its contents skipped
   ByteSpan span;        // the directive's file name
   bool inactive = false;  // in a branch the preprocessor skipped (found in the tokens only)
+  std::string resolved;   // the included file's path beneath the scan root, when it is there
 };
 
 // Every use of one identifier in the file's tokens, in every preprocessor branch and directive

@@ -198,6 +198,7 @@ void write_json(const ScanReport& report, std::ostream& out) {
     w.member("analyzed", f.analyzed).member("code_lines", f.code_lines).member("findings", f.findings);
     hours_members(w, f.hours);
     if (!f.analyzed) w.member("skip_reason", f.skip_reason);
+    if (!f.project_includes.empty()) w.member("includes", f.project_includes);
     w.end_object();
   }
   w.end_array().end_object();
