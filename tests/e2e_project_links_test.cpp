@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -807,4 +809,52 @@ TEST_CASE("plan: the kernels of a header an extension's sources include are the 
   CHECK(includes == std::map<std::string, std::vector<std::string>>{{"csrc/kernels.cuh", {"csrc/detail/inner.cuh"}},
                                                                     {"csrc/rows.cu", {"csrc/kernels.cuh"}}});
   CHECK(merged_shards(dir, 3) == whole);
+}
+
+TEST_CASE("plan: setup.py's sources named by glob.glob are the tree's files that match, cached or not", "[e2e][links]") {
+  TempDir dir, cache;
+  dir.write("setup.py",
+            "import glob\n"
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+            "op_files = glob.glob('./pkg/csrc/cuda/*.cu') + glob.glob('./pkg/csrc/*.cpp')\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._ext', sources=op_files)],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+  dir.write("pkg/__init__.py", "from . import _ext\n");
+  dir.write("pkg/csrc/ops.cpp", "int ops() { return 0; }\n");
+  dir.write("pkg/csrc/cuda/a.cu", kCudaKernel);
+  dir.write("pkg/csrc/cuda/notes.txt", "not a source\n");
+  dir.write("pkg/csrc/cuda/deeper/b.cu", kCudaKernel);  // glob.glob without recursive: not matched
+  auto related = [&](const json& report) {
+    std::vector<std::string> out;
+    for (const json& f : report.at("findings"))
+      if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) out = f.at("related_paths");
+    return out;
+  };
+  const std::string scan_cached = "scan '" + dir.str() + "' --cache-dir '" + cache.str() + "' --format json --exit-zero";
+  CHECK(related(json::parse(run_tpulint(scan_cached).out)) ==
+        std::vector<std::string>{"pkg/csrc/cuda/a.cu", "pkg/csrc/ops.cpp"});
+  // A new source the glob matches joins the extension on the next run, though setup.py is unchanged.
+  dir.write("pkg/csrc/cuda/c.cu", kCudaKernel);
+  const json again = json::parse(run_tpulint(scan_cached).out);
+  CHECK(related(again) == std::vector<std::string>{"pkg/csrc/cuda/a.cu", "pkg/csrc/cuda/c.cu", "pkg/csrc/ops.cpp"});
+  // Their kernels are the extension's work, not items of their own; the unmatched one's is.
+  std::set<std::string> own_items;
+  for (const json& w : again.at("work_items"))
+    own_items.insert(w.at("first_location").get<std::string>().substr(0, w.at("first_location").get<std::string>().find(':')));
+  CHECK(own_items.count("pkg/csrc/cuda/a.cu") == 0);
+  CHECK(own_items.count("pkg/csrc/cuda/c.cu") == 0);
+  CHECK(own_items.count("pkg/csrc/cuda/deeper/b.cu") == 1);
+  // A pattern through a symlink out of the tree, or above the build file's directory, lists nothing.
+  TempDir outside;
+  outside.write("stolen.cu", kCudaKernel);
+  dir.symlink(outside.path(), "pkg/csrc/linked", true);
+  dir.write("setup.py",
+            "import glob\n"
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+            "op_files = glob.glob('./pkg/csrc/linked/*.cu') + glob.glob('../*.cu') + glob.glob('./pkg/csrc/*.cpp')\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._ext', sources=op_files)],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+  CHECK(related(json::parse(run_tpulint(scan_cached).out)) == std::vector<std::string>{"pkg/csrc/ops.cpp"});
 }

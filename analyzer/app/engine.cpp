@@ -330,7 +330,10 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   AnalysisOptions analysis{request.jobs,         request.max_file_size,       suppression_policy(),
                            cache ? &*cache : nullptr, request.isolate,      request.file_timeout,
                            request.worker_memory_limit, project->key(),              {},
-                           {}};
+                           {},                          {}};
+  analysis.is_build_script = [](std::string_view path) {
+    return python::is_build_script(checks::code_role_facts(), path);
+  };
   // Clang is loaded before the workers start, once, and only when a C/C++ file is to be parsed;
   // a missing frontend fails the scan here rather than quietly in every C/C++ file.
   analysis.prepare = [this](LanguageSet languages) {
@@ -361,7 +364,7 @@ FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, cons
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,
                                                 project),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, project->key(), {}, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, project->key(), {}, {}, {}});
   return std::move(results.front());
 }
 

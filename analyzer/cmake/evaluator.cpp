@@ -1,7 +1,6 @@
 #include "cmake/evaluator.h"
 
 #include <algorithm>
-#include <fnmatch.h>
 #include <system_error>
 
 #include "core/source_tree.h"
@@ -13,9 +12,6 @@ namespace tpulint::cmake {
 namespace {
 
 constexpr int kMaxExpansionDepth = 32;
-// A glob that walks more entries than this is left unknown rather than slowing the scan.
-constexpr size_t kMaxGlobEntries = 20000;
-
 std::string unknown() { return std::string(1, Variables::kUnknown); }
 
 bool has_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
@@ -49,29 +45,16 @@ std::optional<std::vector<std::string>> glob(const std::vector<Value>& args, siz
     fs::path dir = pattern.parent_path();
     std::string name = pattern.filename().string();
     if (has_wildcard(dir.string())) return std::nullopt;
-    // The directory is walked only if it is a directory of the tree reached through no symlink:
-    // a glob through a link to '/' would walk the machine.
     const SourceTree tree(dirs.scan_root);
     std::optional<std::string> dir_in_tree = tree.relative_path(dir);
-    if (!dir_in_tree || tree.kind(*dir_in_tree) != EntryKind::Directory) return std::nullopt;
-    std::error_code ec;
-    size_t visited = 0;
-    auto consider = [&](const fs::directory_entry& e) {
-      ++visited;
-      if (!e.is_regular_file(ec) || e.is_symlink(ec)) return;
-      if (fnmatch(name.c_str(), e.path().filename().c_str(), 0) != 0) return;
-      fs::path p = relative_to ? e.path().lexically_relative(*relative_to) : e.path();
+    if (!dir_in_tree) return std::nullopt;
+    auto found = tree.glob(*dir_in_tree, name, recurse, kMaxGlobEntries);
+    if (!found) return std::nullopt;
+    for (const std::string& rel : *found) {
+      fs::path p = dirs.scan_root / rel;
+      if (relative_to) p = p.lexically_relative(*relative_to);
       out.push_back(p.generic_string());
-    };
-    if (recurse) {
-      for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-           !ec && it != end && visited <= kMaxGlobEntries; it.increment(ec))
-        consider(*it);
-    } else {
-      for (fs::directory_iterator it(dir, ec), end; !ec && it != end && visited <= kMaxGlobEntries; it.increment(ec))
-        consider(*it);
     }
-    if (ec || visited > kMaxGlobEntries) return std::nullopt;
   }
   std::sort(out.begin(), out.end());
   return out;

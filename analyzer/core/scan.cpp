@@ -113,11 +113,14 @@ struct AnalysisContext {
   uint64_t tree_key;
   uint64_t python_key;
   uint64_t max_file_size;
+  const std::function<bool(std::string_view)>* is_build_script;
 
-  // What a cached result of a file of this language depends on besides its own bytes.
-  uint64_t dependency_key(Language l) const {
-    if (l == Language::Python) return python_key;
-    return l == Language::Cmake ? tree_key : headers_key;
+  // What a cached result of a file depends on besides its own bytes.
+  uint64_t dependency_key(const DiscoveredFile& f) const {
+    if (f.language == Language::Python)
+      return *is_build_script && (*is_build_script)(f.path) ? content_hash(fmt::format("{}\n{}", python_key, tree_key)) | 1
+                                                            : python_key;
+    return f.language == Language::Cmake ? tree_key : headers_key;
   }
 };
 
@@ -142,7 +145,7 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   FileResult& result = out.result;
   result.path = file.path;
   result.language = file.language;
-  const uint64_t hkey = c.dependency_key(file.language);
+  const uint64_t hkey = c.dependency_key(file);
   FileStamp read_stamp;
   auto loaded = load_source(file, c.max_file_size, &read_stamp);
   // The stamp of the file as it was opened and read, not as a separate look found it.
@@ -320,7 +323,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   unsigned jobs = options.jobs ? options.jobs : default_jobs();
   AnalysisContext context{make_analyzer, options.suppressions, options.cache,
                           options.cache ? project_headers_key(files) : 0, options.cache ? tree_key(files) : 0,
-                          options.python_key, options.max_file_size};
+                          options.python_key, options.max_file_size, &options.is_build_script};
   auto yes = [](std::string_view, std::string_view = {}) { return true; };
   if (!context.policy.enabled) context.policy.enabled = yes;
   if (!context.policy.known) context.policy.known = yes;
@@ -340,7 +343,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   std::vector<uint64_t> size(files.size(), 0);  // from the stamps read here, for the work order
   for (size_t i = 0; i < files.size(); ++i) {
     if (options.cache) {
-      const uint64_t hkey = context.dependency_key(files[i].language);
+      const uint64_t hkey = context.dependency_key(files[i]);
       auto stamp = stamp_of(files[i].absolute_path);
       if (stamp) size[i] = stamp->size;
       if (stamp && stamp->size <= context.max_file_size) {
@@ -393,7 +396,7 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
     for (size_t i = 0; i < files.size(); ++i) {
       const FileOutcome& o = outcomes[i];
       if (o.store)
-        cache->store(files[i].path, o.stamp, o.hash, context.dependency_key(files[i].language), o.result,
+        cache->store(files[i].path, o.stamp, o.hash, context.dependency_key(files[i]), o.result,
                      std::span(out.findings).subspan(o.pooled->begin, o.pooled->size));
       if (o.result.analyzed) live.push_back(files[i].path);
     }
@@ -473,7 +476,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
       report.skipped.push_back({f.path, f.skip_reason});
     report.files.push_back({std::move(f.path), f.language, f.analyzed, std::move(f.skip_reason),
                             std::move(f.missing_headers), std::move(f.project_includes), f.code_lines, 0, {},
-                            f.analysis_time});
+                            f.analysis_time, {}});
     std::erase_if(f.touches, [&](const TouchLine& t) { return !keep(t.check_id); });
     report.files.back().touches = std::move(f.touches);
   }

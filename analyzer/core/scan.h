@@ -103,6 +103,10 @@ struct AnalysisOptions {
   // What a Python file's cached result depends on besides its own bytes: the project index it was
   // analyzed with (ProjectIndex::key; 0: none).
   uint64_t python_key = 0;
+  // Python build scripts (setup.py): their analysis also depends on which files exist (the
+  // sources their globs name), so their cached results are keyed on every discovered path too.
+  // By the file's path beneath the root; null: none.
+  std::function<bool(std::string_view path)> is_build_script;
   // Called in this process with the languages of the files to analyze (those the cache did not
   // answer), before any worker starts, so that what it loads is loaded once and inherited by
   // forked workers. May throw: the scan fails. Not called when there is nothing to analyze.
@@ -142,7 +146,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, 0, {}, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, 0, {}, {}, {}});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only

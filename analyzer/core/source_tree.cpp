@@ -1,8 +1,10 @@
 #include "core/source_tree.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -233,6 +235,35 @@ FileRead SourceTree::read(std::string_view relative, uint64_t max_size) const {
   text.resize(have);
   out.text = std::move(text);
   out.status = FileRead::Status::Read;
+  return out;
+}
+
+std::optional<std::vector<std::string>> SourceTree::glob(std::string_view dir, std::string_view name, bool recursive,
+                                                         size_t max_entries) const {
+  // Walked only when it is a directory of the tree reached through no symlink: a glob through a
+  // link to '/' would walk the machine. The walk follows no symlink below it either.
+  if (kind(dir) != EntryKind::Directory) return std::nullopt;
+  const std::filesystem::path start = root_ / std::filesystem::path(dir);
+  const std::string pattern(name);
+  std::vector<std::string> out;
+  std::error_code ec;
+  size_t visited = 0;
+  auto consider = [&](const std::filesystem::directory_entry& e) {
+    ++visited;
+    if (!e.is_regular_file(ec) || e.is_symlink(ec)) return;
+    if (fnmatch(pattern.c_str(), e.path().filename().c_str(), 0) != 0) return;
+    if (auto rel = relative_path(e.path())) out.push_back(std::move(*rel));
+  };
+  if (recursive) {
+    for (std::filesystem::recursive_directory_iterator it(start, std::filesystem::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end && visited <= max_entries; it.increment(ec))
+      consider(*it);
+  } else {
+    for (std::filesystem::directory_iterator it(start, ec), end; !ec && it != end && visited <= max_entries; it.increment(ec))
+      consider(*it);
+  }
+  if (ec || visited > max_entries) return std::nullopt;
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpulint {
 
@@ -49,6 +50,10 @@ struct FileRead {
 
 enum class EntryKind { Missing, RegularFile, Directory, Symlink, Other };
 
+// A build description's glob (CMake `file(GLOB)`, setup.py `glob.glob`) that would visit more
+// entries than this is left unknown rather than slowing the scan.
+inline constexpr size_t kMaxGlobEntries = 20000;
+
 class SourceTree {
  public:
   explicit SourceTree(std::filesystem::path root);
@@ -72,6 +77,14 @@ class SourceTree {
   // A descriptor of `relative` opened with `flags` (O_CLOEXEC and O_NOFOLLOW added), resolved
   // beneath the root following no symlink; -errno on failure. The caller closes it.
   int open(std::string_view relative, int flags) const;
+
+  // The regular files (not symlinks) in the directory `dir` beneath the root whose names match
+  // the shell pattern `name` (fnmatch), in its subdirectories too when `recursive`: their paths
+  // beneath the root, sorted. Nullopt when `dir` is not a directory of the tree reached through
+  // no symlink, or when the walk would visit more than `max_entries` entries (a build's glob is
+  // left unknown rather than slowing the scan).
+  std::optional<std::vector<std::string>> glob(std::string_view dir, std::string_view name, bool recursive,
+                                               size_t max_entries) const;
 
  private:
   std::filesystem::path root_;

@@ -46,8 +46,7 @@ LinkRecorder::LinkRecorder(const SourceFile& file, const CodeRoleFacts& facts, c
     : file_(file), project_(project) {
   const std::string package = package_of(file.path());
   own_package_ = package.substr(0, package.find('.'));
-  build_script_ = std::any_of(facts.build_scripts.begin(), facts.build_scripts.end(),
-                              [&](const std::string& p) { return matches_name_pattern(p, file_name_of(file.path())); });
+  build_script_ = is_build_script(facts, file.path());
 }
 
 void LinkRecorder::add_imports(const ImportTable& imports) {

@@ -28,6 +28,11 @@ bool matches_name_pattern(std::string_view pattern, std::string_view name) {
   return name == core;
 }
 
+bool is_build_script(const CodeRoleFacts& facts, std::string_view path) {
+  return std::any_of(facts.build_scripts.begin(), facts.build_scripts.end(),
+                     [&](const std::string& p) { return matches_name_pattern(p, file_name_of(path)); });
+}
+
 bool matches_qualified(std::string_view entry, std::string_view qualified) {
   return entry.ends_with('.') ? qualified.starts_with(entry) : qualified == entry;
 }

@@ -80,6 +80,8 @@ bool matches_name_pattern(std::string_view pattern, std::string_view name);
 // the name patterns `parts`: a data-path module, a test module.
 bool module_path_matches(std::string_view path, const std::vector<std::string>& parts);
 bool matches_qualified(std::string_view entry, std::string_view qualified);
+// Whether the module at `path` is a build script (CodeRoleFacts::build_scripts: setup.py), by its file name.
+bool is_build_script(const CodeRoleFacts& facts, std::string_view path);
 
 class SemanticModel {
  public:

@@ -8,6 +8,7 @@
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "core/source_tree.h"
 
 namespace tpulint::checks {
 
@@ -45,14 +46,25 @@ std::vector<std::string> source_names(const python::CallArguments& args, const p
 // The sources as paths of the scanned tree: a build runs in the build file's directory, so
 // "csrc/nms.cu" in pkg/setup.py is pkg/csrc/nms.cu. Their findings (the kernels) join the
 // extension's work item; names that are not source files (directories, flags) match nothing.
+// A pattern (`glob.glob("./ops/csrc/cuda/*.cu")`, read as the literal it is) is expanded against
+// the tree when only its file name has wildcards, as `glob.glob` without `recursive` would.
 std::vector<std::string> source_paths(const python::CallArguments& args, const python::PythonContext& ctx) {
   std::filesystem::path dir = std::filesystem::path(ctx.file().path()).parent_path();
+  auto wildcard = [](std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; };
   std::vector<std::string> out;
   for (const std::string& name : source_names(args, ctx)) {
     std::filesystem::path p = std::filesystem::path(name);
     if (name.empty() || p.is_absolute() || !p.has_extension()) continue;
-    std::string rel = (dir / p).lexically_normal().generic_string();
-    if (!rel.starts_with("..")) out.push_back(std::move(rel));
+    std::filesystem::path rel = (dir / p).lexically_normal();
+    if (rel.generic_string().starts_with("..")) continue;
+    if (!wildcard(rel.generic_string())) {
+      out.push_back(rel.generic_string());
+      continue;
+    }
+    if (wildcard(rel.parent_path().generic_string())) continue;
+    const SourceTree tree = SourceTree::holding(ctx.file().absolute_path(), ctx.file().path());
+    if (auto found = tree.glob(rel.parent_path().generic_string(), rel.filename().string(), false, kMaxGlobEntries))
+      for (std::string& f : *found) out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
