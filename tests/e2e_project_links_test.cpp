@@ -488,20 +488,20 @@ TEST_CASE("links: each shard links the whole project, merged shards are the whol
 TEST_CASE("links: a backend module imported only when an off-by-default option is on is guarded code", "[e2e][links]") {
   TempDir dir;
   dir.write("pkg/__init__.py", "");
-  dir.write("pkg/trt_engine.py", "import torch\ndef build(model):\n    return model.cuda()\n");
+  dir.write("pkg/trt_engine.py", "import torch\ndef engine_of(model):\n    return model.cuda()\n");
   dir.write("pkg/cli.py",
             "def main(model, trt=False):\n"
             "    if trt:\n"
-            "        from pkg.trt_engine import build\n"
-            "        return build(model)\n"
+            "        from pkg.trt_engine import engine_of\n"
+            "        return engine_of(model)\n"
             "    return model\n");
   CHECK(placed(scan(dir), "pkg/trt_engine.py", "TPU401") == std::vector<std::string>{"guarded+discounted"});
   // On by default: the backend is what runs.
   dir.write("pkg/cli.py",
             "def main(model, trt=True):\n"
             "    if trt:\n"
-            "        from pkg.trt_engine import build\n"
-            "        return build(model)\n"
+            "        from pkg.trt_engine import engine_of\n"
+            "        return engine_of(model)\n"
             "    return model\n");
   CHECK(placed(scan(dir), "pkg/trt_engine.py", "TPU401") == std::vector<std::string>{"unknown"});
 }

@@ -923,7 +923,7 @@ TEST_CASE("semantic: a test script's device guard is test code, a module named *
 TEST_CASE("semantic: an import whose handler imports the same names from another place is a version fallback, no guard",
           "[python][semantic]") {
   const std::string tried = "try:\n    from mmcv.ops.multi_scale_deform_attn import MultiScaleDeformableAttention\n";
-  const std::string use = "def build(x):\n    return MultiScaleDeformableAttention(x)\n";
+  const std::string use = "def attend(x):\n    return MultiScaleDeformableAttention(x)\n";
   // Needed either way (the handler imports it from its old place): not guarded.
   auto fallback = analyze("pkg/models/transformer.py",
                           tried + "except ImportError:\n    from mmcv.cnn.bricks.transformer import MultiScaleDeformableAttention\n" + use);
@@ -1108,4 +1108,26 @@ TEST_CASE("semantic: a dataset's result formatting and what only it calls are ev
                         "        model(x).backward()\n"                       // 8
                         "        opt.step()\n");                              // 9
   CHECK(placed(loader, {"TPU201"}) == std::vector<std::string>{"TPU201:4 host+discounted"});
+}
+
+TEST_CASE("semantic: a head's private target builder is the hot path, a model's build one-time code, a *_benchmark "
+          "module a test",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/heads.py",
+                      "import torch\n"                                       // 1
+                      "class Head:\n"                                        // 2
+                      "    def _get_targets_single(self, gt):\n"             // 3
+                      "        return torch.nonzero(gt)\n"                   // 4
+                      "    def _target_cache(self, gt):\n"                   // 5
+                      "        return torch.nonzero(gt)\n"                   // 6
+                      "class Llama:\n"                                       // 7
+                      "    @staticmethod\n"                                  // 8
+                      "    def build(ckpt):\n"                               // 9
+                      "        torch.cuda.set_device(0)\n");                 // 10
+  CHECK(placed(seen, {"TPU201", "TPU402"}) == std::vector<std::string>{"TPU201:4 hot-path", "TPU201:6 unknown",
+                                                                        "TPU402:10 one-time"});
+  const std::string script = "import torch\nx = torch.nonzero(torch.ones(3))\n";
+  CHECK(at(analyze("megablocks/ops/matmul_benchmark.py", script), "TPU201", 2).context == Context::Test);
+  CHECK(at(analyze("megablocks/ops/benchmarking.py", script), "TPU201", 2).context == Context::Test);
+  CHECK(at(analyze("megablocks/ops/matmul.py", script), "TPU201", 2).context == Context::OneTime);
 }
