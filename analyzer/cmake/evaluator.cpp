@@ -14,8 +14,6 @@ namespace {
 constexpr int kMaxExpansionDepth = 32;
 std::string unknown() { return std::string(1, Variables::kUnknown); }
 
-bool has_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
-
 // file(GLOB|GLOB_RECURSE ...): the matching files, sorted, or nullopt when a pattern cannot be
 // expanded soundly (unknown parts, wildcards in directory names, outside the scan root, too
 // many entries).
@@ -44,7 +42,7 @@ std::optional<std::vector<std::string>> glob(const std::vector<Value>& args, siz
     pattern = pattern.lexically_normal();
     fs::path dir = pattern.parent_path();
     std::string name = pattern.filename().string();
-    if (has_wildcard(dir.string())) return std::nullopt;
+    if (has_glob_wildcard(dir.string())) return std::nullopt;
     const SourceTree tree(dirs.scan_root);
     std::optional<std::string> dir_in_tree = tree.relative_path(dir);
     if (!dir_in_tree) return std::nullopt;

@@ -54,6 +54,9 @@ enum class EntryKind { Missing, RegularFile, Directory, Symlink, Other };
 // entries than this is left unknown rather than slowing the scan.
 inline constexpr size_t kMaxGlobEntries = 20000;
 
+// Whether a path or name holds a shell wildcard (`*`, `?`, `[`): a glob pattern, not a path.
+inline bool has_glob_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+
 class SourceTree {
  public:
   explicit SourceTree(std::filesystem::path root);

@@ -50,18 +50,17 @@ std::vector<std::string> source_names(const python::CallArguments& args, const p
 // the tree when only its file name has wildcards, as `glob.glob` without `recursive` would.
 std::vector<std::string> source_paths(const python::CallArguments& args, const python::PythonContext& ctx) {
   std::filesystem::path dir = std::filesystem::path(ctx.file().path()).parent_path();
-  auto wildcard = [](std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; };
   std::vector<std::string> out;
   for (const std::string& name : source_names(args, ctx)) {
     std::filesystem::path p = std::filesystem::path(name);
     if (name.empty() || p.is_absolute() || !p.has_extension()) continue;
     std::filesystem::path rel = (dir / p).lexically_normal();
     if (rel.generic_string().starts_with("..")) continue;
-    if (!wildcard(rel.generic_string())) {
+    if (!has_glob_wildcard(rel.generic_string())) {
       out.push_back(rel.generic_string());
       continue;
     }
-    if (wildcard(rel.parent_path().generic_string())) continue;
+    if (has_glob_wildcard(rel.parent_path().generic_string())) continue;
     const SourceTree tree = SourceTree::holding(ctx.file().absolute_path(), ctx.file().path());
     if (auto found = tree.glob(rel.parent_path().generic_string(), rel.filename().string(), false, kMaxGlobEntries))
       for (std::string& f : *found) out.push_back(std::move(f));
