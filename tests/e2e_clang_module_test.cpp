@@ -90,7 +90,25 @@ TEST_CASE("a scan that must parse C/C++ without the Clang module fails and says 
   auto other_library = run_tpulint("scan '" + dir.str() + "' --format json --no-cache", TPULINT_SOURCE_DIR,
                                    "TPULINT_CLANG_MODULE=/lib/x86_64-linux-gnu/libm.so.6");
   CHECK(other_library.exit_code == 2);
-  CHECK(other_library.err.find("not a tpulint C/C++ frontend module") != std::string::npos);
+  CHECK(other_library.err.find("is not one of this tpulint's (no entry tpulint_clang_module_v2)") != std::string::npos);
+}
+
+TEST_CASE("a Clang module built from other sources is refused, though its version is the binary's", "[e2e][clang-module]") {
+  TempDir dir;
+  write_tree(dir);
+  for (std::string jobs : {"1", "2"}) {
+    auto r = run_tpulint("scan '" + dir.str() + "' --format json --no-cache --jobs " + jobs, TPULINT_SOURCE_DIR,
+                         std::string("TPULINT_CLANG_MODULE='") + TPULINT_MODULE_OF_OTHER_SOURCES + "'");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("was built from other sources than this tpulint (interface 0000000000000000") != std::string::npos);
+  }
+  // The module built with the binary is accepted (the interface is the binary's own).
+  ModuleCopy same;
+  auto ok = run_tpulint("scan '" + dir.str() + "' --format json --no-cache", TPULINT_SOURCE_DIR, same.env);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(finding_ids(ok.out) == std::vector<std::string>{"TPU101", "TPU201"});
 }
 
 TEST_CASE("C/C++ results answered by the cache need no Clang module", "[e2e][clang-module]") {

@@ -4,6 +4,7 @@
 #include "core/version.h"
 #include "core/source_tree.h"
 #include "cxx/clang_frontend.h"
+#include "cxx/clang_interface.h"
 #include "cxx/lexical_scan.h"
 #include "cxx/project_headers.h"
 
@@ -932,9 +933,10 @@ NativeFile ClangParser::parse(const SourceFile& file) {
 }  // namespace tpulint::cxx
 
 // The module's one exported symbol (everything else in it is hidden).
-extern "C" __attribute__((visibility("default"))) const tpulint::cxx::ClangModule* tpulint_clang_module() {
+extern "C" __attribute__((visibility("default"))) const tpulint::cxx::ClangModule* tpulint_clang_module_v2() {
   using namespace tpulint::cxx;
   static const ClangModule module{
+      .interface = kClangInterface,
       .version = tpulint::kToolVersion,
       .make_parser = [](ClangFrontendOptions options) -> std::unique_ptr<NativeParser> {
         return std::make_unique<ClangParser>(std::move(options));

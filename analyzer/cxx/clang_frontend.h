@@ -84,12 +84,16 @@ void load_clang_module();
 // never reuses an older one's results. "linked in" when the binary contains the frontend.
 std::string clang_module_identity();
 
-// The module's entry point: its version (it must be the binary's own) and its factory.
+// The module's entry point: the interface it was built with (kClangInterface, a hash of the
+// headers it shares with the binary: it must be the binary's own), its version and its factory.
+// `interface` stays the first member in every build, so a binary can read it from any module.
 struct ClangModule {
+  std::string_view interface;
   std::string_view version;
   std::unique_ptr<NativeParser> (*make_parser)(ClangFrontendOptions options);
 };
-inline constexpr char kClangModuleEntry[] = "tpulint_clang_module";
+// Named anew when ClangModule began with `interface`: a module older than that has no such entry.
+inline constexpr char kClangModuleEntry[] = "tpulint_clang_module_v2";
 inline constexpr char kClangModuleFile[] = "libtpulint_clang.so";
 
 // The built-in header force-included in header-free CUDA parses (cuda_shim.cpp).

@@ -12,10 +12,11 @@
 
 #include "core/version.h"
 #include "cxx/clang_frontend.h"
+#include "cxx/clang_interface.h"
 
 // Defined when the executable itself links the module's code (the libFuzzer target, whose
 // coverage must see Clang's frontend from its first input); otherwise null, and it is loaded.
-extern "C" const tpulint::cxx::ClangModule* tpulint_clang_module() __attribute__((weak));
+extern "C" const tpulint::cxx::ClangModule* tpulint_clang_module_v2() __attribute__((weak));
 
 namespace tpulint::cxx {
 
@@ -40,7 +41,7 @@ std::vector<fs::path> module_candidates() {
 }
 
 const ClangModule& load_module() {
-  if (tpulint_clang_module) return *tpulint_clang_module();
+  if (tpulint_clang_module_v2) return *tpulint_clang_module_v2();
   std::vector<fs::path> candidates = module_candidates();
   std::string tried;
   for (const fs::path& path : candidates) {
@@ -52,8 +53,14 @@ const ClangModule& load_module() {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) throw std::runtime_error("cannot load the C/C++ frontend " + path.string() + ": " + dlerror());
     auto entry = reinterpret_cast<const ClangModule* (*)()>(dlsym(handle, kClangModuleEntry));
-    if (!entry) throw std::runtime_error("not a tpulint C/C++ frontend module: " + path.string());
+    if (!entry)
+      throw std::runtime_error("the C/C++ frontend " + path.string() + " is not one of this tpulint's (no entry " +
+                               kClangModuleEntry + "): reinstall both together");
     const ClangModule* module = entry();
+    if (module->interface != kClangInterface)
+      throw std::runtime_error("the C/C++ frontend " + path.string() + " was built from other sources than this tpulint (interface " +
+                               std::string(module->interface) + ", this tpulint's " + kClangInterface +
+                               "): rebuild or reinstall both together");
     if (module->version != kToolVersion)
       throw std::runtime_error("the C/C++ frontend " + path.string() + " is version " + std::string(module->version) +
                                ", this tpulint is " + std::string(kToolVersion) + ": reinstall both together");
@@ -84,7 +91,7 @@ const ClangModule& module() {
 void load_clang_module() { module(); }
 
 std::string clang_module_identity() {
-  if (tpulint_clang_module) return "linked in";
+  if (tpulint_clang_module_v2) return "linked in";
   for (const fs::path& path : module_candidates()) {
     std::error_code ec;
     auto size = fs::file_size(path, ec);
