@@ -1,12 +1,14 @@
-// The precompiled standard library (ClangFrontendOptions::precompile_standard_library): a file
-// parsed with it has the facts it has without it, and a parser builds it only for a set of
-// standard headers it meets a second time (the first parse with a set goes without).
+// Precompiled headers (ClangFrontendOptions::precompile_standard_library, precompile_preambles):
+// a file parsed with them has the facts it has without them, and a parser builds one only for a
+// set of standard headers it meets a second time, or a file's opening #include lines it meets a
+// third time (the parses before go without).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cxx/clang_frontend.h"
+#include "cxx/project_headers.h"
 #include "temp_dir.h"
 
 using namespace tpulint;
@@ -76,6 +78,53 @@ double angle(double x) { return M_PI * x + std::sqrt(x); }
 void record(const std::string& name) { registry.emplace(name, std::make_unique<int>(1)); undeclared_helper(name); }
 }  // namespace ops
 )"},
+    // A project's common header, included first by files that launch its kernel and use its
+    // macros and types, and a header of its own analyzed as a file (an include guard).
+    {"proj/common.h", R"(#pragma once
+#include <vector>
+#include <cstdint>
+#define CHECK_CUDA(call) do { cudaError_t e = (call); (void)e; } while (0)
+template <typename T>
+__global__ void fill_kernel(T* p, T v, int n);
+namespace proj {
+struct Config { int n = 0; std::vector<float> weights; };
+inline int blocks(int n) { return (n + 255) / 256; }
+}  // namespace proj
+)"},
+    {"proj/fill.cu", R"(// Fills a buffer.
+#include "common.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+template <typename T>
+__global__ void fill_kernel(T* p, T v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+void fill(float* p, const proj::Config& c) {
+  fill_kernel<float><<<proj::blocks(c.n), 256>>>(p, 1.0f, c.n);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> w = c.weights;
+  std::sort(w.begin(), w.end());
+}
+)"},
+    {"proj/fill_half.cu", R"(#include "common.h"
+#include <cuda_runtime.h>
+void fill_half(float* p, const proj::Config& c) {
+  fill_kernel<float><<<proj::blocks(c.n), 256>>>(p, 0.5f, c.n);
+  CHECK_CUDA(cudaMemset(p, 0, c.n));
+}
+)"},
+    {"proj/inner.h", R"(#ifndef PROJ_INNER_H
+#define PROJ_INNER_H
+#include "common.h"
+#include <vector>
+namespace proj {
+inline std::vector<int> sizes(const Config& c) { return std::vector<int>(c.n, blocks(c.n)); }
+}  // namespace proj
+#endif
+)"},
+    {"proj/unguarded.h", "int unguarded_counter = 0;\n"},
+    {"proj/uses_unguarded.cpp", "#include \"common.h\"\n#include \"unguarded.h\"\nint next() { return ++unguarded_counter + proj::blocks(3); }\n"},
     {"ops/plain.c", "#include <stdio.h>\n#include <string.h>\nint f(const char* s) { printf(\"%s\", s); return (int)strlen(s); }\n"},
 };
 
@@ -100,21 +149,33 @@ TEST_CASE("the precompiled standard library changes no fact of a parse", "[cxx][
 
   ClangFrontendOptions without;
   without.precompile_standard_library = false;
+  without.precompile_preambles = false;
   ClangFrontend plain(without);
-  ClangFrontend precompiling({});
-  size_t precompiled = 0;
+  ClangFrontendOptions standard_only;
+  standard_only.precompile_preambles = false;
+  ClangFrontend standard(standard_only);
+  ClangFrontend both({});
+  size_t precompiled_standard = 0, precompiled_preamble = 0;
   for (const SourceFile& file : files) {
     CAPTURE(file.path());
     NativeFile reference = plain.parse(file);
     CHECK_FALSE(reference.precompiled_standard_headers);
-    NativeFile first = precompiling.parse(file);
-    NativeFile second = precompiling.parse(file);  // the same headers again: now precompiled
-    CHECK(facts_text(first) == facts_text(reference));
-    CHECK(facts_text(second) == facts_text(reference));
-    if (second.precompiled_standard_headers) ++precompiled;
+    CHECK_FALSE(reference.precompiled_preamble);
+    for (ClangFrontend* frontend : {&standard, &both}) {
+      // The same headers again and again: precompiled from the second or the third parse on.
+      for (int parse = 0; parse < 3; ++parse) {
+        NativeFile again = frontend->parse(file);
+        CHECK(facts_text(again) == facts_text(reference));
+        CHECK_FALSE((again.precompiled_standard_headers && again.precompiled_preamble));
+        if (parse < 2) continue;
+        precompiled_standard += again.precompiled_standard_headers;
+        precompiled_preamble += again.precompiled_preamble;
+      }
+    }
   }
-  // The two C++ and CUDA files above, and the fixtures that include standard headers.
-  CHECK(precompiled >= 4);
+  // The C++ and CUDA files above, and the fixtures that include standard or project headers.
+  CHECK(precompiled_standard >= 4);
+  CHECK(precompiled_preamble >= 6);
 }
 
 TEST_CASE("a file with no standard header, or a C file, is never parsed with precompiled headers", "[cxx][precompiled]") {
@@ -131,7 +192,9 @@ TEST_CASE("a file with no standard header, or a C file, is never parsed with pre
 
 TEST_CASE("a parser precompiles a set of standard headers when it meets it a second time", "[cxx][precompiled]") {
   TempDir dir;
-  ClangFrontend frontend({});
+  ClangFrontendOptions standard_only;
+  standard_only.precompile_preambles = false;
+  ClangFrontend frontend(standard_only);
   const std::string text = "#include <vector>\n#include <string>\nstd::vector<std::string> names() { return {\"a\"}; }\n";
   dir.write("a.cpp", text);
   dir.write("b.cpp", text);
@@ -141,4 +204,58 @@ TEST_CASE("a parser precompiles a set of standard headers when it meets it a sec
   const std::string other = "#include <vector>\nstd::vector<int> sizes();\n";
   dir.write("c.cpp", other);
   CHECK_FALSE(frontend.parse(source(dir.path(), "c.cpp", other)).precompiled_standard_headers);
+}
+
+TEST_CASE("a parser precompiles opening #include lines it meets a third time, and loads the longest run built", "[cxx][precompiled]") {
+  TempDir dir;
+  dir.write("lib/common.h", "#pragma once\n#include <vector>\nnamespace lib { using Sizes = std::vector<int>; }\n");
+  dir.write("lib/extra.h", "#ifndef LIB_EXTRA_H\n#define LIB_EXTRA_H\n#include <string>\nnamespace lib { using Name = std::string; }\n#endif\n");
+  dir.write("lib/loose.h", "namespace lib { inline int loose() { return 1; } }\n");
+  ClangFrontend frontend({});
+  auto parse = [&](const std::string& rel, const std::string& text) {
+    dir.write(rel, text);
+    return frontend.parse(source(dir.path(), rel, text));
+  };
+  const std::string opening = "#include \"lib/common.h\"\n#include \"lib/extra.h\"\n";
+  CHECK_FALSE(parse("a.cpp", opening + "lib::Sizes a();\n").precompiled_preamble);
+  CHECK_FALSE(parse("b.cpp", "// b\n" + opening + "lib::Name b();\n").precompiled_preamble);
+  NativeFile third = parse("c.cpp", opening + "lib::Name c();\n");
+  CHECK(third.precompiled_preamble);
+  CHECK_FALSE(third.precompiled_standard_headers);
+  // A longer run beginning with a run built: that run is loaded, the rest read.
+  CHECK(parse("c2.cpp", opening + "#include <map>\nstd::map<int, lib::Name> c2();\n").precompiled_preamble);
+  // A header with no include guard is read as the file reads it: nothing before it is shared
+  // here, so nothing is precompiled.
+  const std::string loose = "#include \"lib/loose.h\"\n#include \"lib/common.h\"\nint d() { return lib::loose(); }\n";
+  for (const char* name : {"d.cpp", "e.cpp", "f.cpp"}) CHECK_FALSE(parse(name, loose).precompiled_preamble);
+  // A file that a header of its own preamble includes back is never preceded by it.
+  dir.write("cycle/back.h", "#pragma once\n#include \"self.h\"\n");
+  const std::string self = "#ifndef SELF_H\n#define SELF_H\n#include \"back.h\"\nstruct Self {};\n#endif\n";
+  dir.write("cycle/self.h", self);
+  for (int i = 0; i < 4; ++i) CHECK_FALSE(frontend.parse(source(dir.path(), "cycle/self.h", self)).precompiled_preamble);
+  // The preamble of a file analyzed as a header (an include guard first) is its includes.
+  const std::string header = "#ifndef H1\n#define H1\n" + opening + "lib::Sizes h();\n#endif\n";
+  CHECK(parse("h1.h", header).precompiled_preamble);
+}
+
+TEST_CASE("the opening #include lines of a text", "[cxx][precompiled]") {
+  auto paths = [](std::string_view text) {
+    std::vector<std::string> out;
+    for (const SpelledInclude& inc : leading_includes(text)) out.push_back((inc.quoted ? "q:" : "a:") + inc.path);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(paths("// c\n/* a\n block */\n#pragma once\n#include \"a.h\"\n  #  include <b>  // x\nint x;\n#include <c>\n") ==
+        V{"q:a.h", "a:b"});
+  CHECK(paths("#ifndef G\n#define G\n#include <a>\n#endif\n") == V{"a:a"});
+  CHECK(paths("#ifndef G\n#include <a>\n").empty());          // a condition, not a guard
+  CHECK(paths("#include <a>\n#define X 1\n#include <b>\n") == V{"a:a"});
+  CHECK(paths("#include <a>\n#if X\n#include <b>\n#endif\n") == V{"a:a"});
+  CHECK(paths("#include MACRO\n#include <b>\n").empty());
+  CHECK(paths("#include <a> /* one\n two */\n#include <b>\n") == V{"a:a", "a:b"});
+  CHECK(has_include_guard("// x\n#pragma once\nint a;\n"));
+  CHECK(has_include_guard("/* x */\n#ifndef A_H\n#define A_H\n#endif\n"));
+  CHECK_FALSE(has_include_guard("#ifndef A_H\n#define B_H\n#endif\n"));
+  CHECK_FALSE(has_include_guard("#include <a>\n#pragma once\n"));
+  CHECK_FALSE(has_include_guard("int a;\n"));
 }

@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <sys/stat.h>
 #include <time.h>
+#include <unordered_map>
 #include <unistd.h>
 
 namespace tpulint::cxx {
@@ -247,24 +248,27 @@ int64_t thread_cpu_ns() {
 // is cut off at its end, so Clang returns to the main file, finishes it at once and ends the
 // translation unit (a prefix: no template instantiation follows). Work that reads no token (a
 // deep constexpr evaluation) is not interrupted; --file-timeout still bounds it.
-void watch_budget(Preprocessor& pp, ParseState& state) {
-  pp.setTokenWatcher([&pp, &state, count = uint32_t(0)](const Token&) mutable {
-    if (!state.over_budget) {
-      if (++count % 1024 != 0 || thread_cpu_ns() < state.deadline_ns) return;
-      state.over_budget = true;
+void watch_budget(Preprocessor& pp, int64_t deadline_ns, bool& over_budget) {
+  pp.setTokenWatcher([&pp, deadline_ns, &over_budget, count = uint32_t(0)](const Token&) mutable {
+    if (!over_budget) {
+      if (++count % 1024 != 0 || thread_cpu_ns() < deadline_ns) return;
+      over_budget = true;
     }
     // Clang 19's only PreprocessorLexer is Lexer.
     if (auto* lexer = static_cast<Lexer*>(pp.getCurrentFileLexer())) lexer->seek(lexer->getBuffer().size(), false);
   });
 }
 
-class PreprocessorRecorder : public PPCallbacks {
+// A missing header is skipped without a fatal error, so the rest of the file is parsed
+// with full recovery (a fatal error would stop template deduction and drop calls).
+class SkipMissingHeaders : public PPCallbacks {
+ public:
+  bool FileNotFound(StringRef) override { return true; }
+};
+
+class PreprocessorRecorder : public SkipMissingHeaders {
  public:
   PreprocessorRecorder(const SourceManager& sm, ParseState& state) : sm_(sm), state_(state), out_(state.out) {}
-
-  // A missing header is skipped without a fatal error, so the rest of the file is parsed
-  // with full recovery (a fatal error would stop template deduction and drop calls).
-  bool FileNotFound(StringRef) override { return true; }
 
   void InclusionDirective(SourceLocation hash, const Token&, StringRef name, bool angled,
                           CharSourceRange range, OptionalFileEntryRef file, StringRef, StringRef,
@@ -528,6 +532,20 @@ class FactConsumer : public ASTConsumer {
   const SourceManager& sm_;
 };
 
+// Once the source file begins, outside the tree only the header search directories Clang settled
+// on may be read, less `foreign` (directories a tree's own compile command names outside it).
+void restrict_to_header_search(const CompilerInstance& ci, TreeFileSystem& files, const std::vector<fs::path>& foreign) {
+  const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
+  std::vector<fs::path> allowed = {TPULINT_CLANG_RESOURCE_DIR};
+  for (const HeaderSearchOptions::Entry& e : search.UserEntries) {
+    fs::path dir = files.absolute_path(e.Path);
+    if (std::find(foreign.begin(), foreign.end(), dir) != foreign.end()) continue;
+    allowed.push_back(dir);
+    if (!search.Sysroot.empty() && !e.IgnoreSysRoot) allowed.push_back(fs::path(search.Sysroot) / e.Path.substr(e.Path.starts_with('/')));
+  }
+  files.restrict_to(std::move(allowed));
+}
+
 class FactAction : public ASTFrontendAction {
  public:
   explicit FactAction(ParseState& state) : state_(state) {}
@@ -540,20 +558,9 @@ class FactAction : public ASTFrontendAction {
 
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getFrontendOpts().SkipFunctionBodies = true;  // where FactConsumer::shouldSkipFunctionBody says
-    if (state_.deadline_ns) watch_budget(ci.getPreprocessor(), state_);
+    if (state_.deadline_ns) watch_budget(ci.getPreprocessor(), state_.deadline_ns, state_.over_budget);
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
-    if (TreeFileSystem* files = state_.files) {
-      const HeaderSearchOptions& search = ci.getHeaderSearchOpts();
-      std::vector<fs::path> allowed = {TPULINT_CLANG_RESOURCE_DIR};
-      for (const HeaderSearchOptions::Entry& e : search.UserEntries) {
-        fs::path dir = files->absolute_path(e.Path);
-        const auto& foreign = state_.foreign_directories;
-        if (std::find(foreign.begin(), foreign.end(), dir) != foreign.end()) continue;
-        allowed.push_back(dir);
-        if (!search.Sysroot.empty() && !e.IgnoreSysRoot) allowed.push_back(fs::path(search.Sysroot) / e.Path.substr(e.Path.starts_with('/')));
-      }
-      files->restrict_to(std::move(allowed));
-    }
+    if (TreeFileSystem* files = state_.files) restrict_to_header_search(ci, *files, state_.foreign_directories);
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
@@ -663,33 +670,37 @@ tooling::ArgumentsAdjuster common_adjuster(bool device) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// The precompiled standard library
+// Precompiled headers: a file's preamble, or the standard library
 
 namespace {
 
-// Most of a header-free parse of real code is Clang reading the standard library's declarations
-// (a file including <vector> <string> <memory> <map> reads about 4 MB of them), and many files of a
-// project include the same ones. A parser precompiles, in memory, the standard headers a file
-// includes (directly or through project headers) when it meets that set of headers a second time,
-// and the files with that set load it with -include-pch: loading is lazy, so a file pays for the
-// declarations it uses. The set is the file's own, so the file sees the declarations it would see
-// without it (a superset would put every standard operator overload in each lookup). The file's
-// #include lines still resolve, and are skipped as already included.
+// Most of a header-free parse of real code is Clang reading the declarations of the headers the
+// file includes (a file including <vector> <string> <memory> <map> reads about 4 MB of them), and
+// many files of a project include the same ones. A parser precompiles, in memory, what a file
+// includes when it meets the same a second time, and the files including it load it with
+// -include-pch: loading is lazy, so a file pays for the declarations it uses. Two kinds:
+// - a preamble: the #include lines a file opens with (resolve_project_headers says which may be
+//   precompiled), written as the file writes them in a virtual header beside it, so that they
+//   resolve as the file's own do. Built when a parser meets the same lines a second time; a file
+//   loads the longest run of its opening lines that is built (its own, or a shorter file's).
+// - else the standard library headers the file includes (directly or through project headers),
+//   as a set: the file's own set, so the file sees the declarations it would see without it (a
+//   superset would put every standard operator overload in each lookup).
+// Either is what the file would read anyway: its #include lines still resolve, and are skipped
+// as already included. Facts come from the main file only, so none is lost.
 
 const char kStandardLibraryPath[] = "/__tpulint__/standard_library.h";
-const char kStandardLibraryPchPath[] = "/__tpulint__/standard_library.pch";
-
-std::string standard_library_header(const std::vector<std::string>& headers) {
-  std::string text;
-  for (const std::string& h : headers) text += "#include <" + h + ">\n";
-  return text;
-}
+const char kPrecompiledPath[] = "/__tpulint__/precompiled.pch";
+const char kPreambleName[] = "__tpulint_preamble__.h";
+const char kPreambleOutsideDirectory[] = "/__tpulint__/preamble.h";
 
 // Serializes the AST of the main file into `buffer`, in Clang's raw PCH format (which the default
-// PCHContainerOperations read back), instead of writing a file.
+// PCHContainerOperations read back), instead of writing a file. Missing headers are skipped, as
+// in the parses that load it, and errors allowed: a header-free parse has many.
 class PrecompileAction : public ASTFrontendAction {
  public:
-  explicit PrecompileAction(std::shared_ptr<PCHBuffer> buffer) : buffer_(std::move(buffer)) {}
+  PrecompileAction(std::shared_ptr<PCHBuffer> buffer, TreeFileSystem& files, int64_t deadline_ns, bool& over_budget)
+      : buffer_(std::move(buffer)), files_(files), deadline_ns_(deadline_ns), over_budget_(over_budget) {}
 
   TranslationUnitKind getTranslationUnitKind() override { return TU_Prefix; }
   bool BeginSourceFileAction(CompilerInstance& ci) override {
@@ -697,21 +708,23 @@ class PrecompileAction : public ASTFrontendAction {
     // Bodies are skipped where the parses that load it skip them (FactConsumer): what Clang
     // needs (constexpr functions, deduced return types) it keeps.
     ci.getFrontendOpts().SkipFunctionBodies = true;
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissingHeaders>());
+    if (deadline_ns_) watch_budget(ci.getPreprocessor(), deadline_ns_, over_budget_);
+    restrict_to_header_search(ci, files_, {});
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
     return std::make_unique<PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"",
                                           /*isysroot=*/"", buffer_, ArrayRef<std::shared_ptr<ModuleFileExtension>>{},
-                                          /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+                                          /*AllowASTWithErrors=*/true, /*IncludeTimestamps=*/false);
   }
 
  private:
   std::shared_ptr<PCHBuffer> buffer_;
+  TreeFileSystem& files_;
+  int64_t deadline_ns_;
+  bool& over_budget_;
 };
-
-}  // namespace
-
-namespace {
 
 // What the driver may read outside the tree while it finds its toolchain: with a user's
 // compile database anything (its flags name the user's toolchain); else the system's
@@ -722,24 +735,33 @@ std::vector<fs::path> toolchain_directories(bool users_database) {
           "/etc/lsb-release", "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release"};
 }
 
-// `header` (standard library #include lines) precompiled for parses in `mode`, on the device side
-// or the host side, or empty when it could not be built without errors (those parses then read
-// the headers).
-// Nothing of the scanned tree is read: the only include directories are the system's.
-std::string precompile_standard_library(HeaderFreeMode mode, bool device, const std::string& header, const fs::path& root) {
-  tooling::FixedCompilationDatabase db("/", header_free_flags(mode));
+// The virtual header `path` holding `header`, precompiled with a header-free parse's `flags` on
+// the device side or the host side; empty when it could not be built (a fatal error, or past
+// `budget` of CPU time): the parses then read the headers. Reads what the parse would: the tree,
+// and outside it the toolchain's directories.
+std::string precompile(const std::vector<std::string>& flags, bool device, const std::string& path,
+                       const std::string& header, const fs::path& root, std::chrono::milliseconds budget) {
+  tooling::FixedCompilationDatabase db("/", flags);
   auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(false));
-  tooling::ClangTool tool(db, {kStandardLibraryPath}, std::make_shared<PCHContainerOperations>(), files);
-  tool.mapVirtualFile(kStandardLibraryPath, header);
+  tooling::ClangTool tool(db, {path}, std::make_shared<PCHContainerOperations>(), files);
+  tool.mapVirtualFile(path, header);
   tool.mapVirtualFile(kCudaShimPath, kCudaShim);
+  tool.mapVirtualFile(kTorchShimPath, kTorchShim);
   tool.appendArgumentsAdjuster(common_adjuster(device));
   tool.setPrintErrorMessage(false);
-  IgnoringDiagConsumer quiet;
-  tool.setDiagnosticConsumer(&quiet);
+  CountingDiagnostics diagnostics;
+  tool.setDiagnosticConsumer(&diagnostics);
   auto buffer = std::make_shared<PCHBuffer>();
-  ActionFactory factory([&buffer] { return std::make_unique<PrecompileAction>(buffer); });
-  if (tool.run(&factory) != 0 || !buffer->IsComplete) return {};
+  bool over_budget = false;
+  const int64_t deadline_ns = budget.count() > 0 ? thread_cpu_ns() + std::chrono::nanoseconds(budget).count() : 0;
+  ActionFactory factory([&] { return std::make_unique<PrecompileAction>(buffer, *files, deadline_ns, over_budget); });
+  tool.run(&factory);
+  if (!buffer->IsComplete || !diagnostics.fatal.empty() || over_budget) return {};
   return std::string(buffer->Data.begin(), buffer->Data.end());
+}
+
+std::string include_line(const SpelledInclude& inc) {
+  return inc.quoted ? "#include \"" + inc.path + "\"\n" : "#include <" + inc.path + ">\n";
 }
 
 // How one file is parsed: its flags, the directory they are relative to, and its passes.
@@ -751,9 +773,11 @@ struct ParsePlan {
   bool users_database = false;
   std::vector<fs::path> foreign;  // include directories a tree's own command names outside the tree
   bool device_pass = false;
-  // Header-free C++ or CUDA: its mode, and the standard headers it includes.
+  // Header-free C++ or CUDA: its mode, the standard headers it includes, and its preamble.
   std::optional<HeaderFreeMode> header_free_mode;
   std::vector<std::string> standard_headers;
+  std::vector<SpelledInclude> preamble;
+  fs::path main_directory;
 };
 
 class ClangParser final : public NativeParser {
@@ -764,46 +788,93 @@ class ClangParser final : public NativeParser {
 
  private:
   ParsePlan plan(const SourceFile& file) const;
-  struct PrecompiledHeaders {
-    std::string header;  // the #include lines
+  struct Precompiled {
+    std::string path;    // of the virtual header
+    std::string header;  // its text
     std::string pch;     // empty until built, or when it could not be
+    bool preamble = false;
+    bool built = false;
     unsigned parses = 0;
     uint64_t last_use = 0;
   };
-  // The precompiled standard headers of a parse like `plan`'s, on the device or the host side,
-  // or null: the first parse with a set of headers goes without.
-  const PrecompiledHeaders* standard_library(const ParsePlan& plan, bool device);
+  // What a parse like `plan`'s, on the device or the host side, loads precompiled, or null: a
+  // preamble or a set of standard headers goes without the first time a parse meets it.
+  const Precompiled* precompiled(const ParsePlan& plan, bool device);
+  // The entry of `key`, built if it was not yet; null if it cannot be.
+  const Precompiled* built(Precompiled& entry, const ParsePlan& plan, const std::vector<std::string>& flags, bool device);
   ClangFrontendOptions options_;
-  // By (mode, device side, headers). At most kMaxPrecompiled hold a PCH (about 1-20 MB each);
-  // the least recently used gives its up.
+  // By kind of parse, flags, header path and text. At most kMaxPrecompiled hold a PCH (about
+  // 1-20 MB each); the least recently used gives its up.
   static constexpr size_t kMaxPrecompiled = 8;
-  std::map<std::tuple<HeaderFreeMode, bool, std::string>, PrecompiledHeaders> standard_libraries_;
+  std::unordered_map<std::string, Precompiled> precompiled_;
   uint64_t uses_ = 0;
 };
 
-const ClangParser::PrecompiledHeaders* ClangParser::standard_library(const ParsePlan& plan, bool device) {
-  if (!plan.header_free_mode || plan.standard_headers.empty() || !options_.precompile_standard_library) return nullptr;
-  std::string header = standard_library_header(plan.standard_headers);
-  auto [it, inserted] = standard_libraries_.try_emplace({*plan.header_free_mode, device, header});
-  PrecompiledHeaders& entry = it->second;
-  if (++entry.parses < 2) return nullptr;
+const ClangParser::Precompiled* ClangParser::built(Precompiled& entry, const ParsePlan& plan,
+                                                  const std::vector<std::string>& flags, bool device) {
   entry.last_use = ++uses_;
-  if (entry.parses == 2) {
-    entry.header = std::move(header);
-    entry.pch = precompile_standard_library(*plan.header_free_mode, device, entry.header, plan.root);
-    size_t holding = 0;
-    PrecompiledHeaders* oldest = nullptr;
-    for (auto& [key, e] : standard_libraries_) {
-      if (e.pch.empty()) continue;
-      ++holding;
-      if (!oldest || e.last_use < oldest->last_use) oldest = &e;
-    }
-    if (holding > kMaxPrecompiled) {
-      oldest->pch.clear();
-      oldest->pch.shrink_to_fit();
-    }
+  if (entry.built) return entry.pch.empty() ? nullptr : &entry;
+  entry.built = true;
+  entry.pch = precompile(flags, device, entry.path, entry.header, plan.root, options_.time_budget);
+  if (entry.pch.empty()) return nullptr;
+  size_t holding = 0;
+  Precompiled* oldest = nullptr;
+  for (auto& [key, e] : precompiled_) {
+    if (e.pch.empty()) continue;
+    ++holding;
+    if (!oldest || e.last_use < oldest->last_use) oldest = &e;
   }
-  return entry.pch.empty() ? nullptr : &entry;
+  if (holding > kMaxPrecompiled) {
+    // Not built again: a parser that met more than kMaxPrecompiled kinds of preamble or headers
+    // would otherwise rebuild them in turn.
+    oldest->pch.clear();
+    oldest->pch.shrink_to_fit();
+  }
+  return &entry;
+}
+
+const ClangParser::Precompiled* ClangParser::precompiled(const ParsePlan& plan, bool device) {
+  if (!plan.header_free_mode) return nullptr;
+  const std::string side = device ? "device\n" : "host\n";
+  if (options_.precompile_preambles && !plan.preamble.empty()) {
+    std::string flags;
+    for (const std::string& f : plan.flags) flags += f + '\0';
+    // The whole preamble is precompiled when a parse meets it a second time; a file loads the
+    // longest run of its opening lines that is precompiled (another file's whole preamble).
+    std::vector<Precompiled*> met;
+    std::string header;
+    bool quoted = false;
+    for (const SpelledInclude& inc : plan.preamble) {
+      header += include_line(inc);
+      quoted |= inc.quoted;
+      // Quoted includes resolve from the includer's directory: the header is written there.
+      std::string path = quoted ? (plan.main_directory / kPreambleName).string() : kPreambleOutsideDirectory;
+      Precompiled& e = precompiled_[side + flags + '\n' + path + '\n' + header];
+      if (e.header.empty()) {
+        e.path = std::move(path);
+        e.header = header;
+        e.preamble = true;
+      }
+      met.push_back(&e);
+    }
+    Precompiled& whole = *met.back();
+    if (++whole.parses >= 3 && !whole.built) built(whole, plan, plan.flags, device);
+    for (auto it = met.rbegin(); it != met.rend(); ++it)
+      if ((*it)->built && !(*it)->pch.empty()) {
+        (*it)->last_use = ++uses_;
+        return *it;
+      }
+  }
+  if (plan.standard_headers.empty() || !options_.precompile_standard_library) return nullptr;
+  std::string header;
+  for (const std::string& h : plan.standard_headers) header += "#include <" + h + ">\n";
+  Precompiled& e = precompiled_["standard\n" + std::to_string(int(*plan.header_free_mode)) + side + header];
+  if (++e.parses < 2) return nullptr;
+  if (e.path.empty()) {
+    e.path = kStandardLibraryPath;
+    e.header = std::move(header);
+  }
+  return built(e, plan, header_free_flags(*plan.header_free_mode), device);
 }
 
 ParsePlan ClangParser::plan(const SourceFile& file) const {
@@ -830,6 +901,8 @@ ParsePlan ClangParser::plan(const SourceFile& file) const {
     if (mode != HeaderFreeMode::C) {
       p.header_free_mode = mode;
       p.standard_headers = std::move(headers.standard_headers);
+      p.preamble = std::move(headers.preamble);
+      p.main_directory = file.absolute_path().parent_path();
     }
     for (const std::string& dir : headers.include_dirs) p.flags.insert(p.flags.end(), {"-I", dir});
     if (headers.torch_missing && fs::path(file.path()).extension() != ".c")
@@ -861,14 +934,15 @@ std::vector<std::vector<std::string>> ClangParser::commands(const SourceFile& fi
 NativeFile ClangParser::parse(const SourceFile& file) {
   ParsePlan plan = this->plan(file);
   // Built before the file's clock starts: the budget is the file's own.
-  const PrecompiledHeaders* standard_library_of_pass[2] = {nullptr, nullptr};  // host, device
+  const Precompiled* precompiled_of_pass[2] = {nullptr, nullptr};  // host, device
   for (bool device : {false, true})
-    if (!device || plan.device_pass) standard_library_of_pass[device] = standard_library(plan, device);
+    if (!device || plan.device_pass) precompiled_of_pass[device] = precompiled(plan, device);
 
   const int64_t started_ns = thread_cpu_ns();
   NativeFile out;
   out.language = file.language();
-  out.precompiled_standard_headers = standard_library_of_pass[false] != nullptr;
+  if (const Precompiled* host = precompiled_of_pass[false])
+    (host->preamble ? out.precompiled_preamble : out.precompiled_standard_headers) = true;
   std::string abs = file.absolute_path().string();
 
   const fs::path& root = plan.root;
@@ -896,11 +970,12 @@ NativeFile ClangParser::parse(const SourceFile& file) {
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
     tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
-    if (const PrecompiledHeaders* standard = standard_library_of_pass[device]) {
-      tool.mapVirtualFile(kStandardLibraryPath, standard->header);
-      tool.mapVirtualFile(kStandardLibraryPchPath, standard->pch);
-      tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster({"-include-pch", kStandardLibraryPchPath},
-                                                                      tooling::ArgumentInsertPosition::END));
+    if (const Precompiled* pch = precompiled_of_pass[device]) {
+      tool.mapVirtualFile(pch->path, pch->header);
+      tool.mapVirtualFile(kPrecompiledPath, pch->pch);
+      tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+          {"-include-pch", kPrecompiledPath, "-Xclang", "-fallow-pch-with-compiler-errors"},
+          tooling::ArgumentInsertPosition::END));
     }
     tool.setPrintErrorMessage(false);
     tool.setDiagnosticConsumer(&diagnostics);

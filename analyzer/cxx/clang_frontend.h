@@ -41,6 +41,10 @@ struct ClangFrontendOptions {
   // parser and kind of parse (C++, CUDA host, CUDA device), instead of parsing its headers in
   // each file. Off only to compare the facts with and without it.
   bool precompile_standard_library = true;
+  // Whether header-free C++ and CUDA parses load the #include lines a file opens with
+  // precompiled, when a parser met the same lines (or a longer run of them) before. Off only to
+  // compare the facts with and without it.
+  bool precompile_preambles = true;
 };
 
 // What the Clang module implements: one parser per worker.

@@ -158,6 +158,9 @@ struct NativeFile {
   // The standard headers the file includes were loaded precompiled (ClangFrontendOptions): how it
   // was parsed, which changes no fact above.
   bool precompiled_standard_headers = false;
+  // Its opening #include lines were loaded precompiled (a preamble met before), which also
+  // changes no fact.
+  bool precompiled_preamble = false;
 };
 
 }  // namespace tpulint::cxx

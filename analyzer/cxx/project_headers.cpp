@@ -1,10 +1,12 @@
 #include "cxx/project_headers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -84,6 +86,75 @@ bool is_standard_library_header(std::string_view spelled) {
   return kHeaders.contains(spelled);
 }
 
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// The first word of a directive's text: the macro a #define defines.
+std::string_view first_word(std::string_view s) { return s.substr(0, s.find_first_of(" \t(")); }
+
+// A directive line split after its '#': the keyword and what follows it, trimmed.
+struct Directive {
+  std::string_view keyword, rest;
+};
+std::optional<Directive> directive(std::string_view line) {
+  line = trimmed(line);
+  if (line.empty() || line[0] != '#') return std::nullopt;
+  line = trimmed(line.substr(1));
+  size_t end = 0;
+  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_')) ++end;
+  return Directive{line.substr(0, end), trimmed(line.substr(end))};
+}
+
+// The target of an #include, from what follows the keyword: "path" or <path>.
+std::optional<SpelledInclude> include_target(std::string_view rest) {
+  if (rest.empty() || (rest[0] != '"' && rest[0] != '<')) return std::nullopt;
+  char close = rest[0] == '"' ? '"' : '>';
+  size_t j = rest.find(close, 1);
+  if (j == std::string_view::npos || j == 1) return std::nullopt;
+  return SpelledInclude{std::string(rest.substr(1, j - 1)), close == '"'};
+}
+
+// Calls `visit` with each directive a text opens with (comments and blank lines between them
+// skipped) until it returns false or a line holds anything else. A directive continued on the
+// next line ends the walk. A directive's views are valid during its call only.
+template <typename Visit>
+void opening_directives(std::string_view text, Visit visit) {
+  bool in_comment = false;
+  size_t pos = 0;
+  std::string code;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    pos = eol == std::string_view::npos ? text.size() : eol + 1;
+    code.clear();
+    for (size_t i = 0; i < line.size();) {
+      if (in_comment) {
+        size_t end = line.find("*/", i);
+        in_comment = end == std::string_view::npos;
+        i = in_comment ? line.size() : end + 2;
+      } else if (line.substr(i, 2) == "//") {
+        break;
+      } else if (line.substr(i, 2) == "/*") {
+        in_comment = true;
+        i += 2;
+      } else {
+        code += line[i++];
+      }
+    }
+    std::string_view c = trimmed(code);
+    if (c.empty()) continue;
+    std::optional<Directive> d = directive(c);
+    if (!d || c.back() == '\\' || !visit(*d)) return;
+  }
+}
+
+}  // namespace
+
 std::vector<SpelledInclude> spelled_includes(std::string_view text) {
   std::vector<SpelledInclude> out;
   size_t pos = 0;
@@ -91,18 +162,59 @@ std::vector<SpelledInclude> spelled_includes(std::string_view text) {
     size_t eol = text.find('\n', pos);
     std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
     pos = eol == std::string_view::npos ? text.size() : eol + 1;
-    size_t i = line.find_first_not_of(" \t");
-    if (i == std::string_view::npos || line[i] != '#') continue;
-    i = line.find_first_not_of(" \t", i + 1);
-    if (i == std::string_view::npos || line.substr(i, 7) != "include") continue;
-    i = line.find_first_of("\"<", i + 7);
-    if (i == std::string_view::npos) continue;
-    char close = line[i] == '"' ? '"' : '>';
-    size_t j = line.find(close, i + 1);
-    if (j == std::string_view::npos || j == i + 1) continue;
-    out.push_back({std::string(line.substr(i + 1, j - i - 1)), close == '"'});
+    std::optional<Directive> d = directive(line);
+    if (!d || !d->keyword.starts_with("include")) continue;
+    size_t at = d->rest.find_first_of("\"<");
+    if (at == std::string_view::npos) continue;
+    if (auto target = include_target(d->rest.substr(at))) out.push_back(std::move(*target));
   }
   return out;
+}
+
+std::vector<SpelledInclude> leading_includes(std::string_view text) {
+  std::vector<SpelledInclude> out;
+  enum { NoGuard, GuardOpened, GuardDefined } guard = NoGuard;
+  std::string guard_name;  // a copy: a directive's text lives as long as its line
+  opening_directives(text, [&](const Directive& d) {
+    if (d.keyword == "include" && guard != GuardOpened) {
+      std::optional<SpelledInclude> target = include_target(d.rest);
+      if (target) out.push_back(std::move(*target));
+      return target.has_value();
+    }
+    if (d.keyword == "pragma" && d.rest == "once") return true;
+    if (d.keyword == "ifndef" && guard == NoGuard && out.empty()) {
+      guard = GuardOpened;
+      guard_name = d.rest;
+      return true;
+    }
+    if (d.keyword == "define" && guard == GuardOpened && first_word(d.rest) == guard_name) {
+      guard = GuardDefined;
+      return true;
+    }
+    return false;
+  });
+  return out;
+}
+
+bool has_include_guard(std::string_view text) {
+  bool guarded = false;
+  std::string guard_name;  // a copy: a directive's text lives as long as its line
+  opening_directives(text, [&](const Directive& d) {
+    if (!guard_name.empty()) {
+      guarded = d.keyword == "define" && first_word(d.rest) == guard_name;
+      return false;
+    }
+    if (d.keyword == "pragma" && d.rest == "once") {
+      guarded = true;
+      return false;
+    }
+    if (d.keyword == "ifndef" && !d.rest.empty()) {
+      guard_name = d.rest;
+      return true;
+    }
+    return false;
+  });
+  return guarded;
 }
 
 HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree) {
@@ -112,6 +224,7 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
   // through a symlink (SourceTree).
   std::deque<std::pair<std::string, std::string>> queue;  // (path beneath the root, text)
   std::set<std::string> followed;
+  std::map<std::string, bool> guarded;  // the headers read, by path: whether they have an include guard
   std::set<std::string> standard;
   std::optional<std::string> main_path = tree.relative_path(file.absolute_path());
   if (!main_path) return out;
@@ -121,59 +234,84 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
   auto follow = [&](const std::string& rel) {
     if (followed.size() >= kMaxFilesFollowed || !followed.insert(rel).second) return;
     FileRead read = tree.read(rel, kMaxHeaderSize);
-    queue.emplace_back(rel, read.status == FileRead::Status::Read ? std::move(read.text) : std::string());
+    std::string text = read.status == FileRead::Status::Read ? std::move(read.text) : std::string();
+    guarded[rel] = has_include_guard(text);
+    queue.emplace_back(rel, std::move(text));
   };
   // `relative` beneath the root of the directory `dir` (beneath the root), when it stays there.
   auto beneath = [](const std::string& dir, const std::string& relative) {
     return normalized_relative_path(dir.empty() ? relative : dir + "/" + relative);
   };
+  // What each of the main file's #includes resolved to: a header of the tree, or none (a
+  // standard, missing or absolute one, told apart by `absolute`).
+  struct MainInclude {
+    SpelledInclude spelled;
+    std::optional<std::string> header;
+    bool absolute = false;
+  };
+  std::vector<MainInclude> main_includes;
+  bool reaches_main_file = false;
   while (!queue.empty()) {
     auto [path, text] = std::move(queue.front());
     queue.pop_front();
+    const bool is_main = path == *main_path;
     const std::string dir = fs::path(path).parent_path().generic_string();
-    for (const SpelledInclude& inc : spelled_includes(text)) {
-      if (inc.path.starts_with('/')) continue;
-      if (inc.quoted) {
-        if (auto rel = beneath(dir, inc.path); rel && exists(*rel)) {
-          follow(*rel);
-          continue;
-        }
-      }
-      std::optional<std::string> known;
-      for (const std::string& d : out.include_dirs) {
-        auto include_dir = tree.relative_path(d);
-        auto rel = include_dir ? beneath(*include_dir, inc.path) : std::nullopt;
-        if (rel && exists(*rel)) {
-          known = rel;
-          break;
-        }
-      }
-      if (known) {
-        follow(*known);
+    for (SpelledInclude& inc : spelled_includes(text)) {
+      std::optional<std::string> header;
+      if (inc.path.starts_with('/')) {
+        if (is_main) main_includes.push_back({std::move(inc), std::nullopt, true});
         continue;
       }
-      // A header of the tree whose path ends with the spelled one; the nearest to the includer.
-      std::string name = fs::path(inc.path).filename().string();
-      std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
-      suffix.insert(suffix.begin(), '/');
-      const std::string includer = (tree.root() / path).generic_string();
-      const std::string* best = nullptr;
-      if (auto it = index->by_name.find(name); it != index->by_name.end())
-        for (const std::string& candidate : it->second)
-          if (candidate.ends_with(suffix) &&
-              (!best || common_prefix(candidate, includer) > common_prefix(*best, includer)))
-            best = &candidate;
-      if (best) {
-        out.include_dirs.push_back(best->substr(0, best->size() - suffix.size()));
-        if (auto rel = tree.relative_path(*best)) follow(*rel);
-      } else if (torch_family(inc.path)) {
-        out.torch_missing = true;
-      } else if (is_standard_library_header(inc.path)) {
-        standard.insert(inc.path);
+      if (inc.quoted)
+        if (auto rel = beneath(dir, inc.path); rel && exists(*rel)) header = rel;
+      for (size_t d = 0; !header && d < out.include_dirs.size(); ++d) {
+        auto include_dir = tree.relative_path(out.include_dirs[d]);
+        auto rel = include_dir ? beneath(*include_dir, inc.path) : std::nullopt;
+        if (rel && exists(*rel)) header = rel;
       }
+      if (!header) {
+        // A header of the tree whose path ends with the spelled one; the nearest to the includer.
+        std::string name = fs::path(inc.path).filename().string();
+        std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
+        suffix.insert(suffix.begin(), '/');
+        const std::string includer = (tree.root() / path).generic_string();
+        const std::string* best = nullptr;
+        if (auto it = index->by_name.find(name); it != index->by_name.end())
+          for (const std::string& candidate : it->second)
+            if (candidate.ends_with(suffix) &&
+                (!best || common_prefix(candidate, includer) > common_prefix(*best, includer)))
+              best = &candidate;
+        if (best) {
+          std::string include_dir = best->substr(0, best->size() - suffix.size());
+          if (std::find(out.include_dirs.begin(), out.include_dirs.end(), include_dir) == out.include_dirs.end())
+            out.include_dirs.push_back(std::move(include_dir));
+          header = tree.relative_path(*best);
+        } else if (torch_family(inc.path)) {
+          out.torch_missing = true;
+        } else if (is_standard_library_header(inc.path)) {
+          standard.insert(inc.path);
+        }
+      }
+      if (header) {
+        reaches_main_file |= !is_main && *header == *main_path;
+        follow(*header);
+      }
+      if (is_main) main_includes.push_back({std::move(inc), header, false});
     }
   }
   out.standard_headers.assign(standard.begin(), standard.end());
+  if (!reaches_main_file) {
+    std::vector<SpelledInclude> leading = leading_includes(file.text());
+    for (size_t i = 0; i < leading.size() && i < main_includes.size(); ++i) {
+      const MainInclude& inc = main_includes[i];
+      if (inc.spelled.path != leading[i].path || inc.spelled.quoted != leading[i].quoted || inc.absolute) break;
+      if (inc.header) {
+        auto it = guarded.find(*inc.header);
+        if (it == guarded.end() || !it->second) break;
+      }
+      out.preamble.push_back(inc.spelled);
+    }
+  }
   return out;
 }
 

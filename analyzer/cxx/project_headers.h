@@ -12,6 +12,12 @@
 
 namespace tpulint::cxx {
 
+// An #include target as spelled, with whether it is quoted.
+struct SpelledInclude {
+  std::string path;
+  bool quoted = false;
+};
+
 struct HeaderResolution {
   std::vector<std::string> include_dirs;  // to add with -I, in the order found
   // A torch/ATen/c10/pybind11 header is included (directly or by a project header) and is not
@@ -20,6 +26,11 @@ struct HeaderResolution {
   // The standard library headers included (directly or by a project header), sorted: what the
   // parse may load precompiled (clang_frontend.cpp).
   std::vector<std::string> standard_headers;
+  // The file's leading #includes (leading_includes) that a precompiled preamble may hold, in
+  // order: they stop at the first project header with no include guard (the file would then
+  // read it a second time after the preamble) or that the resolver did not read, at an absolute
+  // path, and are none when a header the file reaches includes the file itself.
+  std::vector<SpelledInclude> preamble;
 };
 
 // Follows the file's #includes, and those of the project headers they resolve to (a bounded
@@ -30,11 +41,17 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
 // Whether `spelled` names a header of the C++17 standard library or of its C library.
 bool is_standard_library_header(std::string_view spelled);
 
-// The #include targets of a C/C++ text, as spelled, with whether they are quoted.
-struct SpelledInclude {
-  std::string path;
-  bool quoted = false;
-};
+// The #include targets of a C/C++ text, as spelled.
 std::vector<SpelledInclude> spelled_includes(std::string_view text);
+
+// The #include lines a C/C++ text opens with, as spelled and in order: after comments, blank
+// lines, `#pragma once` and an include guard's #ifndef and #define, up to the first other line.
+// What a file's parse may load precompiled before the rest of it (clangd's preamble, of includes
+// only).
+std::vector<SpelledInclude> leading_includes(std::string_view text);
+
+// Whether a header's text opens with `#pragma once` or an include guard (#ifndef NAME, then
+// #define NAME): reading it a second time adds nothing.
+bool has_include_guard(std::string_view text);
 
 }  // namespace tpulint::cxx
