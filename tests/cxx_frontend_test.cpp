@@ -213,6 +213,22 @@ TORCH_LIBRARY(dead, m) {}
   CHECK(names == std::vector<std::string>{"thrust::sort", "thrust::device"});
 }
 
+TEST_CASE("qualified names are recorded in every preprocessor branch, inactive ones marked", "[cxx]") {
+  NativeFile f = parse(
+      "#ifdef CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED\nusing G = cutlass::gemm::device::GemmUniversalAdapter<int>;\n#else\n"
+      "using H = cutlass::gemm::device::Gemm<int>;\n#endif\n#define X cutlass::arch::Sm80\n");
+  std::vector<std::pair<std::string, bool>> names;
+  std::string seen;
+  for (const auto& q : f.qualified_names) {
+    names.emplace_back(q.name, q.inactive);
+    seen += q.name + (q.inactive ? " inactive\n" : " active\n");
+  }
+  INFO(seen);
+  // The directive's name is no use of it (a macro's body is used where the macro is).
+  CHECK(names == std::vector<std::pair<std::string, bool>>{{"cutlass::gemm::device::GemmUniversalAdapter", true},
+                                                           {"cutlass::gemm::device::Gemm", false}});
+}
+
 TEST_CASE("a kernel's shape counts its loops, grid-stride loops and statements", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 #define CUDA_1D_KERNEL_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)

@@ -29,7 +29,7 @@ std::string facts_text(const NativeFile& f) {
   for (const CallFact& c : f.calls) o << "call " << c.callee << ' ' << c.span.begin << ' ' << c.function << ' ' << c.first_argument << '\n';
   for (const IncludeFact& i : f.includes) o << "include " << i.spelled << ' ' << i.found << ' ' << i.span.begin << '\n';
   for (const MacroUseFact& m : f.macro_uses) o << "macro " << m.name << ' ' << m.span.begin << '\n';
-  for (const QualifiedNameFact& q : f.qualified_names) o << "name " << q.name << ' ' << q.span.begin << '\n';
+  for (const QualifiedNameFact& q : f.qualified_names) o << "name " << q.name << ' ' << q.span.begin << ' ' << q.inactive << '\n';
   for (const std::string& t : f.instantiated_templates) o << "instantiates " << t << '\n';
   o << "fatal " << f.fatal_error << " over budget " << f.over_budget << '\n';
   return o.str();

@@ -642,10 +642,10 @@ void add_qualified_names(const LexicalFile& f, NativeFile& out) {
   const auto& t = f.tokens();
   for (size_t i = 0; i + 2 < t.size(); ++i) {
     if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "::") || !f.identifier(i + 2)) continue;
-    if ((i > 0 && f.is(i - 1, "::")) || t[i].text == "std" || !f.is_code(i)) continue;
+    if ((i > 0 && f.is(i - 1, "::")) || t[i].text == "std" || t[i].in_directive) continue;
     size_t last = i + 2;
     while (f.is(last + 1, "::") && f.identifier(last + 2)) last += 2;
-    out.qualified_names.push_back({chain_text(f, i, last), {t[i].offset, f.end_of(last)}});
+    out.qualified_names.push_back({chain_text(f, i, last), {t[i].offset, f.end_of(last)}, f.inactive(t[i].offset)});
     i = last;
   }
 }

@@ -69,7 +69,8 @@ void measure_device_code(const LexicalFile& file, NativeFile& out);
 // with undeclared arguments are dropped whole), and names each call's enclosing function.
 void add_lexical_calls(const LexicalFile& file, NativeFile& out);
 // Records upper-case function-like names (TORCH_LIBRARY_IMPL, AT_DISPATCH_*) and qualified
-// names (thrust::sort, cutlass::gemm::...) as written.
+// names (thrust::sort, cutlass::gemm::...) as written; qualified names in every preprocessor
+// branch, those of inactive ones marked so.
 void add_macro_uses(const LexicalFile& file, NativeFile& out);
 void add_qualified_names(const LexicalFile& file, NativeFile& out);
 // Adds the #include directives written in the file, when Clang's preprocessor did not record

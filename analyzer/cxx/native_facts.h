@@ -103,6 +103,7 @@ struct MacroUseFact {
 struct QualifiedNameFact {
   std::string name;  // the components joined by "::", template arguments left out
   ByteSpan span;     // first component to last
+  bool inactive = false;  // in a preprocessor branch the parse skipped
 };
 
 // An #include directive of the file.

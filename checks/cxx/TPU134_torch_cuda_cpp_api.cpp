@@ -36,7 +36,7 @@ class TorchCudaCppApi final : public cxx::NativeCheck {
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
     std::set<uint32_t> reported;
     for (const cxx::QualifiedNameFact& q : facts.qualified_names)
-      if (torch_cuda(q.name) && reported.insert(q.span.begin).second)
+      if (!q.inactive && torch_cuda(q.name) && reported.insert(q.span.begin).second)
         ctx.report(q.span, fmt::format("PyTorch CUDA C++ API '{}' has no TPU equivalent", q.name), kHint, q.name);
     // Calls written unqualified after `using namespace at::cuda;`: resolved by Clang when the
     // built-in torch declarations are in, by name otherwise.

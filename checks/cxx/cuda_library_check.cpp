@@ -124,6 +124,7 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
 
   if (library_reported || namespaces.empty()) return;
   for (const cxx::QualifiedNameFact& q : facts.qualified_names) {
+    if (q.inactive) continue;
     bool ours = std::any_of(namespaces.begin(), namespaces.end(),
                             [&](std::string_view ns) { return q.name.starts_with(ns); });
     if (!ours) continue;
