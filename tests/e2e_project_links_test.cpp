@@ -858,3 +858,67 @@ TEST_CASE("plan: setup.py's sources named by glob.glob are the tree's files that
             "      cmdclass={'build_ext': BuildExtension})\n");
   CHECK(related(json::parse(run_tpulint(scan_cached).out)) == std::vector<std::string>{"pkg/csrc/ops.cpp"});
 }
+
+TEST_CASE("plan: setup.py's sources built from variables, os.path.join and glob.glob are the tree's files", "[e2e][links]") {
+  TempDir dir;
+  // detectron2's shape: paths joined from the build file's directory, a `**` pattern, a list
+  // grown with `+` and, under a condition, with `+=`.
+  dir.write("setup.py",
+            "import glob\n"
+            "import os\n"
+            "from os import path\n"
+            "import torch\n"
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, CppExtension, BuildExtension\n"
+            "def get_extensions():\n"
+            "    this_dir = path.dirname(path.abspath(__file__))\n"
+            "    extensions_dir = path.join(this_dir, 'pkg', 'csrc')\n"
+            "    main_source = path.join(extensions_dir, 'vision.cpp')\n"
+            "    sources = glob.glob(path.join(extensions_dir, '**', '*.cpp'))\n"
+            "    source_cuda = glob.glob(path.join(extensions_dir, '**', '*.cu')) + glob.glob(\n"
+            "        path.join(extensions_dir, '*.cu'))\n"
+            "    sources = [main_source] + sources\n"
+            "    extension = CppExtension\n"
+            "    if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
+            "        extension = CUDAExtension\n"
+            "        sources += source_cuda\n"
+            "    return [extension('pkg._C', sources)]\n"
+            "setup(name='pkg', ext_modules=get_extensions(), cmdclass={'build_ext': BuildExtension})\n");
+  dir.write("pkg/__init__.py", "from . import _C\n");
+  dir.write("pkg/csrc/vision.cpp", "int vision() { return 0; }\n");
+  dir.write("pkg/csrc/top.cu", kCudaKernel);
+  dir.write("pkg/csrc/nms/nms_cuda.cu", kCudaKernel);
+  dir.write("pkg/csrc/nms/nms_cpu.cpp", "int nms() { return 0; }\n");
+  dir.write("other/elsewhere.cu", kCudaKernel);  // not under the extension's directory
+  auto related = [&](const json& report) {
+    std::vector<std::string> out;
+    for (const json& f : report.at("findings"))
+      if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) out = f.at("related_paths");
+    return out;
+  };
+  const json report = json::parse(run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out);
+  CHECK(related(report) == std::vector<std::string>{"pkg/csrc/nms/nms_cpu.cpp", "pkg/csrc/nms/nms_cuda.cu",
+                                                    "pkg/csrc/top.cu", "pkg/csrc/vision.cpp"});
+  std::set<std::string> own_items;
+  for (const json& w : report.at("work_items"))
+    own_items.insert(w.at("first_location").get<std::string>().substr(0, w.at("first_location").get<std::string>().find(':')));
+  CHECK(own_items.count("pkg/csrc/nms/nms_cuda.cu") == 0);
+  CHECK(own_items.count("other/elsewhere.cu") == 1);
+
+  // What cannot be evaluated from literals lists nothing, nor does a path above the build file's
+  // directory (which `up` is, not the root's own .cu); a name assigned twice is not followed.
+  dir.write("root_level.cu", kCudaKernel);
+  dir.write("setup.py",
+            "import glob\n"
+            "import os\n"
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension\n"
+            "up = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+            "root = os.getenv('SRC_ROOT')\n"
+            "loop = os.path.join('pkg', 'csrc')\n"
+            "loop = os.path.join(loop, 'nms')\n"
+            "sources = glob.glob(os.path.join(up, '*.cu')) + glob.glob(os.path.join(root, '*.cu'))\n"
+            "sources += glob.glob(os.path.join(loop, '*.cu')) + [f'{root}/x.cu']\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', sources)])\n");
+  CHECK(related(json::parse(run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out)).empty());
+}

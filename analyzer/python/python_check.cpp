@@ -246,9 +246,9 @@ bool holds_statements(Kind k) {
 }
 
 // Calls `found(value)` for each plain assignment to `name` in `scope` that starts before byte
-// `before`, in source order.
+// `before`, in source order; with `added`, each `name += value` instead.
 template <class Found>
-void for_each_assignment(std::string_view name, Node scope, uint32_t before, Found found) {
+void for_each_assignment(std::string_view name, Node scope, uint32_t before, Found found, bool added = false) {
   // Kept from call to call (`found` asks nothing that walks again): checks ask for many names.
   thread_local std::vector<Node> stack;
   stack.assign(1, scope);
@@ -258,9 +258,17 @@ void for_each_assignment(std::string_view name, Node scope, uint32_t before, Fou
     if (!n || n.span().begin >= before) continue;
     const Kind k = n.kind();
     if (n != scope && (k == Kind::FunctionDefinition || k == Kind::ClassDefinition || k == Kind::Lambda)) continue;
+    if (k == Kind::AugmentedAssignment) {
+      Node left = n.field(Field::Left), right = n.field(Field::Right);
+      if (added && left && right && left.kind() == Kind::Identifier && left.text() == name) {
+        std::string_view between = n.text().substr(left.span().end - n.span().begin, right.span().begin - left.span().end);
+        if (between.find("+=") != std::string_view::npos) found(n, right);
+      }
+      continue;
+    }
     if (k == Kind::Assignment) {
       Node left = n.field(Field::Left), right = n.field(Field::Right);
-      if (right && left.kind() == Kind::Identifier && left.text() == name) found(n, right);
+      if (!added && right && left.kind() == Kind::Identifier && left.text() == name) found(n, right);
       if (right.kind() == Kind::Assignment) stack.push_back(right);
       continue;
     }
@@ -276,6 +284,12 @@ void for_each_assignment(std::string_view name, Node scope, uint32_t before, Fou
 std::vector<Node> assigned_values(std::string_view name, Node scope) {
   std::vector<Node> out;
   for_each_assignment(name, scope, UINT32_MAX, [&](Node, Node value) { out.push_back(value); });
+  return out;
+}
+
+std::vector<Node> added_values(std::string_view name, Node scope) {
+  std::vector<Node> out;
+  for_each_assignment(name, scope, UINT32_MAX, [&](Node, Node value) { out.push_back(value); }, true);
   return out;
 }
 

@@ -247,6 +247,8 @@ Node local_scope(const PythonContext& ctx);
 // function body or the module, in source order, not entering nested functions, classes or lambdas
 // (other scopes). A tuple target, `+=` or a loop variable is not a plain assignment.
 std::vector<Node> assigned_values(std::string_view name, Node scope);
+// The values of the `name += value` statements in `scope`, walked as assigned_values walks it.
+std::vector<Node> added_values(std::string_view name, Node scope);
 // The last of those that ends before byte `before`, or a null node.
 Node last_assigned_value(std::string_view name, Node scope, uint32_t before);
 

@@ -30,11 +30,135 @@ bool ends_with_cuda_source(std::string_view s) {
 
 Build sources_build(const python::CallArguments& args, const python::PythonContext& ctx);
 
+// A build script's sources evaluated as far as its literals go, as setup.py files build them:
+// `glob.glob(os.path.join(extensions_dir, "**", "*.cu"))` where `extensions_dir =
+// os.path.join(this_dir, "pkg", "csrc")` and `this_dir = os.path.dirname(os.path.abspath(__file__))`,
+// lists joined with `+` and grown with `+=`. Paths are relative to the build file's directory.
+class SourceExpressions {
+ public:
+  explicit SourceExpressions(const python::PythonContext& ctx) : ctx_(ctx), scope_(python::local_scope(ctx)) {}
+
+  // The file names and glob patterns `sources` lists; empty when none could be evaluated.
+  std::vector<std::string> patterns(Node sources) {
+    std::vector<std::string> out;
+    add_patterns(sources, out, 0);
+    return out;
+  }
+
+ private:
+  // Bounds: the nesting of the expressions evaluated (a hostile file can nest them thousands
+  // deep), and the names followed to their values.
+  static constexpr int kMaxDepth = 48;
+  static constexpr int kMaxNames = 32;
+
+  // A name's values: its assignments, then what `+=` adds to it, in the scope of the call, else
+  // in the module.
+  std::vector<Node> values_of(std::string_view name) const {
+    for (Node scope : {scope_, ctx_.tree().root()}) {
+      std::vector<Node> values = python::assigned_values(name, scope);
+      for (Node v : python::added_values(name, scope)) values.push_back(v);
+      if (!values.empty() || scope == ctx_.tree().root()) return values;
+    }
+    return {};
+  }
+
+  std::string callee(Node call) const {
+    const auto& q = ctx_.qualified_name(call.field(Field::Function));
+    return q ? *q : std::string();
+  }
+
+  // A path the expression evaluates to: a literal, `__file__`, `os.path.join`, `dirname`,
+  // `abspath` of those, or a name assigned one of them once.
+  std::optional<std::filesystem::path> path(Node e, int depth) const {
+    e = python::unparenthesized(e);
+    if (!e || depth > kMaxDepth) return std::nullopt;
+    if (e.kind() == Kind::String) {
+      for (uint32_t i = 0; i < e.named_child_count(); ++i)
+        if (e.named_child(i).kind() == Kind::Interpolation) return std::nullopt;
+      auto s = python::string_value(e);
+      return s ? std::optional<std::filesystem::path>(*s) : std::nullopt;
+    }
+    if (e.kind() == Kind::Identifier) {
+      if (e.text() == "__file__") return std::filesystem::path(ctx_.file().path()).filename();
+      if (names_followed_ >= kMaxNames) return std::nullopt;
+      ++names_followed_;
+      std::vector<Node> values = values_of(e.text());
+      return values.size() == 1 ? path(values[0], depth + 1) : std::nullopt;
+    }
+    if (e.kind() != Kind::Call) return std::nullopt;
+    const std::string name = callee(e);
+    python::CallArguments args = python::call_arguments(e);
+    if (name == "os.path.join") {
+      if (args.positional.empty()) return std::nullopt;
+      std::filesystem::path joined;
+      for (Node a : args.positional) {
+        auto part = path(a, depth + 1);
+        if (!part) return std::nullopt;
+        joined /= *part;
+      }
+      return joined;
+    }
+    if (args.positional.size() != 1) return std::nullopt;
+    if (name == "os.path.abspath" || name == "os.path.realpath" || name == "os.path.normpath") return path(args.positional[0], depth + 1);
+    if (name == "os.path.dirname") {
+      auto p = path(args.positional[0], depth + 1);
+      if (!p) return std::nullopt;
+      std::filesystem::path normal = p->lexically_normal();
+      if (normal.empty() || normal == ".") return std::filesystem::path("..");  // the build file's directory's parent
+      if (normal.filename() == "..") return normal / "..";
+      std::filesystem::path parent = normal.parent_path();
+      return parent.empty() ? std::filesystem::path(".") : parent;
+    }
+    return std::nullopt;
+  }
+
+  void add_patterns(Node e, std::vector<std::string>& out, int depth) {
+    e = python::unparenthesized(e);
+    if (!e || depth > kMaxDepth) return;
+    const Kind k = e.kind();
+    if (k == Kind::List || k == Kind::Tuple) {
+      for (uint32_t i = 0; i < e.named_child_count(); ++i) add_patterns(e.named_child(i), out, depth + 1);
+      return;
+    }
+    if (k == Kind::BinaryOperator && e.named_child_count() == 2) {
+      add_patterns(e.named_child(0), out, depth + 1);
+      add_patterns(e.named_child(1), out, depth + 1);
+      return;
+    }
+    if (k == Kind::Identifier && e.text() != "__file__") {
+      std::string name(e.text());
+      if (std::find(following_.begin(), following_.end(), name) != following_.end()) return;  // `s = [m] + s`
+      if (names_followed_ >= kMaxNames) return;
+      ++names_followed_;
+      following_.push_back(name);
+      for (Node v : values_of(name)) add_patterns(v, out, depth + 1);
+      following_.pop_back();
+      return;
+    }
+    if (k == Kind::Call) {
+      const std::string name = callee(e);
+      python::CallArguments args = python::call_arguments(e);
+      if ((name == "glob.glob" || name == "glob.iglob" || name == "sorted" || name == "list") && !args.positional.empty()) {
+        add_patterns(args.positional[0], out, depth + 1);
+        return;
+      }
+    }
+    if (auto p = path(e, depth)) out.push_back(p->generic_string());
+  }
+
+  const python::PythonContext& ctx_;
+  Node scope_;
+  std::vector<std::string> following_;
+  mutable int names_followed_ = 0;
+};
+
 // The file names among the sources of a load(...) or an extension class (second positional or
-// `sources=`): string literals in it, or in what a variable holding it was assigned.
+// `sources=`): what SourceExpressions evaluates them to, else the string literals in them, or in
+// what a variable holding them was assigned.
 std::vector<std::string> source_names(const python::CallArguments& args, const python::PythonContext& ctx) {
   Node sources = args.positional.size() > 1 ? args.positional[1] : args.keyword("sources");
   if (!sources) return {};
+  if (std::vector<std::string> evaluated = SourceExpressions(ctx).patterns(sources); !evaluated.empty()) return evaluated;
   std::vector<std::string> files = pyhelp::string_literals(sources);
   if (files.empty() && sources.kind() == Kind::Identifier) {
     for (Node value : pyhelp::assigned_values(sources.text(), ctx))
@@ -46,8 +170,10 @@ std::vector<std::string> source_names(const python::CallArguments& args, const p
 // The sources as paths of the scanned tree: a build runs in the build file's directory, so
 // "csrc/nms.cu" in pkg/setup.py is pkg/csrc/nms.cu. Their findings (the kernels) join the
 // extension's work item; names that are not source files (directories, flags) match nothing.
-// A pattern (`glob.glob("./ops/csrc/cuda/*.cu")`, read as the literal it is) is expanded against
-// the tree when only its file name has wildcards, as `glob.glob` without `recursive` would.
+// A pattern (`glob.glob("./ops/csrc/cuda/*.cu")`) is expanded against the tree when only its file
+// name has wildcards, as `glob.glob` would, or its file name and a last directory `**`
+// (`csrc/**/*.cu`), read as any depth beneath `csrc` (recursive or not: the files it adds are
+// the extension's sources as surely).
 std::vector<std::string> source_paths(const python::CallArguments& args, const python::PythonContext& ctx) {
   std::filesystem::path dir = std::filesystem::path(ctx.file().path()).parent_path();
   std::vector<std::string> out;
@@ -60,9 +186,12 @@ std::vector<std::string> source_paths(const python::CallArguments& args, const p
       out.push_back(rel.generic_string());
       continue;
     }
-    if (has_glob_wildcard(rel.parent_path().generic_string())) continue;
+    std::filesystem::path dir_part = rel.parent_path();
+    const bool any_depth = dir_part.filename() == "**";
+    if (any_depth) dir_part = dir_part.parent_path();
+    if (has_glob_wildcard(dir_part.generic_string())) continue;
     const SourceTree tree = SourceTree::holding(ctx.file().absolute_path(), ctx.file().path());
-    if (auto found = tree.glob(rel.parent_path().generic_string(), rel.filename().string(), false, kMaxGlobEntries))
+    if (auto found = tree.glob(dir_part.generic_string(), rel.filename().string(), any_depth, kMaxGlobEntries))
       for (std::string& f : *found) out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end());
@@ -291,7 +420,12 @@ extern const CheckDef TPU110_torch_cpp_extension{
                          "ends with `.cu`/`.cuh`; a `load_inline(...)` when it has `cuda_sources`. A variable called "
                          "as an extension class is followed through one plain assignment in the same function or "
                          "the module; when it is assigned both classes (`CppExtension`, then `CUDAExtension` if "
-                         "CUDA is available), it is reported as a CUDA extension.",
+                         "CUDA is available), it is reported as a CUDA extension. Sources are evaluated as far as "
+                         "literals go: string literals, `os.path.join`, `os.path.dirname`/`abspath` of `__file__`, "
+                         "names assigned one of those once, `glob.glob` of them, lists joined with `+` or grown "
+                         "with `+=` (detectron2's `glob.glob(path.join(extensions_dir, \"**\", \"*.cu\"))`); a "
+                         "pattern's last directory `**` is read as any depth. What reads the environment or a "
+                         "name assigned twice is not followed.",
             .references = {"https://docs.pytorch.org/docs/stable/cpp_extension.html",
                            "https://docs.pytorch.org/xla/master/features/pallas.html"},
         },
