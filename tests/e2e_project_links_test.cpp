@@ -811,6 +811,28 @@ TEST_CASE("plan: the kernels of a header an extension's sources include are the 
   CHECK(merged_shards(dir, 3) == whole);
 }
 
+namespace {
+
+// The sources setup.py's extension finding relates to.
+std::vector<std::string> related(const json& report) {
+  std::vector<std::string> out;
+  for (const json& f : report.at("findings"))
+    if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) out = f.at("related_paths");
+  return out;
+}
+
+// The files where the report's work items begin.
+std::set<std::string> item_files(const json& report) {
+  std::set<std::string> out;
+  for (const json& w : report.at("work_items")) {
+    const std::string at = w.at("first_location");
+    out.insert(at.substr(0, at.find(':')));
+  }
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("plan: setup.py's sources named by glob.glob are the tree's files that match, cached or not", "[e2e][links]") {
   TempDir dir, cache;
   dir.write("setup.py",
@@ -825,12 +847,6 @@ TEST_CASE("plan: setup.py's sources named by glob.glob are the tree's files that
   dir.write("pkg/csrc/cuda/a.cu", kCudaKernel);
   dir.write("pkg/csrc/cuda/notes.txt", "not a source\n");
   dir.write("pkg/csrc/cuda/deeper/b.cu", kCudaKernel);  // glob.glob without recursive: not matched
-  auto related = [&](const json& report) {
-    std::vector<std::string> out;
-    for (const json& f : report.at("findings"))
-      if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) out = f.at("related_paths");
-    return out;
-  };
   const std::string scan_cached = "scan '" + dir.str() + "' --cache-dir '" + cache.str() + "' --format json --exit-zero";
   CHECK(related(json::parse(run_tpulint(scan_cached).out)) ==
         std::vector<std::string>{"pkg/csrc/cuda/a.cu", "pkg/csrc/ops.cpp"});
@@ -839,9 +855,7 @@ TEST_CASE("plan: setup.py's sources named by glob.glob are the tree's files that
   const json again = json::parse(run_tpulint(scan_cached).out);
   CHECK(related(again) == std::vector<std::string>{"pkg/csrc/cuda/a.cu", "pkg/csrc/cuda/c.cu", "pkg/csrc/ops.cpp"});
   // Their kernels are the extension's work, not items of their own; the unmatched one's is.
-  std::set<std::string> own_items;
-  for (const json& w : again.at("work_items"))
-    own_items.insert(w.at("first_location").get<std::string>().substr(0, w.at("first_location").get<std::string>().find(':')));
+  const std::set<std::string> own_items = item_files(again);
   CHECK(own_items.count("pkg/csrc/cuda/a.cu") == 0);
   CHECK(own_items.count("pkg/csrc/cuda/c.cu") == 0);
   CHECK(own_items.count("pkg/csrc/cuda/deeper/b.cu") == 1);
@@ -890,18 +904,10 @@ TEST_CASE("plan: setup.py's sources built from variables, os.path.join and glob.
   dir.write("pkg/csrc/nms/nms_cuda.cu", kCudaKernel);
   dir.write("pkg/csrc/nms/nms_cpu.cpp", "int nms() { return 0; }\n");
   dir.write("other/elsewhere.cu", kCudaKernel);  // not under the extension's directory
-  auto related = [&](const json& report) {
-    std::vector<std::string> out;
-    for (const json& f : report.at("findings"))
-      if (f.at("path") == "setup.py" && !f.at("related_paths").empty()) out = f.at("related_paths");
-    return out;
-  };
   const json report = json::parse(run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out);
   CHECK(related(report) == std::vector<std::string>{"pkg/csrc/nms/nms_cpu.cpp", "pkg/csrc/nms/nms_cuda.cu",
                                                     "pkg/csrc/top.cu", "pkg/csrc/vision.cpp"});
-  std::set<std::string> own_items;
-  for (const json& w : report.at("work_items"))
-    own_items.insert(w.at("first_location").get<std::string>().substr(0, w.at("first_location").get<std::string>().find(':')));
+  const std::set<std::string> own_items = item_files(report);
   CHECK(own_items.count("pkg/csrc/nms/nms_cuda.cu") == 0);
   CHECK(own_items.count("other/elsewhere.cu") == 1);
 
