@@ -259,3 +259,21 @@ TEST_CASE("the opening #include lines of a text", "[cxx][precompiled]") {
   CHECK_FALSE(has_include_guard("#include <a>\n#pragma once\n"));
   CHECK_FALSE(has_include_guard("int a;\n"));
 }
+
+TEST_CASE("a preamble holds at most 48 opening #include lines", "[cxx][precompiled]") {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100; ++i) {
+    dir.write("h" + std::to_string(i) + ".h", "#pragma once\nint v" + std::to_string(i) + ";\n");
+    text += "#include \"h" + std::to_string(i) + ".h\"\n";
+  }
+  text += "int main_file;\n";
+  dir.write("a.cpp", text);
+  HeaderResolution r = resolve_project_headers(source(dir.path(), "a.cpp", text), SourceTree(dir.path()));
+  CHECK(r.preamble.size() == 48);
+  CHECK(r.preamble.front().path == "h0.h");
+  // Fewer lines than that are all of it.
+  const std::string few = "#include \"h1.h\"\n#include \"h2.h\"\nint f;\n";
+  dir.write("b.cpp", few);
+  CHECK(resolve_project_headers(source(dir.path(), "b.cpp", few), SourceTree(dir.path())).preamble.size() == 2);
+}

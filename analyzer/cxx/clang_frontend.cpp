@@ -676,16 +676,17 @@ namespace {
 
 // Most of a header-free parse of real code is Clang reading the declarations of the headers the
 // file includes (a file including <vector> <string> <memory> <map> reads about 4 MB of them), and
-// many files of a project include the same ones. A parser precompiles, in memory, what a file
-// includes when it meets the same a second time, and the files including it load it with
-// -include-pch: loading is lazy, so a file pays for the declarations it uses. Two kinds:
+// many files of a project include the same ones. A parser precompiles, in memory, what files
+// include alike when it meets it again, and the files including it load it with -include-pch:
+// loading is lazy, so a file pays for the declarations it uses. Two kinds:
 // - a preamble: the #include lines a file opens with (resolve_project_headers says which may be
 //   precompiled), written as the file writes them in a virtual header beside it, so that they
-//   resolve as the file's own do. Built when a parser meets the same lines a second time; a file
-//   loads the longest run of its opening lines that is built (its own, or a shorter file's).
+//   resolve as the file's own do. Built when a parser meets the same lines a third time (a build
+//   costs more than a parse: built at the second, preambles met twice cost more than they gave);
+//   a file loads the longest run of its opening lines that is built (its own, or a shorter file's).
 // - else the standard library headers the file includes (directly or through project headers),
-//   as a set: the file's own set, so the file sees the declarations it would see without it (a
-//   superset would put every standard operator overload in each lookup).
+//   as a set, built at its second meeting: the file's own set, so the file sees the declarations
+//   it would see without it (a superset would put every standard operator overload in each lookup).
 // Either is what the file would read anyway: its #include lines still resolve, and are skipped
 // as already included. Facts come from the main file only, so none is lost.
 
@@ -839,9 +840,11 @@ const ClangParser::Precompiled* ClangParser::precompiled(const ParsePlan& plan, 
   if (options_.precompile_preambles && !plan.preamble.empty()) {
     std::string flags;
     for (const std::string& f : plan.flags) flags += f + '\0';
-    // The whole preamble is precompiled when a parse meets it a second time; a file loads the
-    // longest run of its opening lines that is precompiled (another file's whole preamble).
-    std::vector<Precompiled*> met;
+    // The key, virtual path and text of each run of the opening lines.
+    struct Run {
+      std::string key, path, header;
+    };
+    std::vector<Run> runs;
     std::string header;
     bool quoted = false;
     for (const SpelledInclude& inc : plan.preamble) {
@@ -849,20 +852,22 @@ const ClangParser::Precompiled* ClangParser::precompiled(const ParsePlan& plan, 
       quoted |= inc.quoted;
       // Quoted includes resolve from the includer's directory: the header is written there.
       std::string path = quoted ? (plan.main_directory / kPreambleName).string() : kPreambleOutsideDirectory;
-      Precompiled& e = precompiled_[side + flags + '\n' + path + '\n' + header];
-      if (e.header.empty()) {
-        e.path = std::move(path);
-        e.header = header;
-        e.preamble = true;
-      }
-      met.push_back(&e);
+      runs.push_back({side + flags + '\n' + path + '\n' + header, path, header});
     }
-    Precompiled& whole = *met.back();
+    // Only the whole preamble is counted (an entry per file at most); it is precompiled when a
+    // parse meets it a third time. Then the longest run that is built is loaded: its own, or a
+    // shorter file's whole preamble.
+    Precompiled& whole = precompiled_[runs.back().key];
+    if (whole.header.empty()) {
+      whole.path = runs.back().path;
+      whole.header = runs.back().header;
+      whole.preamble = true;
+    }
     if (++whole.parses >= 3 && !whole.built) built(whole, plan, plan.flags, device);
-    for (auto it = met.rbegin(); it != met.rend(); ++it)
-      if ((*it)->built && !(*it)->pch.empty()) {
-        (*it)->last_use = ++uses_;
-        return *it;
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run)
+      if (auto it = precompiled_.find(run->key); it != precompiled_.end() && !it->second.pch.empty()) {
+        it->second.last_use = ++uses_;
+        return &it->second;
       }
   }
   if (plan.standard_headers.empty() || !options_.precompile_standard_library) return nullptr;

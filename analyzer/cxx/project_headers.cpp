@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxFilesFollowed = 64;  // per analyzed file: the file and the project headers it reaches
+// The opening #include lines a preamble holds at most (each run of them is a key of the parser's
+// precompiled headers: a hostile file of thousands would make those keys quadratic).
+constexpr size_t kMaxPreambleIncludes = 48;  // below kMaxFilesFollowed: each must have been read
 
 bool header_extension(const fs::path& p) {
   static const std::set<std::string> kExtensions = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc",
@@ -302,7 +305,7 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
   out.standard_headers.assign(standard.begin(), standard.end());
   if (!reaches_main_file) {
     std::vector<SpelledInclude> leading = leading_includes(file.text());
-    for (size_t i = 0; i < leading.size() && i < main_includes.size(); ++i) {
+    for (size_t i = 0; i < leading.size() && i < main_includes.size() && i < kMaxPreambleIncludes; ++i) {
       const MainInclude& inc = main_includes[i];
       if (inc.spelled.path != leading[i].path || inc.spelled.quoted != leading[i].quoted || inc.absolute) break;
       if (inc.header) {
