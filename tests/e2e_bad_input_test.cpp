@@ -495,3 +495,24 @@ TEST_CASE("fuzz regression: empty and one-byte Python files parse in-process und
     CHECK(r.analyzed);
   }
 }
+
+// Found by fuzz_python (CI, 2026-12-06): a conditional expression left damaged by an unterminated
+// string (`"cuda" if c else "mrema`) has no three parts, so it was its own only alternative, and
+// TPU417 followed it into itself until the stack overflowed (a TPU903 crash in a scan).
+TEST_CASE("fuzz regression: a damaged conditional expression handed to autocast is analyzed", "[badinput][fuzz]") {
+  TempDir dir;
+  tpulint::app::Engine engine({});
+  const std::string text =
+      "import torch\n"
+      "def f(model, y):\n"
+      "    mps = \"cuda\" if torch.cuda.is_available() else \"mrema    # ok\n"
+      "    with torch.autocast(mps):\n"
+      "        y = model(y)\n"
+      "    return y\n";
+  auto path = dir.write("m.py", text);
+  tpulint::FileResult r = engine.analyze_file(path, "m.py");
+  CHECK(r.analyzed);
+  bool syntax_note = false;
+  for (const auto& f : r.findings) syntax_note |= f.check_id == "TPU901";
+  CHECK(syntax_note);
+}

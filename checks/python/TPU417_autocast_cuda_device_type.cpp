@@ -58,7 +58,9 @@ void add_device_types(Node expr, const PythonContext& ctx, DeviceTypes& out, int
   }
   switch (expr.kind()) {
     case Kind::ConditionalExpression:
-      for (Node alt : pyhelp::alternatives(expr)) add_device_types(alt, ctx, out, hops, in_scope);
+      // A damaged conditional (not three parts) is its own only alternative: not followed again.
+      for (Node alt : pyhelp::alternatives(expr))
+        if (alt != expr) add_device_types(alt, ctx, out, hops, in_scope);
       return;
     case Kind::Identifier: {
       // A parameter is the caller's choice, whatever a global of that name holds.
