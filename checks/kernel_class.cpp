@@ -181,6 +181,19 @@ const StandardOp* op_of_file(std::string_view path) {
   return best_row(parts, &StandardOp::files).first;
 }
 
+const StandardOp* op_registered(std::string_view type) {
+  if (type.empty()) return nullptr;
+  for (const StandardOp& row : data::kStandardKernels) {
+    std::string_view names = row.registry;
+    while (!names.empty()) {
+      size_t space = names.find(' ');
+      if (names.substr(0, space) == type) return &row;
+      names = space == std::string_view::npos ? std::string_view() : names.substr(space + 1);
+    }
+  }
+  return nullptr;
+}
+
 HoursRange row_hours(const StandardOp& op) {
   std::string_view h = op.hours;
   size_t dash = h.find('-');

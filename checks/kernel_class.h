@@ -64,6 +64,10 @@ const StandardOp* op_named(std::string_view name);
 // directories, the longest pattern winning; or null. `path` is relative to the scan root.
 const StandardOp* op_of_file(std::string_view path);
 
+// The row whose `registry` column lists `type`, a name an OpenMMLab config chooses an op by
+// (`dict(type='DCNv2')`): compared whole and case-sensitively, as the registry looks it up; or null.
+const StandardOp* op_registered(std::string_view type);
+
 HoursRange row_hours(const StandardOp& op);  // "4-12" -> {4, 12}
 EffortClass effort_of(Kind kind);            // Low, Medium; None for Novel (the check decides)
 

@@ -595,6 +595,39 @@ TEST_CASE("a CUDA library is adopted once: its other files' uses cost a further 
   CHECK(fixed.score >= s.score);
 }
 
+TEST_CASE("a change made once per project: its other findings cost nothing", "[core][score][plan]") {
+  auto chosen = [](std::string path, std::string op, HoursRange hours, bool once = true) {
+    Finding f = make_finding("TPU503", EffortClass::Medium, std::move(path), hours, Severity::Error);
+    f.subject = std::move(op);
+    f.priced_once = once;
+    return f;
+  };
+  std::vector<Finding> findings = {
+      chosen("configs/a.py", "deform_conv", {8, 24}), chosen("configs/b.py", "deform_conv", {8, 24}),
+      chosen("configs/c.py", "deform_conv", {8, 24}), chosen("configs/a.py", "roi_align", {6, 16}),
+      // Not marked: priced on its own, whatever its subject.
+      chosen("configs/d.py", "deform_conv", {8, 24}, false),
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(s.core_hours.low == Approx(8 + 6 + 8));
+  CHECK(s.core_hours.high == Approx(24 + 16 + 24));
+  double plan_high = 0;
+  for (const WorkItem& w : plan_work(findings, {})) plan_high += w.hours.high;
+  CHECK(plan_high == Approx(s.core_hours.high));
+  // Whatever the order; and fixing the one priced prices the next: the total never rises.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  findings.pop_back();  // configs/a.py's deform_conv
+  const ScoreSummary fixed = compute_score(findings);
+  CHECK(fixed.core_hours.high == Approx(s.core_hours.high));
+  CHECK(fixed.score >= s.score);
+  // A discounted finding is not the one priced: the next one is.
+  findings = {chosen("configs/a.py", "deform_conv", {8, 24}), chosen("configs/b.py", "deform_conv", {8, 24})};
+  findings[0].discounted = true;
+  findings[0].severity = Severity::Info;
+  CHECK(compute_score(findings).core_hours.high == Approx(24));
+}
+
 TEST_CASE("kernel families: one directory, one name but for the words of a pass", "[core][score]") {
   using F = KernelFamilies;
   CHECK(F::family_of("csrc/causal_conv1d_fwd.cu") == F::family_of("csrc/causal_conv1d_bwd.cu"));

@@ -54,6 +54,10 @@ struct Finding {
   // another module defines): set aside with the file's links, and reported only when the project
   // links confirm it (FileLinks::Launch).
   bool awaits_link = false;
+  // Its work is one change for the whole project, however many places name it (a registered op a
+  // config chooses: the op is swapped once in the registry): of the findings of its check and
+  // subject, the most expensive is priced and the others cost nothing (Pricing).
+  bool priced_once = false;
   // Set by a frontend when the finding's code runs only with an off-by-default option of its model
   // turned on (`if self.immiscible:`): the project links discount it when no file of the project
   // turns that option on (FileLinks::options_turned_on).

@@ -374,6 +374,17 @@ double LibraryAdoption::high_price(const Finding& f) const {
   return others_high_.contains(&f) && f.hours.high > kFurtherUse.high ? kFurtherUse.high / f.hours.high : 1.0;
 }
 
+OncePerProject::OncePerProject(std::span<const Finding> findings) {
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const Finding*>> changes;  // by check, subject
+  for (const Finding& f : findings)
+    if (f.priced_once && !f.discounted && f.category != Category::AnalyzerNote)
+      changes[{f.check_id, f.subject}].push_back(&f);
+  for (const auto& [key, list] : changes) {
+    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
+    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
+  }
+}
+
 bool SameLineDuplicates::repeated(const Finding& f) {
   return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line, f.cell.start.line}).second;
 }

@@ -235,18 +235,36 @@ class LibraryAdoption {
   std::unordered_set<const Finding*> others_low_, others_high_;
 };
 
-// The share of its hours each finding is priced at: kernel families and libraries adopted once (a
-// finding is at most one of these).
+// Findings marked priced_once (Finding::priced_once) are one change for the project: of those of
+// one check and subject that are not discounted, the most expensive is priced whole and the others
+// at nothing. Per bound, like KernelFamilies. Keeps pointers: the findings must outlive it.
+class OncePerProject {
+ public:
+  explicit OncePerProject(std::span<const Finding> findings);
+  double low_price(const Finding& f) const { return others_low_.contains(&f) ? 0.0 : 1.0; }
+  double high_price(const Finding& f) const { return others_high_.contains(&f) ? 0.0 : 1.0; }
+
+ private:
+  std::unordered_set<const Finding*> others_low_, others_high_;
+};
+
+// The share of its hours each finding is priced at: kernel families, libraries adopted once and
+// changes made once per project (a finding is at most one of these).
 class Pricing {
  public:
-  explicit Pricing(std::span<const Finding> findings) : families_(findings), libraries_(findings) {}
-  double low_price(const Finding& f) const { return families_.low_price(f) * libraries_.low_price(f); }
-  double high_price(const Finding& f) const { return families_.high_price(f) * libraries_.high_price(f); }
+  explicit Pricing(std::span<const Finding> findings) : families_(findings), libraries_(findings), once_(findings) {}
+  double low_price(const Finding& f) const {
+    return families_.low_price(f) * libraries_.low_price(f) * once_.low_price(f);
+  }
+  double high_price(const Finding& f) const {
+    return families_.high_price(f) * libraries_.high_price(f) * once_.high_price(f);
+  }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
 
  private:
   KernelFamilies families_;
   LibraryAdoption libraries_;
+  OncePerProject once_;
 };
 
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary

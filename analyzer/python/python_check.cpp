@@ -312,6 +312,13 @@ std::optional<std::string> string_value(Node node) {
   return out;
 }
 
+std::optional<std::string> whole_string_value(Node node) {
+  if (!node || node.kind() != Kind::String) return std::nullopt;
+  for (uint32_t i = 0; i < node.named_child_count(); ++i)
+    if (node.named_child(i).kind() == Kind::Interpolation) return std::nullopt;
+  return string_value(node);
+}
+
 std::vector<Decorator> decorators_of(Node function, const PythonContext& ctx) {
   std::vector<Decorator> out;
   Node parent = function.parent();

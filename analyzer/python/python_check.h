@@ -255,5 +255,8 @@ Node last_assigned_value(std::string_view name, Node scope, uint32_t before);
 // The text of a string literal without quotes or prefix when it has no interpolation;
 // for an f-string, the literal text before the first interpolation. Nullopt if not a string.
 std::optional<std::string> string_value(Node node);
+// The whole text of a string literal with no interpolation; nullopt for anything else (an f-string
+// that interpolates, whose value the code decides).
+std::optional<std::string> whole_string_value(Node node);
 
 }  // namespace tpulint::python

@@ -73,9 +73,7 @@ class SourceExpressions {
     e = python::unparenthesized(e);
     if (!e || depth > kMaxDepth) return std::nullopt;
     if (e.kind() == Kind::String) {
-      for (uint32_t i = 0; i < e.named_child_count(); ++i)
-        if (e.named_child(i).kind() == Kind::Interpolation) return std::nullopt;
-      auto s = python::string_value(e);
+      auto s = python::whole_string_value(e);
       return s ? std::optional<std::filesystem::path>(*s) : std::nullopt;
     }
     if (e.kind() == Kind::Identifier) {
