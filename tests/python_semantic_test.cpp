@@ -424,6 +424,43 @@ TEST_CASE("semantic: a periodic branch of a training loop that evaluates is eval
         std::vector<std::string>{"TPU201:9 eval+discounted", "TPU201:11 one-time+discounted", "TPU201:15 eval+discounted"});
 }
 
+TEST_CASE("semantic: a lazy initialization in the hot path is one-time code, a branch that tests without making is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/model.py",
+                      "import torch\n"                                                      // 1
+                      "import scipy.io as sio\n"                                            // 2
+                      "class Net(torch.nn.Module):\n"                                       // 3
+                      "    def forward(self, x):\n"                                         // 4
+                      "        if not hasattr(Net, 'weights'):\n"                           // 5
+                      "            Net.weights = sio.loadmat('vgg.mat')\n"                  // 6
+                      "        if self.mask is None:\n"                                     // 7
+                      "            self.mask = torch.nonzero(x)\n"                          // 8
+                      "        else:\n"                                                     // 9
+                      "            keep = torch.nonzero(x)\n"                               // 10
+                      "        if not self.built:\n"                                        // 11
+                      "            self.table = torch.unique(x)\n"                          // 12
+                      "            self.built = True\n"                                     // 13
+                      "        if self.cache is None:\n"                                    // 14
+                      "            y = torch.unique(x)\n"                                   // 15
+                      "        if self.cache is None or x.shape[0] > self.n:\n"             // 16
+                      "            self.cache = torch.unique(x)\n"                          // 17
+                      "        for step in range(3):\n"                                     // 18
+                      "            if not hasattr(self, 'fn'):\n"                           // 19
+                      "                def build():\n"                                      // 20
+                      "                    self.fn = 1\n"                                   // 21
+                      "                keep = torch.nonzero(x)\n"                           // 22
+                      "        table = sio.loadmat('other.mat')\n"                          // 23
+                      "        return x\n");                                                // 24
+  // Lines 6, 8, 13: the body makes what its condition tests. Line 10: the else runs every call.
+  // Line 15: the body tests but makes nothing; 17: recomputed when a shape grows; 22: only a
+  // nested function assigns it.
+  // Host libraries are reported in the hot path only: line 6's load runs once, line 23's every call.
+  CHECK(placed(seen, {"TPU611"}) == std::vector<std::string>{"TPU611:23 hot-path"});
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:8 one-time+discounted", "TPU201:10 hot-path", "TPU201:12 one-time+discounted",
+                                 "TPU201:15 hot-path", "TPU201:17 hot-path", "TPU201:22 hot-path"});
+}
+
 TEST_CASE("semantic: a test module is test code by its path, a module named like one is not", "[python][semantic]") {
   const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
   CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);

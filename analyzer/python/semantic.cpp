@@ -172,6 +172,46 @@ bool is_periodic_condition(Node e) {
   return false;
 }
 
+bool is_lazy_initialization(Node if_statement) {
+  Node condition = unparenthesized(if_statement.field(Field::Condition));
+  Node body = if_statement.field(Field::Consequence);
+  if (!condition || !body) return false;
+  // The attribute tested, as its text: `f.w` for `not hasattr(f, 'w')`.
+  std::string target;
+  Node tested = condition.kind() == Kind::NotOperator ? unparenthesized(condition.named_child(0)) : Node();
+  if (tested && tested.kind() == Kind::Call && last_name(tested.field(Field::Function)) == "hasattr") {
+    CallArguments args = call_arguments(tested);
+    std::optional<std::string> attribute =
+        args.positional.size() == 2 ? whole_string_value(args.positional[1]) : std::nullopt;
+    if (!attribute || args.positional[0].kind() != Kind::Identifier && args.positional[0].kind() != Kind::Attribute)
+      return false;
+    target = std::string(args.positional[0].text()) + "." + *attribute;
+  } else if (tested && tested.kind() == Kind::Attribute) {
+    target = std::string(tested.text());  // `not self.built`
+  } else if (condition.kind() == Kind::ComparisonOperator && condition.named_child_count() == 2 &&
+             condition.named_child(0).kind() == Kind::Attribute && is_none(condition.named_child(1)) &&
+             condition.child_count() == 3 && condition.child(1).type() == "is") {
+    target = std::string(condition.named_child(0).text());  // `self.cache is None`
+  } else {
+    return false;
+  }
+  // The body assigns it, outside nested functions and classes.
+  const Tree& tree = *body.tree();
+  for (uint32_t id = body.id(); id < tree.subtree_end(body);) {
+    Node n(&tree, id);
+    if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition || n.kind() == Kind::Lambda) {
+      id = tree.subtree_end(n);
+      continue;
+    }
+    if (n.kind() == Kind::Assignment) {
+      Node left = n.field(Field::Left);
+      if (left && left.kind() == Kind::Attribute && left.text() == target) return true;
+    }
+    ++id;
+  }
+  return false;
+}
+
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
@@ -543,6 +583,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
             if (body.named_child(i).kind() == Kind::RaiseStatement) add_required(node.field(Field::Condition));
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
           if (Node body = node.field(Field::Consequence)) periodic_.push_back({body.span(), evaluates(body)});
+        if (is_lazy_initialization(node)) lazy_inits_.push_back(node.field(Field::Consequence).span());
         const std::vector<IfBranch> paths = branches_of(node);
         if (std::any_of(paths.begin(), paths.end(), [&](const IfBranch& p) { return is_guard(p.condition); })) {
           // The guarded path: a branch whose condition is a guard, or the else of a negated one.
@@ -804,10 +845,10 @@ void SemanticModel::finish() {
                    [&](int a, int b) { return functions_[a].span.begin < functions_[b].span.begin; });
   give_own_roles();
   for (Function& f : functions_) f.role = f.own;
-  if (!training_loops_.empty())
+  if (!training_loops_.empty() || !lazy_inits_.empty())
     for (CallSite& c : calls_) {
       c.in_training_loop = in_training_loop(c.at);
-      c.branch = periodic_role(c.at);
+      c.branch = branch_role(c.at);
     }
   if (!guards_.empty())
     for (CallSite& c : calls_) c.guarded = guarded_use(c.callee, c.at, false);
@@ -967,11 +1008,12 @@ void SemanticModel::place_module_imports() {
 }
 
 bool SemanticModel::in_training_loop(uint32_t offset) const {
-  if (!in_any(training_loops_, offset)) return false;
+  if (!in_any(training_loops_, offset) || in_any(lazy_inits_, offset)) return false;
   return std::none_of(periodic_.begin(), periodic_.end(), [&](const Periodic& p) { return p.body.begin <= offset && offset < p.body.end; });
 }
 
-Context SemanticModel::periodic_role(uint32_t offset) const {
+Context SemanticModel::branch_role(uint32_t offset) const {
+  if (in_any(lazy_inits_, offset)) return Context::OneTime;
   const Periodic* inner = nullptr;
   for (const Periodic& p : periodic_)
     if (p.body.begin <= offset && offset < p.body.end && (!inner || p.body.begin >= inner->body.begin)) inner = &p;
@@ -1054,7 +1096,7 @@ Context SemanticModel::context_at(uint32_t offset) const {
 Context SemanticModel::role_at(uint32_t offset) const {
   if (test_module_) return Context::Test;
   if (in_training_loop(offset)) return Context::Loop;
-  if (Context branch = periodic_role(offset); branch != Context::Unknown) return branch;
+  if (Context branch = branch_role(offset); branch != Context::Unknown) return branch;
   const int f = innermost_function(offset);
   if (f >= 0) return functions_[f].role;
   for (const ModuleImport& m : module_imports_)

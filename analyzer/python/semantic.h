@@ -66,6 +66,11 @@ struct CodeRoleFacts {
 // What it guards in a training loop does not run every step.
 bool is_periodic_condition(Node condition);
 
+// Whether an `if` makes a value only while it is missing, so that its body runs once: its
+// condition tests an attribute (`not hasattr(f, 'w')`, `self.cache is None`, `not self.built`)
+// that its body then assigns (`f.w = load()`): a lazy initialization.
+bool is_lazy_initialization(Node if_statement);
+
 // The name of an option that is off unless the caller turns it on, when `condition` branches on
 // it: `if use_trt:`, `if self.immiscible:` (or negated) where the name is a parameter whose default
 // is `False`, of the enclosing function or, for an attribute of self, of its class's `__init__`;
@@ -148,7 +153,7 @@ class SemanticModel {
     uint32_t at = 0;  // its start byte
     bool in_training_loop = false;  // set by finish()
     bool guarded = false;           // set by finish()
-    Context branch = Context::Unknown;  // set by finish(): the role of the periodic branch of a training loop it is in
+    Context branch = Context::Unknown;  // set by finish(): the role of the branch it is in (branch_role)
   };
   struct Launch {
     int caller = -1;
@@ -196,12 +201,14 @@ class SemanticModel {
   std::vector<std::string> host_names_;    // functions handed to a host keyword (collate_fn=...)
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
   std::vector<Periodic> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
+  std::vector<ByteSpan> lazy_inits_;       // bodies of lazy initializations (is_lazy_initialization)
   std::vector<ModuleImport> module_imports_;
   std::unordered_map<std::string, std::vector<uint32_t>> import_uses_;  // where the names module_imports_ bind are used
-  bool in_training_loop(uint32_t offset) const;  // and not in a periodic branch of it
-  // The role of the periodic branch of a training loop at `offset`: evaluation when it evaluates,
-  // else one-time code; Unknown when `offset` is in none.
-  Context periodic_role(uint32_t offset) const;
+  bool in_training_loop(uint32_t offset) const;  // and not in a branch of it that runs apart (branch_role)
+  // The role of the branch at `offset` that runs apart from the code around it: a lazy
+  // initialization is one-time code; a periodic branch of a training loop is evaluation when it
+  // evaluates, else one-time code. Unknown when `offset` is in none.
+  Context branch_role(uint32_t offset) const;
   // A guarded branch, or try body of an optional import, with its alternatives: the names each
   // path reads (sorted), to tell a use only one path makes.
   struct Guard {

@@ -94,7 +94,9 @@ extern const CheckDef TPU611_host_library_in_device_code{
             .heuristic = "The callee must resolve through the file's imports to a module of the table (a dotted "
                          "prefix: `scipy` covers `scipy.optimize.linear_sum_assignment`). Placement is the "
                          "semantic model's: a helper called from both a forward and evaluation code counts as "
-                         "device code; one whose callers are unknown is not reported.",
+                         "device code; one whose callers are unknown is not reported; a lazy initialization in "
+                         "the forward (`if not hasattr(Net, 'vgg'): Net.vgg = scipy.io.loadmat(...)`) runs once "
+                         "and is not reported.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError",
                            "https://github.com/facebookresearch/detr/blob/main/models/matcher.py"},
