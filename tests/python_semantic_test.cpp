@@ -555,6 +555,26 @@ TEST_CASE("semantic: what only a model's off-by-default option runs is optional 
                                                                         "TPU201:16 hot-path", "TPU201:17 hot-path"});
   CHECK(at(seen, "TPU611", 7).optional_option == "immiscible");
   CHECK(at(seen, "TPU201", 14).optional_option == "exact");
+  // In a conjunction, the option's term decides: the body runs only with it on. Not in a
+  // disjunction, nor a negated term (`not self.exact and ...` runs with the option off).
+  auto conjunction = analyze("pkg/head.py",
+                             "import torch\n"                                                       // 1
+                             "class Head(torch.nn.Module):\n"                                       // 2
+                             "    def __init__(self, n, dcn_on_last_conv=False, exact=False):\n"    // 3
+                             "        self.dcn_on_last_conv = dcn_on_last_conv\n"                   // 4
+                             "        self.exact = exact\n"                                         // 5
+                             "    def forward(self, x):\n"                                          // 6
+                             "        for i in range(3):\n"                                         // 7
+                             "            if self.dcn_on_last_conv and i == 2:\n"                   // 8
+                             "                x = torch.nonzero(x)\n"                               // 9
+                             "            if i == 2 or self.dcn_on_last_conv:\n"                    // 10
+                             "                x = torch.nonzero(x)\n"                               // 11
+                             "            if not self.exact and i == 2:\n"                          // 12
+                             "                x = torch.nonzero(x)\n"                               // 13
+                             "        return x\n");                                                 // 14
+  CHECK(placed(conjunction, {"TPU201"}) == std::vector<std::string>{"TPU201:9 hot-path+optional",
+                                                                     "TPU201:11 hot-path", "TPU201:13 hot-path"});
+  CHECK(at(conjunction, "TPU201", 9).optional_option == "dcn_on_last_conv");
   // A method also called outside the option's branch is not optional.
   auto shared = analyze("pkg/diffusion.py", model + "    def match(self, x):\n        return self.assign(x)\n");
   CHECK(at(shared, "TPU611", 7).optional_option.empty());

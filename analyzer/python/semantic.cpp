@@ -350,6 +350,18 @@ std::string_view opt_in_option(Node condition) {
   return opt_in ? attribute.text() : std::string_view{};
 }
 
+Node opt_in_term(Node condition) {
+  condition = unparenthesized(condition);
+  if (!condition || condition.kind() != Kind::BooleanOperator) return condition;
+  for (uint32_t i = 0; i < condition.child_count(); ++i)
+    if (!condition.child(i).is_named() && condition.child(i).type() != "and") return Node();
+  for (uint32_t i = 0; i < condition.named_child_count(); ++i) {
+    Node term = opt_in_term(condition.named_child(i));
+    if (term && !negated(term) && !opt_in_option(term).empty()) return term;
+  }
+  return Node();
+}
+
 bool SemanticModel::names_backend(std::string_view option) const {
   // "_use_fused_kernel" -> "_use_fused_kernel_": a word, or words in a row ("custom_op"), between underscores.
   std::string joined = "_";
@@ -624,10 +636,11 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           add_guard(node.span(), bodies, taken);
           break;
         }
-        // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif): what runs
-        // only when a model's off-by-default option is on.
-        const Node condition = paths[0].condition;
-        const std::string_view option = opt_in_option(condition);
+        // `if self.immiscible:` (or the else of `if not self.immiscible:`, with no elif), or
+        // `if self.dcn_on_last_conv and i == last:`: what runs only when a model's off-by-default
+        // option is on.
+        const Node condition = opt_in_term(paths[0].condition);
+        const std::string_view option = condition ? opt_in_option(condition) : std::string_view{};
         if (option.empty() || option_operand(condition).kind() != Kind::Attribute) break;
         Node branch = paths[0].body;
         if (negated(condition)) branch = paths.size() == 2 && !paths[1].condition ? paths[1].body : Node();

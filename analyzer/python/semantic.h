@@ -79,6 +79,10 @@ bool is_lazy_initialization(Node if_statement);
 // only a model's own off-by-default option runs (`if self.immiscible:`) is optional feature code
 // (SemanticModel::optional_option_at): it runs where its context says, but only when turned on.
 std::string_view opt_in_option(Node condition);
+// The part of a condition that branches on such an option, for opt_in_option: the condition itself,
+// or in a conjunction (`self.dcn_on_last_conv and i == last`) its first term that is an option and
+// not negated (the body runs only with it on); null for a condition with `or`.
+Node opt_in_term(Node condition);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 // Whether one of a module's directories, or its file name (with and without ".py"), matches one of
