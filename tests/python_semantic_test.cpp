@@ -586,6 +586,12 @@ TEST_CASE("semantic: what only a model's off-by-default option runs is optional 
                                     "    a = Diffusion(net, immiscible=args.immiscible, exact=False, noisy=None)\n"
                                     "    b = Diffusion(net, fused=True, depth=3, name='x', warm=not args.cold)\n");
   CHECK(train.links.options_turned_on == std::vector<std::string>{"fused", "immiscible", "warm"});
+  // A config that only turns an option on: no finding, no import, still recorded.
+  const FileResult config = analyzed("configs/fcos3d.py",
+                                     "model = dict(type='FCOS3D', bbox_head=dict(dcn_on_last_conv=True, norm=None))\n");
+  CHECK(config.findings.empty());
+  // (A call's value may be anything, so `bbox_head=dict(...)` counts; a string or None does not.)
+  CHECK(config.links.options_turned_on == std::vector<std::string>{"bbox_head", "dcn_on_last_conv"});
 }
 
 TEST_CASE("semantic: the branches beside a TPU path are another device's, whatever the condition names",

@@ -86,6 +86,21 @@ void LinkRecorder::add_native_paths(std::string_view text) {
 
 void LinkRecorder::add_kernel(std::string_view name) { kernels_.emplace_back(name); }
 
+void LinkRecorder::add_call(Node call) {
+  Node arguments = call.field(Field::Arguments);
+  if (!arguments || arguments.kind() != Kind::ArgumentList) return;
+  for (uint32_t i = 0; i < arguments.named_child_count(); ++i) {
+    Node keyword = arguments.named_child(i);
+    if (keyword.kind() != Kind::KeywordArgument) continue;
+    Node name = keyword.field(Field::Name), value = keyword.field(Field::Value);
+    if (name && value && may_turn_on(value)) options_turned_on_.emplace(name.text());
+  }
+}
+
+void LinkRecorder::write_options(FileLinks& out) const {
+  out.options_turned_on.assign(options_turned_on_.begin(), options_turned_on_.end());
+}
+
 void LinkRecorder::add_launch(uint32_t offset, std::string_view target, Finding& finding) {
   finding.awaits_link = true;
   launches_.push_back({std::string(target), file_.position(offset), {}});
@@ -99,7 +114,7 @@ void LinkRecorder::finish(const SemanticModel& model, FileLinks& out) const {
                              f.used_here, f.role,
                              std::find(kernels_.begin(), kernels_.end(), f.name) != kernels_.end()});
   out.launches = launches_;
-  out.options_turned_on.assign(model.options_turned_on().begin(), model.options_turned_on().end());
+  write_options(out);
   for (const Pending& p : pending_) {
     // The last name used: the module's or the function's.
     const std::string_view target = p.target;

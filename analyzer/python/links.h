@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ class LinkRecorder {
   // top-level modules, or under the file's own first package directory (what a relative import
   // gives in `src/pkg/x.py`: "src.pkg.ops.f").
   bool names_project_code(std::string_view qualified) const;
+  // A call of the file: the keywords it passes a value that may turn an option on (may_turn_on),
+  // for FileLinks::options_turned_on. Every file's, whether or not the model is built for it: a
+  // config that only turns an option on has no finding and imports nothing.
+  void add_call(Node call);
+  // The file's options turned on, when finish() is not called (no finding, no use to place).
+  void write_options(FileLinks& out) const;
   // A top-level function of the file that is a kernel other modules launch (FileLinks::Function::kernel).
   void add_kernel(std::string_view name);
   // A launch at `offset` of `target`, a name of another module: `finding` (its finding, starting
@@ -54,6 +61,7 @@ class LinkRecorder {
   bool build_script_ = false;
   std::vector<Pending> pending_;
   std::vector<std::string> kernels_;
+  std::set<std::string> options_turned_on_;
   std::vector<FileLinks::Launch> launches_;  // their findings are still the file's
 };
 

@@ -309,6 +309,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
           e.check->check(node, ctx);
         }
         if (kind == Kind::Call && !named_call_checks_.empty()) check_named_call(node, ctx);
+        if (kind == Kind::Call && links) links->add_call(node);
         if ((kind == Kind::Identifier || kind == Kind::Attribute) && (!reference_checks_.empty() || links) &&
             may_be_reference(node, imports)) {
           if (const std::optional<std::string>& name = ctx.reference_name(node)) {
@@ -359,6 +360,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       result.findings.erase(std::remove_if(result.findings.begin() + ptrdiff_t(first_finding), result.findings.end(),
                                            [](const Finding& f) { return f.check_id.empty(); }),
                             result.findings.end());
+  } else if (links) {
+    links->write_options(result.links);
   }
   sink.keep_offsets(nullptr);
   contexts.clear();

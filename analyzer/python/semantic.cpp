@@ -248,26 +248,6 @@ bool opt_in_parameter(Node function, std::string_view name) {
   return false;
 }
 
-// Whether a keyword argument's value may turn a boolean option on: `True`, or a name, attribute,
-// subscript or condition whose value the call's caller decides (`overlap=overlap`,
-// `fused=cfg.fused`); not a literal number, string, container, None or False.
-bool may_turn_on(Node value) {
-  switch (value.kind()) {
-    case Kind::True:
-    case Kind::Identifier:
-    case Kind::Attribute:
-    case Kind::Subscript:
-    case Kind::NotOperator:
-    case Kind::BooleanOperator:
-    case Kind::ComparisonOperator:
-    case Kind::ConditionalExpression:
-    case Kind::Call:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Whether a block ends by leaving it for code that goes on without what its condition tested: its
 // last statement returns, continues or breaks. A `raise` leaves no such path: what follows
 // `if fused is None: raise ...` needs the library (the name is required), and what follows
@@ -348,6 +328,23 @@ std::string_view opt_in_option(Node condition) {
   const bool opt_in = opt_in_parameter(function, attribute.text()) ||
                       opt_in_parameter(constructor_of_class_of(function), attribute.text());
   return opt_in ? attribute.text() : std::string_view{};
+}
+
+bool may_turn_on(Node value) {
+  switch (value.kind()) {
+    case Kind::True:
+    case Kind::Identifier:
+    case Kind::Attribute:
+    case Kind::Subscript:
+    case Kind::NotOperator:
+    case Kind::BooleanOperator:
+    case Kind::ComparisonOperator:
+    case Kind::ConditionalExpression:
+    case Kind::Call:
+      return true;
+    default:
+      return false;
+  }
 }
 
 Node opt_in_term(Node condition) {
@@ -582,7 +579,6 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords) {
-          if (may_turn_on(value)) options_turned_on_.emplace(keyword);
           if (any_name(facts_.host_keywords, keyword))
             if (std::string_view fn = last_name(value); !fn.empty()) host_names_.emplace_back(fn);
         }

@@ -83,6 +83,10 @@ std::string_view opt_in_option(Node condition);
 // or in a conjunction (`self.dcn_on_last_conv and i == last`) its first term that is an option and
 // not negated (the body runs only with it on); null for a condition with `or`.
 Node opt_in_term(Node condition);
+// Whether a keyword argument's value may turn a boolean option on: `True`, or a name, attribute,
+// subscript or condition whose value the call's caller decides (`overlap=overlap`,
+// `fused=cfg.fused`); not a literal number, string, container, None or False.
+bool may_turn_on(Node value);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 // Whether one of a module's directories, or its file name (with and without ".py"), matches one of
@@ -124,8 +128,6 @@ class SemanticModel {
   // Empty for a parameter of the function itself (`return_loss=False`): its callers turn it on at
   // will. Whether a file of the project turns the option on is the project links' to say.
   std::string_view optional_option_at(uint32_t offset) const;
-  // The keywords the file's calls pass a value that may turn an option on (FileLinks::options_turned_on).
-  const std::set<std::string>& options_turned_on() const { return options_turned_on_; }
   // The role a function of that name takes from where the file hands it over, whichever module
   // defines it: the hot path when handed to a tracing transform (`jax.jit(train_step)`), the host
   // when handed to a host keyword (`collate_fn=collate`); Unknown otherwise.
@@ -260,7 +262,6 @@ class SemanticModel {
     std::string option;
   };
   std::vector<OptionalBranch> optional_branches_;
-  std::set<std::string> options_turned_on_;
   std::string_view optional_branch_at(uint32_t offset) const;
   // finish(): Function::optional_option, from the calls of each name.
   void mark_optional_functions(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
