@@ -461,6 +461,57 @@ TEST_CASE("semantic: a lazy initialization in the hot path is one-time code, a b
                                  "TPU201:15 hot-path", "TPU201:17 hot-path", "TPU201:22 hot-path"});
 }
 
+TEST_CASE("semantic: what runs only out of training mode is evaluation code, what tests more or also trains is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/detector.py",
+                      "import torch\n"                                                      // 1
+                      "class Detector(torch.nn.Module):\n"                                  // 2
+                      "    def forward(self, x):\n"                                         // 3
+                      "        if self.training:\n"                                         // 4
+                      "            y = torch.nonzero(x)\n"                                  // 5
+                      "        else:\n"                                                     // 6
+                      "            y = torch.unique(x)\n"                                   // 7
+                      "        if not self.training:\n"                                     // 8
+                      "            y = torch.nonzero(y)\n"                                  // 9
+                      "        if self.training and self.drop:\n"                           // 10
+                      "            y = torch.nonzero(y)\n"                                  // 11
+                      "        else:\n"                                                     // 12
+                      "            y = torch.unique(y)\n"                                   // 13
+                      "        if self.training:\n"                                         // 14
+                      "            return torch.nonzero(y)\n"                               // 15
+                      "        return self.postprocess(y)\n"                                // 16
+                      "    def postprocess(self, y):\n"                                     // 17
+                      "        return torch.unique(y)\n");                                  // 18
+  // Lines 7, 9: only out of training; 16-18: after a training branch that returns, and what only
+  // that calls. Lines 11 and 13: a conjunction decides nothing (its else runs in training too).
+  CHECK(placed(seen, {"TPU201"}) ==
+        std::vector<std::string>{"TPU201:5 hot-path", "TPU201:7 eval+discounted", "TPU201:9 eval+discounted",
+                                 "TPU201:11 hot-path", "TPU201:13 hot-path", "TPU201:15 hot-path",
+                                 "TPU201:18 eval+discounted"});
+  // An estimator's mode and a phase compared with a value; a Keras layer's `training` argument.
+  auto estimator = analyze("pkg/model_fn.py",
+                           "import tensorflow as tf\n"                                         // 1
+                           "def model_fn(features, labels, mode, params):\n"                    // 2
+                           "    if mode == tf.estimator.ModeKeys.EVAL:\n"                        // 3
+                           "        def metric_fn(**kwargs):\n"                                  // 4
+                           "            return tf.numpy_function(f, [kwargs['x']], tf.float32)\n"  // 5
+                           "    if mode != tf.estimator.ModeKeys.TRAIN:\n"                       // 6
+                           "        d = tf.numpy_function(f, [features], tf.float32)\n"          // 7
+                           "    if mode == tf.estimator.ModeKeys.TRAIN:\n"                       // 8
+                           "        t = tf.numpy_function(f, [features], tf.float32)\n"          // 9
+                           "    return tf.numpy_function(f, [features], tf.float32)\n"           // 10
+                           "class Head(tf.keras.layers.Layer):\n"                              // 11
+                           "    def call(self, x, training=False):\n"                          // 12
+                           "        if training:\n"                                             // 13
+                           "            return x\n"                                             // 14
+                           "        return tf.unique(x)\n");                                    // 15
+  CHECK(at(estimator, "TPU307", 5).context == Context::Eval);
+  CHECK(at(estimator, "TPU307", 7).context == Context::Eval);
+  CHECK(at(estimator, "TPU307", 9).context != Context::Eval);
+  CHECK(at(estimator, "TPU307", 10).context != Context::Eval);
+  CHECK(at(estimator, "TPU220", 15).context == Context::Eval);
+}
+
 TEST_CASE("semantic: a test module is test code by its path, a module named like one is not", "[python][semantic]") {
   const std::string code = "import torch\ndef check(x):\n    return torch.nonzero(x)\n";
   CHECK(at(analyze("pkg/test.py", code), "TPU201", 3).context == Context::Test);

@@ -592,6 +592,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (!open_loops.empty() && is_periodic_condition(node.field(Field::Condition)))
           if (Node body = node.field(Field::Consequence)) periodic_.push_back({body.span(), evaluates(body)});
         if (is_lazy_initialization(node)) lazy_inits_.push_back(node.field(Field::Consequence).span());
+        add_eval_branches(node);
         const std::vector<IfBranch> paths = branches_of(node);
         if (std::any_of(paths.begin(), paths.end(), [&](const IfBranch& p) { return is_guard(p.condition); })) {
           // The guarded path: a branch whose condition is a guard, or the else of a negated one.
@@ -854,7 +855,7 @@ void SemanticModel::finish() {
                    [&](int a, int b) { return functions_[a].span.begin < functions_[b].span.begin; });
   give_own_roles();
   for (Function& f : functions_) f.role = f.own;
-  if (!training_loops_.empty() || !lazy_inits_.empty())
+  if (!training_loops_.empty() || !lazy_inits_.empty() || !eval_branches_.empty())
     for (CallSite& c : calls_) {
       c.in_training_loop = in_training_loop(c.at);
       c.branch = branch_role(c.at);
@@ -1016,13 +1017,62 @@ void SemanticModel::place_module_imports() {
   }
 }
 
+SemanticModel::Mode SemanticModel::mode_of(Node condition) const {
+  condition = unparenthesized(condition);
+  if (!condition) return Mode::Neither;
+  auto lower_name = [](Node n) -> std::string {
+    n = unparenthesized(n);
+    if (!n) return "";
+    if (n.kind() == Kind::String) return lower(whole_string_value(n).value_or(""));
+    return lower(last_name(n));
+  };
+  auto is_flag = [&](std::string_view name) { return any_name(facts_.training_flags, name); };
+  if (condition.kind() == Kind::NotOperator) {
+    const Mode inner = mode_of(condition.named_child(0));
+    return inner == Mode::Training ? Mode::Eval : inner == Mode::Eval ? Mode::Training : Mode::Neither;
+  }
+  if (condition.kind() == Kind::Identifier || condition.kind() == Kind::Attribute)
+    return is_flag(lower_name(condition)) ? Mode::Training : Mode::Neither;
+  // `mode == ModeKeys.EVAL`, `phase != 'train'`: a mode or phase compared with one value.
+  if (condition.kind() != Kind::ComparisonOperator || condition.named_child_count() != 2 || condition.child_count() != 3)
+    return Mode::Neither;
+  const std::string_view op = condition.child(1).type();
+  if (op != "==" && op != "!=") return Mode::Neither;
+  const std::string left = lower_name(condition.named_child(0)), right = lower_name(condition.named_child(1));
+  auto is_mode = [](std::string_view name) { return name == "mode" || name == "phase" || name.ends_with("_mode"); };
+  const std::string& value = is_mode(left) ? right : is_mode(right) ? left : std::string();
+  Mode m = Mode::Neither;
+  if (is_flag(value)) m = Mode::Training;
+  else if (any_name(facts_.eval_mode_words, value)) m = Mode::Eval;
+  if (op == "!=" && m != Mode::Neither) m = m == Mode::Training ? Mode::Eval : Mode::Training;
+  return m;
+}
+
+void SemanticModel::add_eval_branches(Node if_statement) {
+  const std::vector<IfBranch> paths = branches_of(if_statement);
+  for (size_t k = 0; k < paths.size(); ++k) {
+    if (!paths[k].body) continue;
+    const Mode m = paths[k].condition ? mode_of(paths[k].condition) : Mode::Neither;
+    if (m == Mode::Eval) eval_branches_.push_back(paths[k].body.span());
+    if (m != Mode::Training) continue;
+    // Its else (a plain if/else: with elifs, the else is the last of several modes), or what
+    // follows when it returns.
+    if (paths.size() == 2 && k == 0 && !paths[1].condition && paths[1].body) eval_branches_.push_back(paths[1].body.span());
+    if (paths.size() == 1 && paths[0].body.named_child_count() &&
+        paths[0].body.named_child(paths[0].body.named_child_count() - 1).kind() == Kind::ReturnStatement)
+      if (std::vector<Node> rest = statements_after(if_statement); !rest.empty())
+        eval_branches_.push_back(ByteSpan{rest.front().span().begin, rest.back().span().end});
+  }
+}
+
 bool SemanticModel::in_training_loop(uint32_t offset) const {
-  if (!in_any(training_loops_, offset) || in_any(lazy_inits_, offset)) return false;
+  if (!in_any(training_loops_, offset) || in_any(lazy_inits_, offset) || in_any(eval_branches_, offset)) return false;
   return std::none_of(periodic_.begin(), periodic_.end(), [&](const Periodic& p) { return p.body.begin <= offset && offset < p.body.end; });
 }
 
 Context SemanticModel::branch_role(uint32_t offset) const {
   if (in_any(lazy_inits_, offset)) return Context::OneTime;
+  if (in_any(eval_branches_, offset)) return Context::Eval;
   const Periodic* inner = nullptr;
   for (const Periodic& p : periodic_)
     if (p.body.begin <= offset && offset < p.body.end && (!inner || p.body.begin >= inner->body.begin)) inner = &p;

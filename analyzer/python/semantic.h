@@ -58,6 +58,8 @@ struct CodeRoleFacts {
   std::vector<std::string> loss_names;
   std::vector<std::string> alternative_backend_dirs;  // directories of an alternative accelerator or kernel backend
   std::vector<std::string> tpu_words;           // words (core/identifier_words) of a name or string that make a branch a TPU path
+  std::vector<std::string> training_flags;      // names whose truth means training mode, and the training value of a mode
+  std::vector<std::string> eval_mode_words;     // the values of a mode or phase that mean evaluation or inference
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
@@ -208,12 +210,22 @@ class SemanticModel {
   std::vector<ByteSpan> training_loops_;   // bodies of loops that call a step
   std::vector<Periodic> periodic_;         // bodies of periodic ifs in loops (`if step % 100 == 0:`)
   std::vector<ByteSpan> lazy_inits_;       // bodies of lazy initializations (is_lazy_initialization)
+  std::vector<ByteSpan> eval_branches_;    // what runs only out of training mode (add_eval_branches)
+  // Whether a condition tests training mode: Training when it holds in training mode only
+  // (`self.training`, `mode == ModeKeys.TRAIN`), Eval when only out of it (`not training`,
+  // `phase == 'val'`), Neither otherwise (a conjunction, anything else).
+  enum class Mode : uint8_t { Neither, Training, Eval };
+  Mode mode_of(Node condition) const;
+  // The branches of an if that run only out of training mode: one whose condition is Eval, the
+  // else of a Training one, and what follows a Training one whose branch returns.
+  void add_eval_branches(Node if_statement);
   std::vector<ModuleImport> module_imports_;
   std::unordered_map<std::string, std::vector<uint32_t>> import_uses_;  // where the names module_imports_ bind are used
   bool in_training_loop(uint32_t offset) const;  // and not in a branch of it that runs apart (branch_role)
   // The role of the branch at `offset` that runs apart from the code around it: a lazy
-  // initialization is one-time code; a periodic branch of a training loop is evaluation when it
-  // evaluates, else one-time code. Unknown when `offset` is in none.
+  // initialization is one-time code; a branch out of training mode is evaluation; a periodic
+  // branch of a training loop is evaluation when it evaluates, else one-time code. Unknown when
+  // `offset` is in none.
   Context branch_role(uint32_t offset) const;
   // A guarded branch, or try body of an optional import, with its alternatives: the names each
   // path reads (sorted), to tell a use only one path makes.

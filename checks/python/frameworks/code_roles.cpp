@@ -37,7 +37,8 @@ CodeRoles load() {
       {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
       {"hot_class", &facts.hot_classes},               {"optimizer_base", &facts.optimizer_bases},
-      {"tpu_word", &facts.tpu_words},
+      {"tpu_word", &facts.tpu_words},                   {"training_flag", &facts.training_flags},
+      {"eval_mode_word", &facts.eval_mode_words},
       {"abstract_transform", &roles.abstract_transforms}, {"jax_compiler", &roles.jax_compilers},
       {"tf_compiler", &roles.tf_compilers},             {"torch_compiler", &roles.torch_compilers},
   };
