@@ -621,6 +621,15 @@ TEST_CASE("a change made once per project: its other findings cost nothing", "[c
   const ScoreSummary fixed = compute_score(findings);
   CHECK(fixed.core_hours.high == Approx(s.core_hours.high));
   CHECK(fixed.score >= s.score);
+  // The use of a library's standard op weighs in the verdict as a standard op's kernel does: a real
+  // rewrite with a known path (significant), where the same hours of other changes are portable.
+  std::vector<Finding> use = {chosen("pkg/head.py", "roi_align", {6, 16})};
+  CHECK(compute_score(use).verdict == Verdict::Portable);
+  use[0].standard_op_use = true;
+  CHECK(compute_score(use).verdict == Verdict::Significant);
+  use[0].discounted = true;
+  use[0].severity = Severity::Info;
+  CHECK(compute_score(use).verdict == Verdict::TpuReady);
   // A discounted finding is not the one priced: the next one is.
   findings = {chosen("configs/a.py", "deform_conv", {8, 24}), chosen("configs/b.py", "deform_conv", {8, 24})};
   findings[0].discounted = true;

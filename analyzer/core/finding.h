@@ -58,6 +58,10 @@ struct Finding {
   // config chooses: the op is swapped once in the registry): of the findings of its check and
   // subject, the most expensive is priced and the others cost nothing (Pricing).
   bool priced_once = false;
+  // It is the use of a standard op with a known TPU replacement whose kernel a library holds (mmcv's
+  // deformable convolution chosen in a config, torchvision's roi_align): the verdict weighs it as
+  // it weighs a standard op's kernel in the project (a real rewrite with a known path).
+  bool standard_op_use = false;
   // Set by a frontend when the finding's code runs only with an off-by-default option of its model
   // turned on (`if self.immiscible:`): the project links discount it when no file of the project
   // turns that option on (FileLinks::options_turned_on).

@@ -192,6 +192,7 @@ void read_finding(FieldReader& in, Finding& f, PreviousFinding& previous) {
   f.context = in.enumerated(Context::Test);
   f.discounted = in.number<int>() != 0;
   f.priced_once = in.number<int>() != 0;
+  f.standard_op_use = in.number<int>() != 0;
   f.optional_option = in.interned(previous.optional_option);
   size_t related = in.count();
   for (size_t k = 0; k < related && in.ok(); ++k) f.related_paths.push_back(in.string());
@@ -225,6 +226,7 @@ void put_finding(std::string& out, const Finding& f) {
   put_number(out, int(f.context));
   put_number(out, int(f.discounted));
   put_number(out, int(f.priced_once));
+  put_number(out, int(f.standard_op_use));
   put_string(out, f.optional_option);
   put_number(out, f.related_paths.size());
   for (const std::string& p : f.related_paths) put_string(out, p);

@@ -150,7 +150,7 @@ Tally tally_of(const Finding& f, double path_weight, bool in_native_file, double
   if (novel) {
     t.core_novel = 1;
     t.core_novel_hours = hours;
-  } else if (f.effort == EffortClass::Medium && kernel) {
+  } else if (f.effort == EffortClass::Medium && (kernel || f.standard_op_use)) {
     t.core_kernels = 1;
   }
   if (!in_native_file && (kernel || novel)) {

@@ -49,7 +49,7 @@ struct Tally {
   double core_gpu_lines = 0;
   double core_novel_lines = 0;   // of those, the code with no TPU path (novel kernels, such libraries)
   double core_novel = 0;         // how many core findings have no TPU path
-  double core_kernels = 0;       // core custom kernels with a known path (effort Medium: a standard op)
+  double core_kernels = 0;       // core custom kernels with a known path (effort Medium: a standard op), and uses of a library's standard op (Finding::standard_op_use)
   double core_errors = 0;        // core findings of severity error (the code would not run as written)
   Tally& operator+=(const Tally& t);
   Tally& operator-=(const Tally& t);

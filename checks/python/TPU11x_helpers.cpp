@@ -4,6 +4,10 @@
 #include <cctype>
 #include <filesystem>
 #include <system_error>
+#include <fmt/format.h>
+
+#include "data/library_standard_ops.h"
+#include "data/standard_kernels.h"
 
 namespace tpulint::checks::pyhelp {
 
@@ -419,6 +423,50 @@ ProjectModule project_module(std::string_view module, const SourceFile& file) {
   if (k == ProjectModule::None && module.find('.') == std::string_view::npos)
     k = kind_in(file.absolute_path().parent_path());
   return k;
+}
+
+std::vector<Node> named_bases(Node class_definition) {
+  std::vector<Node> out;
+  for (uint32_t i = 0; i < class_definition.named_child_count(); ++i) {
+    Node bases = class_definition.named_child(i);
+    if (bases.kind() != Kind::ArgumentList) continue;
+    for (uint32_t k = 0; k < bases.named_child_count(); ++k) {
+      Node base = bases.named_child(k);
+      if (base.kind() == Kind::Identifier || base.kind() == Kind::Attribute) out.push_back(base);
+    }
+  }
+  return out;
+}
+
+bool api_names(std::string_view api, std::string_view q) {
+  if (api.ends_with('*')) return q.starts_with(api.substr(0, api.size() - 1));
+  if (q == api) return true;
+  size_t dot = api.rfind('.'), qdot = q.rfind('.');
+  if (dot == std::string_view::npos || qdot == std::string_view::npos) return false;
+  std::string_view parent = api.substr(0, dot + 1);  // "flash_attn."
+  std::string_view q_parent = q.substr(0, qdot + 1);
+  return q_parent.size() > parent.size() && q_parent.starts_with(parent) &&
+         q_parent.substr(parent.size(), q_parent.size() - parent.size() - 1).find('.') == std::string_view::npos &&
+         q.substr(qdot) == api.substr(dot);
+}
+
+void report_library_standard_op(Node ref, std::string_view kind, std::string_view role, python::PythonContext& ctx) {
+  const auto& q = ctx.qualified_name(ref);
+  if (!q || !(q->starts_with("torchvision.") || q->starts_with("detectron2."))) return;
+  const data::LibraryStandardOpsRow* row = nullptr;
+  for (const auto& r : data::kLibraryStandardOps)
+    if (r.kind == kind && api_names(r.api, *q)) row = &r;
+  if (!row || is_first_party(top_level(row->api), ctx)) return;
+  const kernels::StandardOp* op = nullptr;
+  for (const auto& s : data::kStandardKernels)
+    if (s.op == row->op) op = &s;
+  if (!op) return;
+  Finding& f = ctx.report(ref, fmt::format("{}'{}' runs a C++/CUDA kernel that PyTorch/XLA does not lower (the CPU "
+                                           "runs it, every step): {}, a standard op with a TPU replacement: use {}",
+                                           role, *q, op->title, op->use));
+  kernels::apply(f, kernels::from_row(*op), row->op);
+  f.priced_once = true;
+  f.standard_op_use = true;
 }
 
 bool is_first_party(std::string_view top, const python::PythonContext& ctx) {

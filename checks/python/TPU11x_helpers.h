@@ -104,6 +104,20 @@ inline bool is_python_module_in_project(std::string_view module, const SourceFil
   return project_module(module, file) != ProjectModule::None;
 }
 
+// True if a table's `api` names the qualified name `q`: exactly, by prefix for a row ending in `*`,
+// or one submodule deeper (`flash_attn.flash_attn_func` names
+// `flash_attn.flash_attn_interface.flash_attn_func`).
+bool api_names(std::string_view api, std::string_view q);
+
+// A library op with no PyTorch/XLA lowering that is a standard op (library_standard_ops.tsv) named
+// by `ref` (a callee or base class): reported by TPU504 (functions) and TPU505 (modules) as the
+// standard op it is, the swap made once for the project.
+void report_library_standard_op(python::Node ref, std::string_view kind, std::string_view role,
+                                python::PythonContext& ctx);
+
+// The base classes of a class definition that are names (`FusedLayerNorm`, `ops.RoIAlign`), in order.
+std::vector<python::Node> named_bases(python::Node class_definition);
+
 // The first component of a dotted name: "apex.amp" -> "apex".
 std::string_view top_level(std::string_view dotted);
 

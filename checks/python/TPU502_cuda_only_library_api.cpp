@@ -17,26 +17,12 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-// True if the table's `api` names `q`: exactly, by prefix for a row ending in `*`, or one
-// submodule deeper (`flash_attn.flash_attn_func` names `flash_attn.flash_attn_interface.flash_attn_func`).
-bool names(std::string_view api, std::string_view q) {
-  if (api.ends_with('*')) return q.starts_with(api.substr(0, api.size() - 1));
-  if (q == api) return true;
-  size_t dot = api.rfind('.'), qdot = q.rfind('.');
-  if (dot == std::string_view::npos || qdot == std::string_view::npos) return false;
-  std::string_view parent = api.substr(0, dot + 1);  // "flash_attn."
-  std::string_view q_parent = q.substr(0, qdot + 1);
-  return q_parent.size() > parent.size() && q_parent.starts_with(parent) &&
-         q_parent.substr(parent.size(), q_parent.size() - parent.size() - 1).find('.') == std::string_view::npos &&
-         q.substr(qdot) == api.substr(dot);
-}
-
 const data::CudaOnlyLibraryApisRow* find_api(std::string_view q) {
   static const std::vector<std::string_view> kPackages =
       pyhelp::top_level_packages(data::kCudaOnlyLibraryApis, &data::CudaOnlyLibraryApisRow::library);
   if (!pyhelp::in_packages(kPackages, q)) return nullptr;
   for (const auto& row : data::kCudaOnlyLibraryApis)
-    if (python::has_module_prefix(q, row.library) && names(row.api, q)) return &row;
+    if (python::has_module_prefix(q, row.library) && pyhelp::api_names(row.api, q)) return &row;
   return nullptr;
 }
 
@@ -69,15 +55,7 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
       return;
     }
     // `class Norm(FusedLayerNorm):` inherits the CUDA-only implementation.
-    for (uint32_t i = 0; i < node.named_child_count(); ++i) {
-      Node bases = node.named_child(i);
-      if (bases.kind() != Kind::ArgumentList) continue;
-      for (uint32_t k = 0; k < bases.named_child_count(); ++k) {
-        Node base = bases.named_child(k);
-        if (base.kind() == Kind::Identifier || base.kind() == Kind::Attribute)
-          check_reference(base, "the base class ", ctx);
-      }
-    }
+    for (Node base : pyhelp::named_bases(node)) check_reference(base, "the base class ", ctx);
   }
 
  private:

@@ -103,6 +103,7 @@ class ConfigSelectedCudaOp final : public python::PythonCheck {
                                         op->title, op->use));
     kernels::apply(f, kernels::from_row(*op), *name);
     f.priced_once = true;
+    f.standard_op_use = true;
   }
 };
 
