@@ -32,16 +32,22 @@ std::string key_of(Node value) {
   return "";
 }
 
-// Whether the config entry `entry` (the dict that names the type) sits in a `test_cfg`: the
-// settings of test-time post-processing, which runs after the model, not in its training step.
-bool in_test_config(Node entry) {
+// Whether the config entry `entry` (the dict that names the type) sits under the key `key`:
+// `test_cfg` holds the settings of test-time post-processing, which runs after the model, not in
+// its training step; `train_cfg` those of the training step's own stages (a proposal stage's NMS).
+bool under_key(Node entry, std::string_view key) {
   for (Node n = entry; n && n.kind() != Kind::FunctionDefinition && n.kind() != Kind::ClassDefinition &&
                        n.kind() != Kind::Module;
        n = n.parent()) {
-    if (key_of(n) == "test_cfg") return true;
+    if (key_of(n) == key) return true;
   }
   return false;
 }
+
+// NMS is post-processing but in a training stage: a detector's proposal stage under `train_cfg`.
+// A library's own default (`cfg.nms = ConfigDict(dict(type='nms', ...))` in a head's box decoding)
+// serves evaluation as much as training, and is not the project's choice.
+bool post_processing_op(std::string_view op) { return op == "nms"; }
 
 // Whether every element of a literal tuple or list is `False`: `stage_with_dcn=(False, False,
 // False, False)` turns a backbone's `dcn` off in every stage.
@@ -97,7 +103,8 @@ class ConfigSelectedCudaOp final : public python::PythonCheck {
     std::optional<std::string> name = python::whole_string_value(type);
     if (!name || !entry) return;
     const kernels::StandardOp* op = kernels::op_registered(*name);
-    if (!op || in_base_fragment(ctx.file().path()) || in_test_config(entry) || dcn_turned_off(entry)) return;
+    if (!op || in_base_fragment(ctx.file().path()) || under_key(entry, "test_cfg") || dcn_turned_off(entry)) return;
+    if (post_processing_op(op->op) && !under_key(entry, "train_cfg")) return;
     Finding& f = ctx.report(type,
                             fmt::format("'{}' chooses mmcv's CUDA op for {}, which has a TPU replacement: use {}", *name,
                                         op->title, op->use));
@@ -146,7 +153,9 @@ extern const CheckDef TPU503_config_selected_cuda_op{
                       "findings, the most expensive is priced and the other configs that choose it cost nothing.",
             .heuristic = "Not reported in a `_base_/` directory (fragments that configs inherit, often shipped "
                          "unused), inside a `test_cfg` entry (test-time post-processing, after the model), or for "
-                         "a backbone's `dcn=` when `stage_with_dcn` is all `False`. The name is compared whole "
+                         "a backbone's `dcn=` when `stage_with_dcn` is all `False`. NMS (`nms`, `soft_nms`) only "
+                         "under a `train_cfg` (a proposal stage of training): elsewhere it is post-processing, or a "
+                         "library's default for box decoding. The name is compared whole "
                          "and case-sensitively, as the registry looks it up; an f-string is not read.",
             .references = {"https://github.com/open-mmlab/mmcv/blob/main/mmcv/ops/modulated_deform_conv.py",
                            "https://github.com/open-mmlab/mmdetection/blob/main/mmdet/models/backbones/resnet.py"},
