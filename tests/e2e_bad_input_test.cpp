@@ -233,6 +233,29 @@ TEST_CASE("bad input: conditions and operands nested 300,000 deep are analyzed, 
   }
 }
 
+// TPU503 asked, for each config entry that names an op, whether it sits in a test_cfg by walking up
+// to the module (80,000 nested `dict(type='DCN', a=...)`: quadratic, over a minute); the eval-mode
+// rule listed the statements after each `if self.training: return` (a run of 150,000: quadratic),
+// and both kinds of branch were looked up one by one.
+TEST_CASE("bad input: 80,000 nested config entries and 150,000 eval-mode returns are analyzed", "[e2e][badinput]") {
+  TempDir dir;
+  dir.write("good.py", kGood);
+  const int n = 80000, m = 150000;
+  dir.write("configs.py", "x = " + repeat("dict(type='DCN', a=", n) + "1" + std::string(n, ')') + "\n");
+  dir.write("returns.py", "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n" +
+                              repeat("        if self.training:\n            return x\n", m) +
+                              "        return torch.unique(x)\n");
+  Scan s = scan(dir, "--file-timeout 60 --max-file-size 8000000");
+  check_good_intact(s);
+  for (const char* p : {"configs.py", "returns.py"}) {
+    INFO(p);
+    CHECK(s.skipped.count(p) == 0);
+    CHECK(std::find(s.ids[p].begin(), s.ids[p].end(), "TPU903") == s.ids[p].end());
+  }
+  CHECK(std::count(s.ids["configs.py"].begin(), s.ids["configs.py"].end(), "TPU503") == n);
+  CHECK(s.ids["returns.py"] == std::vector<std::string>{"TPU201"});
+}
+
 // Each guard listed the names read in its branches, so a chain of guards listed the names of all
 // those inside it: 3,000 conditional expressions on a device guard took 460 MB, 5,000 over 1 GB.
 TEST_CASE("bad input: a chain of 5,000 guarded conditional expressions is analyzed in 1 GB of address space",

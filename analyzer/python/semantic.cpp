@@ -837,6 +837,8 @@ void SemanticModel::add_required(Node n) {
 }
 
 void SemanticModel::finish() {
+  disjoint_spans(lazy_inits_);
+  disjoint_spans(eval_branches_);
   // An optional import's handler binds a fallback (`fused = None`, `HAS_APEX = False`) when one of
   // its names is not required elsewhere in the file (asserted, or raised on when missing). A
   // handler that binds only None, one of whose names the file requires (`flash_attn_func = None`
@@ -1058,26 +1060,50 @@ void SemanticModel::add_eval_branches(Node if_statement) {
     // Its else (a plain if/else: with elifs, the else is the last of several modes), or what
     // follows when it returns.
     if (paths.size() == 2 && k == 0 && !paths[1].condition && paths[1].body) eval_branches_.push_back(paths[1].body.span());
+    // (From the if's end to its block's: the rest of the block, without listing its statements,
+    // which for a run of such ifs would be quadratic in the block.)
     if (paths.size() == 1 && paths[0].body.named_child_count() &&
         paths[0].body.named_child(paths[0].body.named_child_count() - 1).kind() == Kind::ReturnStatement)
-      if (std::vector<Node> rest = statements_after(if_statement); !rest.empty())
-        eval_branches_.push_back(ByteSpan{rest.front().span().begin, rest.back().span().end});
+      if (Node block = if_statement.parent(); block && block.kind() == Kind::Block &&
+                                              if_statement.span().end < block.span().end)
+        eval_branches_.push_back(ByteSpan{if_statement.span().end, block.span().end});
   }
 }
 
 bool SemanticModel::in_training_loop(uint32_t offset) const {
-  if (!in_any(training_loops_, offset) || in_any(lazy_inits_, offset) || in_any(eval_branches_, offset)) return false;
+  if (!in_any(training_loops_, offset) || in_disjoint(lazy_inits_, offset) || in_disjoint(eval_branches_, offset))
+    return false;
   return std::none_of(periodic_.begin(), periodic_.end(), [&](const Periodic& p) { return p.body.begin <= offset && offset < p.body.end; });
 }
 
 Context SemanticModel::branch_role(uint32_t offset) const {
-  if (in_any(lazy_inits_, offset)) return Context::OneTime;
-  if (in_any(eval_branches_, offset)) return Context::Eval;
+  if (in_disjoint(lazy_inits_, offset)) return Context::OneTime;
+  if (in_disjoint(eval_branches_, offset)) return Context::Eval;
   const Periodic* inner = nullptr;
   for (const Periodic& p : periodic_)
     if (p.body.begin <= offset && offset < p.body.end && (!inner || p.body.begin >= inner->body.begin)) inner = &p;
   if (!inner || !in_any(training_loops_, inner->body.begin)) return Context::Unknown;
   return inner->evaluates ? Context::Eval : Context::OneTime;
+}
+
+void SemanticModel::disjoint_spans(std::vector<ByteSpan>& spans) {
+  std::sort(spans.begin(), spans.end(), [](ByteSpan a, ByteSpan b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+  });
+  std::vector<ByteSpan> out;
+  for (ByteSpan s : spans) {
+    if (!out.empty() && s.begin < out.back().end) {
+      out.back().end = std::max(out.back().end, s.end);  // within (or overlapping) the one before
+      continue;
+    }
+    out.push_back(s);
+  }
+  spans = std::move(out);
+}
+
+bool SemanticModel::in_disjoint(const std::vector<ByteSpan>& spans, uint32_t offset) {
+  auto after = std::upper_bound(spans.begin(), spans.end(), offset, [](uint32_t o, ByteSpan s) { return o < s.begin; });
+  return after != spans.begin() && offset < std::prev(after)->end;
 }
 
 bool SemanticModel::in_any(const std::vector<ByteSpan>& spans, uint32_t offset) {

@@ -192,6 +192,10 @@ class SemanticModel {
   int innermost_function(uint32_t offset) const;  // from finish() on
   std::vector<int> functions_by_begin_;  // functions_' indices in the order of their spans' begins
   static bool in_any(const std::vector<ByteSpan>& spans, uint32_t offset);
+  // Spans sorted and merged where they nest or overlap (finish()), then looked up by binary
+  // search: a file of many branches asked about many times costs n log n, not n squared.
+  static void disjoint_spans(std::vector<ByteSpan>& spans);
+  static bool in_disjoint(const std::vector<ByteSpan>& spans, uint32_t offset);
   void give_own_roles();       // finish(): the roles a function has of its own, beyond its name
   void default_eval_roles();   // finish(): an evaluation module's code of no other role
   void place_module_imports(); // finish(): ModuleImport::context

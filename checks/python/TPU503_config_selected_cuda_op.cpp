@@ -35,10 +35,16 @@ std::string key_of(Node value) {
 // Whether the config entry `entry` (the dict that names the type) sits under the key `key`:
 // `test_cfg` holds the settings of test-time post-processing, which runs after the model, not in
 // its training step; `train_cfg` those of the training step's own stages (a proposal stage's NMS).
+// A config's entries nest a few levels deep; the walk up stops after kMaxConfigDepth ancestors, so
+// that a file of nested dicts (`dict(type='DCN', a=dict(type='DCN', ...))`, each asking) costs
+// linear time, not quadratic.
+constexpr int kMaxConfigDepth = 64;
+
 bool under_key(Node entry, std::string_view key) {
-  for (Node n = entry; n && n.kind() != Kind::FunctionDefinition && n.kind() != Kind::ClassDefinition &&
-                       n.kind() != Kind::Module;
-       n = n.parent()) {
+  int depth = 0;
+  for (Node n = entry; n && depth < kMaxConfigDepth && n.kind() != Kind::FunctionDefinition &&
+                       n.kind() != Kind::ClassDefinition && n.kind() != Kind::Module;
+       n = n.parent(), ++depth) {
     if (key_of(n) == key) return true;
   }
   return false;
