@@ -451,8 +451,10 @@ bool api_names(std::string_view api, std::string_view q) {
 }
 
 void report_library_standard_op(Node ref, std::string_view kind, std::string_view role, python::PythonContext& ctx) {
+  static const std::vector<std::string_view> kPackages =
+      top_level_packages(data::kLibraryStandardOps, &data::LibraryStandardOpsRow::api);
   const auto& q = ctx.qualified_name(ref);
-  if (!q || !(q->starts_with("torchvision.") || q->starts_with("detectron2."))) return;
+  if (!q || !in_packages(kPackages, *q)) return;
   const data::LibraryStandardOpsRow* row = nullptr;
   for (const auto& r : data::kLibraryStandardOps)
     if (r.kind == kind && api_names(r.api, *q)) row = &r;
