@@ -233,19 +233,22 @@ bool is_kernel(const Finding& f) {
   return f.category == Category::CustomKernel && f.code_lines > 0 && f.hours.high > 0 && !f.discounted;
 }
 
-// Adds to `out` every finding of `group` but its most expensive by `bound` (the first in finding
-// order among equals), whatever the order of the group.
-void add_all_but_most_expensive(const std::vector<const Finding*>& group, double HoursRange::*bound,
-                                std::unordered_set<const Finding*>& out) {
-  const Finding* first = group.front();
-  for (const Finding* f : group)
-    if (f->hours.*bound > first->hours.*bound || (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
-      first = f;
-  for (const Finding* f : group)
-    if (f != first) out.insert(f);
-}
-
 }  // namespace
+
+void AllButMostExpensive::add(const std::vector<const Finding*>& group) {
+  auto add_bound = [&](double HoursRange::*bound, std::unordered_set<const Finding*>& out) {
+    const Finding* first = group.front();
+    for (const Finding* f : group)
+      if (f->hours.*bound > first->hours.*bound ||
+          (f->hours.*bound == first->hours.*bound && finding_less(*f, *first)))
+        first = f;
+    for (const Finding* f : group)
+      if (f != first) out.insert(f);
+  };
+  if (group.empty()) return;
+  add_bound(&HoursRange::low, low_);
+  add_bound(&HoursRange::high, high_);
+}
 
 namespace {
 
@@ -340,10 +343,7 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
     auto& list = members[copies.find(i)];
     list.insert(list.end(), families[i]->begin(), families[i]->end());
   }
-  for (const auto& [family, list] : members) {
-    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
-    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
-  }
+  for (const auto& [family, list] : members) others_.add(list);
 }
 
 namespace {
@@ -360,18 +360,15 @@ LibraryAdoption::LibraryAdoption(std::span<const Finding> findings) {
   std::map<std::string_view, std::vector<const Finding*>> uses;  // by library
   for (const Finding& f : findings)
     if (is_native_library_use(f)) uses[f.subject].push_back(&f);
-  for (const auto& [library, list] : uses) {
-    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
-    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
-  }
+  for (const auto& [library, list] : uses) others_.add(list);
 }
 
 double LibraryAdoption::low_price(const Finding& f) const {
-  return others_low_.contains(&f) && f.hours.low > kFurtherUse.low ? kFurtherUse.low / f.hours.low : 1.0;
+  return others_.low(f) && f.hours.low > kFurtherUse.low ? kFurtherUse.low / f.hours.low : 1.0;
 }
 
 double LibraryAdoption::high_price(const Finding& f) const {
-  return others_high_.contains(&f) && f.hours.high > kFurtherUse.high ? kFurtherUse.high / f.hours.high : 1.0;
+  return others_.high(f) && f.hours.high > kFurtherUse.high ? kFurtherUse.high / f.hours.high : 1.0;
 }
 
 OncePerProject::OncePerProject(std::span<const Finding> findings) {
@@ -379,10 +376,7 @@ OncePerProject::OncePerProject(std::span<const Finding> findings) {
   for (const Finding& f : findings)
     if (f.priced_once && !f.discounted && f.category != Category::AnalyzerNote)
       changes[{f.check_id, f.subject}].push_back(&f);
-  for (const auto& [key, list] : changes) {
-    add_all_but_most_expensive(list, &HoursRange::low, others_low_);
-    add_all_but_most_expensive(list, &HoursRange::high, others_high_);
-  }
+  for (const auto& [key, list] : changes) others_.add(list);
 }
 
 bool SameLineDuplicates::repeated(const Finding& f) {

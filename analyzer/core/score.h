@@ -190,6 +190,20 @@ class SameLineDuplicates {
   std::unordered_set<Key, KeyHash> seen_;
 };
 
+// Of each group of findings added, every finding but the most expensive, per bound (the first in
+// finding order among equals, whatever the group's order): the findings a pricing rule prices at a
+// share of their hours. The low and the high bounds each take their own most expensive finding,
+// so that each only falls when a finding is fixed. Keeps pointers: the findings must outlive it.
+class AllButMostExpensive {
+ public:
+  void add(const std::vector<const Finding*>& group);
+  bool low(const Finding& f) const { return low_.contains(&f); }
+  bool high(const Finding& f) const { return high_.contains(&f); }
+
+ private:
+  std::unordered_set<const Finding*> low_, high_;
+};
+
 // The kernels of one op's passes and variants are one rewrite: those of one file, and those of
 // files named alike but for a pass (`causal_conv1d_fwd.cu`, `causal_conv1d_bwd.cu`;
 // `RasterizeToPixelsFwd.cu`, `RasterizeToPixelsBwd.cu`: one directory, one name once the words
@@ -208,14 +222,14 @@ class KernelFamilies {
   explicit KernelFamilies(std::span<const Finding> findings);
   // The share of its low and of its high hours `f` is priced at: kShare for a family's other
   // kernels, else 1.
-  double low_price(const Finding& f) const { return others_low_.contains(&f) ? kShare : 1.0; }
-  double high_price(const Finding& f) const { return others_high_.contains(&f) ? kShare : 1.0; }
+  double low_price(const Finding& f) const { return others_.low(f) ? kShare : 1.0; }
+  double high_price(const Finding& f) const { return others_.high(f) ? kShare : 1.0; }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
   // The family a file's kernels belong to: its directory and its name without the words of a pass.
   static std::string family_of(std::string_view path);
 
  private:
-  std::unordered_set<const Finding*> others_low_, others_high_;
+  AllButMostExpensive others_;
 };
 
 // A CUDA library is adopted once per project: its most expensive use in C/C++/CUDA code is priced
@@ -232,7 +246,7 @@ class LibraryAdoption {
   double high_price(const Finding& f) const;
 
  private:
-  std::unordered_set<const Finding*> others_low_, others_high_;
+  AllButMostExpensive others_;
 };
 
 // Findings marked priced_once (Finding::priced_once) are one change for the project: of those of
@@ -241,11 +255,11 @@ class LibraryAdoption {
 class OncePerProject {
  public:
   explicit OncePerProject(std::span<const Finding> findings);
-  double low_price(const Finding& f) const { return others_low_.contains(&f) ? 0.0 : 1.0; }
-  double high_price(const Finding& f) const { return others_high_.contains(&f) ? 0.0 : 1.0; }
+  double low_price(const Finding& f) const { return others_.low(f) ? 0.0 : 1.0; }
+  double high_price(const Finding& f) const { return others_.high(f) ? 0.0 : 1.0; }
 
  private:
-  std::unordered_set<const Finding*> others_low_, others_high_;
+  AllButMostExpensive others_;
 };
 
 // The share of its hours each finding is priced at: kernel families, libraries adopted once and

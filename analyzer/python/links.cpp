@@ -8,6 +8,26 @@ namespace tpulint::python {
 
 namespace {
 
+// Whether a keyword argument's value may turn a boolean option on: `True`, or a name, attribute,
+// subscript or condition whose value the call's caller decides (`overlap=overlap`,
+// `fused=cfg.fused`); not a literal number, string, container, None or False.
+bool may_turn_on(Node value) {
+  switch (value.kind()) {
+    case Kind::True:
+    case Kind::Identifier:
+    case Kind::Attribute:
+    case Kind::Subscript:
+    case Kind::NotOperator:
+    case Kind::BooleanOperator:
+    case Kind::ComparisonOperator:
+    case Kind::ConditionalExpression:
+    case Kind::Call:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // `relative` joined to the directory `dir`, with "." and ".." parts resolved; "" when it leaves the
 // scan root or is absolute.
 std::string join_inside(std::string_view dir, std::string_view relative) {
@@ -87,6 +107,8 @@ void LinkRecorder::add_native_paths(std::string_view text) {
 void LinkRecorder::add_kernel(std::string_view name) { kernels_.emplace_back(name); }
 
 void LinkRecorder::add_call(Node call) {
+  // The argument list's keywords read in place: every call of every file comes here, and
+  // call_arguments would build vectors for each.
   Node arguments = call.field(Field::Arguments);
   if (!arguments || arguments.kind() != Kind::ArgumentList) return;
   for (uint32_t i = 0; i < arguments.named_child_count(); ++i) {

@@ -330,23 +330,6 @@ std::string_view opt_in_option(Node condition) {
   return opt_in ? attribute.text() : std::string_view{};
 }
 
-bool may_turn_on(Node value) {
-  switch (value.kind()) {
-    case Kind::True:
-    case Kind::Identifier:
-    case Kind::Attribute:
-    case Kind::Subscript:
-    case Kind::NotOperator:
-    case Kind::BooleanOperator:
-    case Kind::ComparisonOperator:
-    case Kind::ConditionalExpression:
-    case Kind::Call:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Node opt_in_term(Node condition) {
   condition = unparenthesized(condition);
   if (!condition || condition.kind() != Kind::BooleanOperator) return condition;

@@ -85,10 +85,6 @@ std::string_view opt_in_option(Node condition);
 // or in a conjunction (`self.dcn_on_last_conv and i == last`) its first term that is an option and
 // not negated (the body runs only with it on); null for a condition with `or`.
 Node opt_in_term(Node condition);
-// Whether a keyword argument's value may turn a boolean option on: `True`, or a name, attribute,
-// subscript or condition whose value the call's caller decides (`overlap=overlap`,
-// `fused=cfg.fused`); not a literal number, string, container, None or False.
-bool may_turn_on(Node value);
 
 bool matches_name_pattern(std::string_view pattern, std::string_view name);
 // Whether one of a module's directories, or its file name (with and without ".py"), matches one of

@@ -425,15 +425,18 @@ ProjectModule project_module(std::string_view module, const SourceFile& file) {
   return k;
 }
 
-std::vector<Node> named_bases(Node class_definition) {
-  std::vector<Node> out;
-  for (uint32_t i = 0; i < class_definition.named_child_count(); ++i) {
-    Node bases = class_definition.named_child(i);
+std::vector<NamedReference> called_or_subclassed(Node call_or_class) {
+  auto is_name = [](Node n) { return n && (n.kind() == Kind::Identifier || n.kind() == Kind::Attribute); };
+  std::vector<NamedReference> out;
+  if (call_or_class.kind() == Kind::Call) {
+    if (Node callee = call_or_class.field(Field::Function); is_name(callee)) out.push_back({callee, ""});
+    return out;
+  }
+  for (uint32_t i = 0; i < call_or_class.named_child_count(); ++i) {
+    Node bases = call_or_class.named_child(i);
     if (bases.kind() != Kind::ArgumentList) continue;
-    for (uint32_t k = 0; k < bases.named_child_count(); ++k) {
-      Node base = bases.named_child(k);
-      if (base.kind() == Kind::Identifier || base.kind() == Kind::Attribute) out.push_back(base);
-    }
+    for (uint32_t k = 0; k < bases.named_child_count(); ++k)
+      if (Node base = bases.named_child(k); is_name(base)) out.push_back({base, "the base class "});
   }
   return out;
 }

@@ -115,8 +115,14 @@ bool api_names(std::string_view api, std::string_view q);
 void report_library_standard_op(python::Node ref, std::string_view kind, std::string_view role,
                                 python::PythonContext& ctx);
 
-// The base classes of a class definition that are names (`FusedLayerNorm`, `ops.RoIAlign`), in order.
-std::vector<python::Node> named_bases(python::Node class_definition);
+// What a call or a class definition names, each with the role a message gives it: a call's callee
+// when it is a name (`FusedLayerNorm(...)`: role ""), a class's bases that are names (`class
+// Norm(FusedLayerNorm):`: "the base class "), in order.
+struct NamedReference {
+  python::Node name;
+  std::string_view role;
+};
+std::vector<NamedReference> called_or_subclassed(python::Node call_or_class);
 
 // The first component of a dotted name: "apex.amp" -> "apex".
 std::string_view top_level(std::string_view dotted);

@@ -48,14 +48,9 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
     return k;
   }
 
+  // A call, or `class Norm(FusedLayerNorm):`, which inherits the CUDA-only implementation.
   void check(Node node, python::PythonContext& ctx) const override {
-    if (node.kind() == Kind::Call) {
-      Node callee = node.field(Field::Function);
-      if (callee.kind() == Kind::Identifier || callee.kind() == Kind::Attribute) check_reference(callee, "", ctx);
-      return;
-    }
-    // `class Norm(FusedLayerNorm):` inherits the CUDA-only implementation.
-    for (Node base : pyhelp::named_bases(node)) check_reference(base, "the base class ", ctx);
+    for (const auto& [name, role] : pyhelp::called_or_subclassed(node)) check_reference(name, role, ctx);
   }
 
  private:

@@ -8,7 +8,6 @@ namespace tpulint::checks {
 
 namespace {
 
-using python::Field;
 using python::Kind;
 using python::Node;
 
@@ -20,9 +19,8 @@ class LibraryStandardOpCall final : public python::PythonCheck {
   }
 
   void check(Node call, python::PythonContext& ctx) const override {
-    Node callee = call.field(Field::Function);
-    if (callee.kind() == Kind::Identifier || callee.kind() == Kind::Attribute)
-      pyhelp::report_library_standard_op(callee, "function", "", ctx);
+    for (const auto& [name, role] : pyhelp::called_or_subclassed(call))
+      pyhelp::report_library_standard_op(name, "function", role, ctx);
   }
 };
 

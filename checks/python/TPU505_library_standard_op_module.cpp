@@ -9,7 +9,6 @@ namespace tpulint::checks {
 
 namespace {
 
-using python::Field;
 using python::Kind;
 using python::Node;
 
@@ -20,15 +19,10 @@ class LibraryStandardOpModule final : public python::PythonCheck {
     return k;
   }
 
+  // A module built, or `class RotatedROIAlign(ROIAlignRotated):`, which inherits the kernel.
   void check(Node node, python::PythonContext& ctx) const override {
-    if (node.kind() == Kind::Call) {
-      Node callee = node.field(Field::Function);
-      if (callee.kind() == Kind::Identifier || callee.kind() == Kind::Attribute)
-        pyhelp::report_library_standard_op(callee, "module", "", ctx);
-      return;
-    }
-    // `class RotatedROIAlign(ROIAlignRotated):` inherits the kernel.
-    for (Node base : pyhelp::named_bases(node)) pyhelp::report_library_standard_op(base, "module", "the base class ", ctx);
+    for (const auto& [name, role] : pyhelp::called_or_subclassed(node))
+      pyhelp::report_library_standard_op(name, "module", role, ctx);
   }
 };
 
