@@ -194,14 +194,7 @@ const StandardOp* op_registered(std::string_view type) {
   return nullptr;
 }
 
-HoursRange row_hours(const StandardOp& op) {
-  std::string_view h = op.hours;
-  size_t dash = h.find('-');
-  double low = 0, high = 0;
-  std::from_chars(h.data(), h.data() + dash, low);
-  std::from_chars(h.data() + dash + 1, h.data() + h.size(), high);
-  return {low, high};
-}
+HoursRange row_hours(const StandardOp& op) { return parse_hours_range(op.hours).value_or(HoursRange{}); }
 
 EffortClass effort_of(Kind kind) {
   switch (kind) {

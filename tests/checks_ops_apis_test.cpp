@@ -5,22 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "checks/registry.h"
-#include "python/python_analyzer.h"
+#include "python_check_run.h"
 
 using namespace tpulint;
 
 namespace {
 
 std::vector<Finding> run(std::string_view id, const std::string& code) {
-  std::vector<std::string_view> ids{id};
-  auto entries = checks::python_checks(ids);
-  REQUIRE(entries.size() == 1);
-  python::PythonAnalyzer analyzer(entries);
-  SourceFile file("pkg/mod.py", "/tmp/pkg/mod.py", Language::Python, code);
-  FileResult result;
-  analyzer.analyze(file, result);
-  return result.findings;
+  return testing::run_python_check(id, code).findings;
 }
 
 }  // namespace

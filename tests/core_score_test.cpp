@@ -358,6 +358,23 @@ TEST_CASE("verdict: a few hours of warnings is still tpu-ready", "[core][score]"
   CHECK(findings_core_hours(s).high == 6);
 }
 
+TEST_CASE("verdict: APIs current framework releases no longer have cost effort, never the score or the verdict",
+          "[core][score]") {
+  // Three families of 4-12 h each: 12 core hours, past the 8 that make other findings portable.
+  std::vector<Finding> removed{make_finding("TPU701", EffortClass::Medium, "pkg/train.py", {4, 12}, Severity::Warning, 3),
+                               make_finding("TPU701", EffortClass::Medium, "pkg/model.py", {4, 12}, Severity::Warning, 5),
+                               make_finding("TPU701", EffortClass::Medium, "pkg/data.py", {4, 12}, Severity::Warning, 7)};
+  ScoreSummary s = compute_score(removed, {}, 1000);
+  CHECK(s.verdict == Verdict::TpuReady);
+  CHECK(findings_core_hours(s).low == 12);
+  CHECK(findings_core_hours(s).high == 36);
+  CHECK(s.score == compute_score(std::vector<Finding>{}, {}, 1000).score);
+  CHECK_THAT(s.verdict_reason, Catch::Contains("36 of them to move off APIs current framework releases no longer have"));
+  // The other rules still hold beside them: a core error is portable.
+  removed.push_back(make_finding("TPU401", EffortClass::Low, "pkg/train.py", {0.1, 0.5}, Severity::Error, 9));
+  CHECK(compute_score(removed, {}, 1000).verdict == Verdict::Portable);
+}
+
 TEST_CASE("verdict: a core error, or more than a day of core changes, is portable", "[core][score]") {
   std::vector<Finding> errors{
       make_finding("TPU401", EffortClass::Low, "pkg/model.py", {0.1, 0.5}, Severity::Error, 12),
@@ -708,4 +725,16 @@ TEST_CASE("kernel families: the most expensive kernel whole, the others at a sha
   const ScoreSummary fixed = compute_score(findings);
   CHECK(fixed.core_hours.high == Approx(120 + share * 60 + 90));
   CHECK(fixed.score >= s.score);
+}
+
+TEST_CASE("a data table's hours parse as a range or not at all", "[core][score]") {
+  CHECK(parse_hours_range("4-12")->low == 4);
+  CHECK(parse_hours_range("4-12")->high == 12);
+  CHECK(parse_hours_range("0.25-0.5")->low == 0.25);
+  CHECK(parse_hours_range("0.25-0.5")->high == 0.5);
+  CHECK_FALSE(parse_hours_range("12"));
+  CHECK_FALSE(parse_hours_range("12-4"));
+  CHECK_FALSE(parse_hours_range("4-12h"));
+  CHECK_FALSE(parse_hours_range("-4"));
+  CHECK_FALSE(parse_hours_range(""));
 }

@@ -103,13 +103,13 @@ TEST_CASE("config: an unknown key or a bad value stops with exit 2 and names it"
   CHECK(toml.err.find("invalid TOML") != std::string::npos);
 
   // Issue 36: a bad entry in the configuration was reported as one of `--select`.
-  dir.write(".tpulint.toml", "select = [\"TPU7\"]\n");
+  dir.write(".tpulint.toml", "select = [\"TPU8\"]\n");
   auto selection = run_tpulint(scan_json(dir));
   CHECK(selection.exit_code == 2);
   CHECK(selection.err == "tpulint: error: " + dir.str(".tpulint.toml") +
-                             ": 'select': 'TPU7' matches no check (see `tpulint checks`)\n");
-  dir.write(".tpulint.toml", "ignore = [\"TPU7\"]\n");
-  CHECK(run_tpulint(scan_json(dir)).err.find(".tpulint.toml: 'ignore': 'TPU7' matches no check") != std::string::npos);
+                             ": 'select': 'TPU8' matches no check (see `tpulint checks`)\n");
+  dir.write(".tpulint.toml", "ignore = [\"TPU8\"]\n");
+  CHECK(run_tpulint(scan_json(dir)).err.find(".tpulint.toml: 'ignore': 'TPU8' matches no check") != std::string::npos);
   // The command line wins over the configuration, and its errors name the option.
   dir.write(".tpulint.toml", "select = [\"TPU2\"]\n");
   auto option = run_tpulint(scan_json(dir, "--select TPU8"));

@@ -34,7 +34,7 @@ json expected_projects() {
 // The keys the foundation promises in every JSON report (docs/json-report.md).
 void check_report_shape(const json& r) {
   REQUIRE(r.is_object());
-  CHECK(r.at("schema_version") == 5);
+  CHECK(r.at("schema_version") == 6);
   CHECK(r.at("tool").at("name") == "tpulint");
   CHECK(r.at("tool").at("version").is_string());
   CHECK(r.at("score").is_number());
@@ -232,9 +232,9 @@ TEST_CASE("usage errors exit 2 with a one-line message", "[e2e]") {
   CHECK(missing.err == "tpulint: error: 'does/not/exist': no such file or directory\n");
   CHECK(missing.out.empty());
 
-  auto select = run_tpulint("scan fixtures/projects --select TPU7");
+  auto select = run_tpulint("scan fixtures/projects --select TPU8");
   CHECK(select.exit_code == 2);
-  CHECK(select.err.find("'TPU7' matches no check") != std::string::npos);
+  CHECK(select.err.find("'TPU8' matches no check") != std::string::npos);
 
   auto option = run_tpulint("scan --no-such-option");
   CHECK(option.exit_code == 2);

@@ -90,10 +90,11 @@ Position shown_start(const Finding& f);
 Position shown_end(const Finding& f);
 
 // A line a port must change that is no finding of its own: a use of a CUDA API's type, constant or
-// macro, a further call of a library function already reported in the file, or an #include of the
-// API's header, on a line where its check reports nothing. It joins the work item of its check's
-// findings with the same subject (plan.h: attach_touch_lines), so the plan lists every line a port
-// touches, as a translator's statistics would, while the findings stay one per call.
+// macro, a further call of a library function already reported in the file, an #include of the
+// API's header, or a further use of a removed framework API in the file (TPU701), on a line where
+// its check reports nothing. It joins the work item of its check's findings with the same subject
+// (plan.h: attach_touch_lines), so the plan lists every line a port touches, as a translator's
+// statistics would, while the findings stay one per call.
 struct TouchLine {
   std::string check_id;
   Category category = Category::AnalyzerNote;
@@ -165,7 +166,7 @@ struct FileResult {
   // C/C++/CUDA: the files of the scanned tree it #includes, relative to the scan root, sorted:
   // what makes a header's kernels part of the extension whose sources include it (plan.h).
   std::vector<std::string> project_includes;
-  std::vector<TouchLine> touches;            // C/C++/CUDA: sorted, unique (FindingSink::touch)
+  std::vector<TouchLine> touches;            // sorted, unique (FindingSink::touch)
   uint32_t code_lines = 0;  // Python, C/C++, CUDA: lines holding code (count_code_lines)
   FileLinks links;          // Python: what it uses of the rest of the project
   // What the worker spent on it in this run: reading, parsing, the checks and the suppressions.

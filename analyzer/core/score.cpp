@@ -140,6 +140,10 @@ Tally tally_of(const Finding& f, double path_weight, bool in_native_file, double
       t.core_gpu_lines = f.code_lines;
     return t;
   }
+  // An API current releases no longer have is a pin or a migration of the framework, whatever the
+  // accelerator: effort, like the bring-up run, and neither the score nor the verdict, which weigh
+  // what a TPU needs of the code (TPU-native code on an old release runs on a TPU as it is).
+  if (f.category == Category::FrameworkVersion) return t;
   const double hours = f.hours.low * price;
   t.hours = hours * path_weight;
   if (!decides_verdict(path_weight)) return t;
@@ -401,6 +405,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   const Finding* first_kernel = nullptr;
   const Finding* first_error = nullptr;
   size_t counted = 0;
+  double removed_api_hours = 0;  // of the core hours' high bound, moving off removed framework APIs
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
   const Pricing pricing(findings);
@@ -426,6 +431,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     if (!decides_verdict(path_weight) || f.discounted) continue;
     out.core_hours.low += hours.low;
     out.core_hours.high += hours.high;
+    if (f.category == Category::FrameworkVersion) removed_api_hours += hours.high;
     if (t.core_novel > 0 && !first_novel) first_novel = &f;
     if (t.core_kernels > 0 && !first_kernel) first_kernel = &f;
     if (t.core_errors > 0 && !first_error) first_error = &f;
@@ -472,6 +478,11 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
                            : out.core_hours.high == 0
                                ? "nothing blocks a TPU run: no change in the core code (findings in tests, examples "
                                  "or benchmarks only)"
+                           : removed_api_hours > 0
+                               ? fmt::format("nothing blocks a TPU run: at most {} engineer-hours of changes in the "
+                                             "core code, {} of them to move off APIs current framework releases no "
+                                             "longer have (or to pin an old release)",
+                                             hours_text(out.core_hours.high), hours_text(removed_api_hours))
                                : fmt::format("nothing blocks a TPU run: at most {} engineer-hours of tuning in the "
                                              "core code",
                                              hours_text(out.core_hours.high));

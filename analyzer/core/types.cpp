@@ -1,5 +1,7 @@
 #include "core/types.h"
 
+#include <charconv>
+
 namespace tpulint {
 
 std::string_view to_string(Language l) {
@@ -21,6 +23,7 @@ std::string_view to_string(Category c) {
     case Category::CudaApi: return "cuda-api";
     case Category::CudaLibrary: return "cuda-library";
     case Category::HostSync: return "host-sync";
+    case Category::FrameworkVersion: return "framework-version";
     case Category::AnalyzerNote: return "analyzer-note";
   }
   return "unknown";
@@ -34,6 +37,7 @@ std::string_view display_name(Category c) {
     case Category::CudaApi: return "CUDA-coupled device and runtime APIs";
     case Category::CudaLibrary: return "CUDA-only libraries";
     case Category::HostSync: return "host-device syncs and input-pipeline stalls";
+    case Category::FrameworkVersion: return "APIs current framework releases no longer have";
     case Category::AnalyzerNote: return "analyzer notes";
   }
   return "unknown";
@@ -119,6 +123,19 @@ std::optional<EffortClass> effort_from_string(std::string_view s) {
 std::optional<Language> language_from_string(std::string_view s) {
   static constexpr Language kAll[] = {Language::None, Language::Python, Language::Cxx, Language::Cuda, Language::Cmake};
   return parse_enum(s, kAll);
+}
+
+std::optional<HoursRange> parse_hours_range(std::string_view text) {
+  const size_t dash = text.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  HoursRange h;
+  const char* end = text.data() + text.size();
+  auto low = std::from_chars(text.data(), text.data() + dash, h.low);
+  auto high = std::from_chars(text.data() + dash + 1, end, h.high);
+  if (low.ec != std::errc() || low.ptr != text.data() + dash || high.ec != std::errc() || high.ptr != end ||
+      h.low > h.high)
+    return std::nullopt;
+  return h;
 }
 
 std::optional<Category> category_from_id(std::string_view id) {

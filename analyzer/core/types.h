@@ -25,12 +25,13 @@ enum class Category : uint8_t {
   CudaApi = 4,        // TPU4xx CUDA-coupled device and runtime APIs
   CudaLibrary = 5,    // TPU5xx CUDA-only libraries
   HostSync = 6,       // TPU6xx host-device syncs and input-pipeline stalls
+  FrameworkVersion = 7,  // TPU7xx APIs current framework releases no longer have
   AnalyzerNote = 9,   // TPU9xx the analyzer's own notes
 };
 inline constexpr Category kAllCategories[] = {Category::CustomKernel, Category::DynamicShape,
                                               Category::UnsupportedOp, Category::CudaApi,
                                               Category::CudaLibrary, Category::HostSync,
-                                              Category::AnalyzerNote};
+                                              Category::FrameworkVersion, Category::AnalyzerNote};
 std::string_view to_string(Category c);        // kebab-case key, e.g. "custom-kernel"
 std::string_view display_name(Category c);     // for people, e.g. "custom kernels and native extensions"
 
@@ -66,6 +67,8 @@ struct HoursRange {
   double low = 0;
   double high = 0;
 };
+// A data table's hours, "4-12" or "0.25-0.5"; nullopt unless both are numbers and low <= high.
+std::optional<HoursRange> parse_hours_range(std::string_view text);
 
 // 1-based line and column. Columns count Unicode code points, as editors and SARIF readers expect.
 struct Position {

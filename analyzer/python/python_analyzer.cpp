@@ -263,6 +263,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   for (const auto& t : trees) tree_list.push_back(t.get());
   ImportTable imports = ImportTable::build(tree_list, package_of(file.path()));
   FindingSink sink(file, result.findings);
+  // A touch line is a line of the file; a notebook's lines are its cells' (the plan lists none of them).
+  if (!file.notebook()) sink.keep_touches(&result.touches);
   SyntaxErrors errors;
   const size_t first_finding = result.findings.size();
   std::vector<uint32_t> offsets;  // of the findings from first_finding on
@@ -364,6 +366,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     links->write_options(result.links);
   }
   sink.keep_offsets(nullptr);
+  sink.keep_touches(nullptr);
+  settle_touch_lines(result.touches, std::span<const Finding>(result.findings).subspan(first_finding));
   contexts.clear();
 
   // The scope drops the trees' memory next.

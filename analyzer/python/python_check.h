@@ -95,6 +95,8 @@ class PythonContext {
   // Adds a finding of the check being run at `at`.
   Finding& report(Node at, std::string_view message, std::string_view hint = {}, std::string_view subject = {});
   Finding& report(ByteSpan at, std::string_view message, std::string_view hint = {}, std::string_view subject = {});
+  // Records a further line of the check's work item `subject` that is no finding of its own (TouchLine).
+  void touch(ByteSpan at, std::string_view subject) { sink_.touch(*check_, at, subject); }
 
   // The walk's bookkeeping; checks do not call these.
   void set_check(const CheckInfo* check) { check_ = check; }

@@ -191,7 +191,7 @@ void write_text(const ScanReport& report, std::ostream& out, const ReportOptions
     for (const WorkItem& w : report.plan)
       if (w.touch_lines) touched += w.touch_lines, ++items;
     if (touched)
-      out << fmt::format("    the plan also lists {} line{} using CUDA APIs with no call (types, constants, #includes) in {} work item{}\n",
+      out << fmt::format("    the plan also lists {} line{} to touch with no finding of their own (CUDA types, constants and #includes, further uses of a removed API) in {} work item{}\n",
                          touched, touched == 1 ? "" : "s", items, items == 1 ? "" : "s");
     if (report.plan.size() > kTop) out << fmt::format("    ... {} more in the JSON, Markdown or HTML report\n", report.plan.size() - kTop);
   }

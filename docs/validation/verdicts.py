@@ -2,7 +2,7 @@
 """Scores tpulint's verdicts, scores, effort and key blockers against the expert labels of
 docs/validation/verdicts.tsv, for one half of the corpus.
 
-Usage: docs/validation/verdicts.py calibration|validation|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11 [--tpulint build/tpulint]
+Usage: docs/validation/verdicts.py calibration|validation|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12 [--tpulint build/tpulint]
            [--reports DIR] [--rescan] [--markdown]
 
 Each labeled repository (its local checkout, see the TSV) is scanned once with
@@ -107,7 +107,7 @@ def scan(tpulint, row, reports, rescan):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("half", choices=["calibration", "validation", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"])
+    parser.add_argument("half", choices=["calibration", "validation", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"])
     parser.add_argument("--tpulint", default=os.path.join(HERE, "..", "..", "build", "tpulint"))
     parser.add_argument("--reports")
     parser.add_argument("--rescan", action="store_true")
@@ -127,8 +127,9 @@ def main():
         lines = max(effort["code_lines"], 1)
         got_mid = math.sqrt(max(effort["hours_low"], 0.5) * max(effort["hours_high"], 0.5))
         want_mid = math.sqrt(max(float(row["effort_low_h"]), 0.5) * max(float(row["effort_high_h"]), 0.5))
+        # A tie of two labels shares a half rank (4.5).
         results.append({
-            "repo": row["repo"], "rank": int(row["rank"]), "want": row["verdict"], "got": report["verdict"],
+            "repo": row["repo"], "rank": float(row["rank"]), "want": row["verdict"], "got": report["verdict"],
             "score": report["score"], "hours": (effort["hours_low"], effort["hours_high"]),
             "label_hours": (float(row["effort_low_h"]), float(row["effort_high_h"])),
             "effort_ratio": got_mid / want_mid, "blockers": len(blockers), "found": len(found),
@@ -160,10 +161,10 @@ def main():
         label = f"{r['label_hours'][0]:.0f}-{r['label_hours'][1]:.0f}"
         missed = f" (missed: {', '.join(r['missed'])})" if r["missed"] else ""
         if args.markdown:
-            print(f"| {r['rank']} | {r['repo']} | {r['want']} | {r['got']}{mark} | {r['score']:.1f} | {hours} | {label} | "
+            print(f"| {r['rank']:g} | {r['repo']} | {r['want']} | {r['got']}{mark} | {r['score']:.1f} | {hours} | {label} | "
                   f"{r['gpu_share']:.2f} / {r['label_share']:.2f} | {r['found']}/{r['blockers']}{missed} |")
         else:
-            print(f"{r['rank']:3d} {r['repo']:45s} {r['want']:12s} {r['got']:12s}{mark:2s} {r['score']:6.1f} "
+            print(f"{r['rank']:3g} {r['repo']:45s} {r['want']:12s} {r['got']:12s}{mark:2s} {r['score']:6.1f} "
                   f"{hours:>12s} {label:>12s} x{r['effort_ratio']:<6.2f} {r['gpu_share']:.2f}/{r['label_share']:.2f} "
                   f"{r['found']}/{r['blockers']}{missed}")
     print()
@@ -176,7 +177,7 @@ def main():
     print(f"  GPU-only share within 0.1 of the label's share without TPU path: {share_ok}/{len(native)} "
           f"(repositories with native or kernel code)")
     print(f"  scores shared by different ranks: {len(ties)}" +
-          ("".join(f"\n    {s}: ranks {sorted(v)}" for s, v in sorted(ties.items())) if ties else ""))
+          ("".join(f"\n    {s}: ranks {[f'{x:g}' for x in sorted(v)]}" for s, v in sorted(ties.items())) if ties else ""))
 
 
 if __name__ == "__main__":
