@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "checks/python/TPU3xx_4xx_common.h"
@@ -554,6 +555,40 @@ std::vector<Parameter> parameters_of(Node function) {
 
 }  // namespace
 
+namespace {
+
+bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, int hops);
+
+// Whether `helper`, a function defined inside `outer` with no transform of its own, is only called
+// there, each call passing values computed from no traced name: its parameters then hold static
+// values (an axis, a block size: `_positive(ax)` for each `ax` of a static `axes`). A helper handed
+// to a transform (`lax.scan(body, ...)`), or used in any other way, or not used at all, is not.
+bool only_called_with_static_values(Node helper, Node outer, const TracedScope& scope, const PythonContext& ctx) {
+  Node name = helper.field(Field::Name);
+  if (!name) return false;
+  const python::Tree* tree = outer.tree();
+  // A function too large to read for each helper in it (nested functions a thousand deep) keeps the
+  // helper's parameters traced, as before this reading.
+  if (tree->subtree_end(outer) - outer.id() > 100000) return false;
+  bool called = false;
+  for (uint32_t id = outer.id() + 1; id < tree->subtree_end(outer); ++id) {
+    Node n(tree, id);
+    if (n.kind() != Kind::Identifier || n.text() != name.text() || n == name) continue;
+    Node call = n.parent();
+    if (!call || call.kind() != Kind::Call || call.field(Field::Function) != n) return false;
+    const python::CallArguments args = python::call_arguments(call);
+    if (args.has_splat) return false;
+    for (Node a : args.positional)
+      if (uses_traced_at(a, scope, ctx, 0)) return false;
+    for (const auto& [keyword, a] : args.keywords)
+      if (uses_traced_at(a, scope, ctx, 0)) return false;
+    called = true;
+  }
+  return called;
+}
+
+}  // namespace
+
 std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   if (!ctx.imports().imports("jax")) return std::nullopt;
   const python::Frame* innermost = ctx.enclosing_function();
@@ -570,14 +605,17 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   last.function = innermost->node.id();
   std::optional<TracedScope>& scope = last.scope;
   scope.reset();
+  Node outer;  // the function around `f`
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
     StaticArguments statics;
     auto transform = tracing_of(f.node, ctx, statics);
+    const Node enclosing = std::exchange(outer, f.node);
     if (!transform && !scope) continue;
     if (!scope) scope = TracedScope{*transform, {}};
     if (statics.unknown) continue;  // any parameter may be static
+    if (!transform && enclosing && only_called_with_static_values(f.node, enclosing, *scope, ctx)) continue;
     long long position = 0;
     for (const Parameter& p : parameters_of(f.node)) {
       long long at = p.positional ? position++ : -1;
