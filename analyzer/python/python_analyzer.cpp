@@ -344,7 +344,9 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     bool dropped = false;  // a finding of a check not reported in its context
     for (size_t k = first_finding; k < result.findings.size(); ++k) {
       Finding& f = result.findings[k];
-      f.context = model.context_at(offsets[k - first_finding]);
+      // A check that knows where its finding's code runs has said so (a module built in a model's
+      // constructor runs its op in the model's forward).
+      if (f.context == Context::Unknown) f.context = model.context_at(offsets[k - first_finding]);
       auto info = std::find_if(infos_.begin(), infos_.end(), [&](const CheckInfo* i) { return i->id == f.check_id; });
       if (info == infos_.end()) continue;
       if (((*info)->hot_path_only && f.context != Context::HotPath && f.context != Context::Loop) ||

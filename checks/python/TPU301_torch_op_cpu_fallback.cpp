@@ -2,12 +2,12 @@
 // User docs: docs/checks/TPU301.md (generated from the CheckInfo below).
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <fmt/format.h>
 #include <vector>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU3xx_4xx_common.h"
+#include "checks/python/frameworks/torch.h"
 #include "data/torch_ops_cpu_fallback.h"
 
 namespace tpulint::checks {
@@ -81,13 +81,19 @@ std::optional<std::string> falling_back_op(const TorchOpsCpuFallbackRow& row, co
   return std::nullopt;
 }
 
-HoursRange parse_hours(std::string_view s) {
-  HoursRange h;
-  auto dash = s.find('-');
-  if (dash == std::string_view::npos) return h;
-  std::from_chars(s.data(), s.data() + dash, h.low);
-  std::from_chars(s.data() + dash + 1, s.data() + s.size(), h.high);
-  return h;
+// Whether a call of `api`, a module class or a module wrapper of torch.nn (`nn.Upsample(mode="bicubic")`,
+// `weight_norm(conv)`), builds a layer of a model: it stands in a method of a torch module (its
+// constructor, a `_make_layer`), and the op it reports runs in the model's forward, every step,
+// whatever runs the method.
+bool builds_model_layer(std::string_view api, const python::PythonContext& ctx) {
+  if (!api.starts_with("torch.nn.") || api.starts_with("torch.nn.functional.")) return false;
+  std::span<const python::Frame> frames = ctx.frames();
+  for (size_t i = frames.size(); i-- > 0;) {
+    if (frames[i].type != python::Frame::Type::Function) continue;
+    return i > 0 && frames[i - 1].type == python::Frame::Type::Class &&
+           torch::derives_from_module(frames[i - 1].node, ctx);
+  }
+  return false;
 }
 
 // Whether the table has a row `torch.Tensor.<name>`: a test without building the name, for every
@@ -138,8 +144,9 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     Finding& f = ctx.report(method ? pa::from_method_name(call) : call.span(),
                             fmt::format("'{}' has no XLA lowering: 'aten::{}' falls back to the CPU", shown, *op),
                             std::string(row->replacement), std::string(row->api));
-    f.hours = parse_hours(row->hours);
+    f.hours = parse_hours_range(row->hours).value_or(HoursRange{});
     f.effort = f.hours.high <= 1 ? EffortClass::Low : EffortClass::Medium;
+    if (builds_model_layer(row->api, ctx)) f.context = Context::HotPath;
   }
 };
 
