@@ -343,6 +343,40 @@ TEST_CASE("links: a helper its own file calls from code of no role keeps its fil
   CHECK(placed(scan(dir), "pkg/boxes.py", "TPU201") == std::vector<std::string>{"unknown"});
 }
 
+TEST_CASE("links: a dataset module's helper that another module's training loop also calls is device code",
+          "[e2e][links]") {
+  TempDir dir;
+  // Its own file's Dataset calls it (host code there); the training loop calls it on the model's output.
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/meldataset.py",
+            "import torch\n"
+            "from torch.utils.data import Dataset\n"
+            "def spectrogram(y):\n"
+            "    return torch.stft(y, 1024, return_complex=True).abs()\n"
+            "class Mels(Dataset):\n"
+            "    def __getitem__(self, i):\n"
+            "        return spectrogram(torch.zeros(8000))\n");
+  CHECK(placed(scan(dir), "pkg/meldataset.py", "TPU301") == std::vector<std::string>{"host+discounted"});
+  dir.write("pkg/train.py",
+            "import torch\n"
+            "from pkg.meldataset import spectrogram\n"
+            "def fit(model, loader, opt):\n"
+            "    for x, y in loader:\n"
+            "        loss = (spectrogram(model(x)) - y).abs().mean()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n");
+  CHECK(placed(scan(dir), "pkg/meldataset.py", "TPU301") == std::vector<std::string>{"hot-path"});
+  // Called there from tests only, it stays the dataset's.
+  dir.write("pkg/train.py", "");
+  dir.write("tests/test_mels.py",
+            "from pkg.meldataset import spectrogram\n"
+            "def test_fit(model, loader, opt):\n"
+            "    for x, y in loader:\n"
+            "        (spectrogram(model(x)) - y).abs().mean().backward()\n"
+            "        opt.step()\n");
+  CHECK(placed(scan(dir), "pkg/meldataset.py", "TPU301") == std::vector<std::string>{"host+discounted"});
+}
+
 TEST_CASE("links: roles pass along chains of helpers in different modules", "[e2e][links]") {
   TempDir dir;
   write_host_helper(dir);

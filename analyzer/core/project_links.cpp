@@ -159,6 +159,29 @@ class Linker {
     }
   }
 
+  // Functions that other modules' live core code calls on the hot path or in a training loop: the
+  // code in them runs on the device there, whatever its own file makes of it (a dataset module's
+  // `mel_spectrogram`, which the training loop also calls on the model's output). Run after
+  // settle_roles().
+  void settle_device_uses() {
+    device_use_.resize(files_.size());
+    for (size_t i = 0; i < files_.size(); ++i) device_use_[i].assign(files_[i].links.functions.size(), false);
+    for (const auto& [key, edges] : name_edges_) {
+      if (guarded_[key.file][key.function] || optional_[key.file]) continue;
+      device_use_[key.file][key.function] = std::any_of(edges.begin(), edges.end(), [&](const Edge& e) {
+        return !from_test(e) && counts_[e.from] && live(e) && use_role(e) == Context::HotPath;
+      });
+    }
+  }
+
+  // Whether other modules call the function of file `i` at `line` from device code (settle_device_uses).
+  bool used_on_device(size_t i, uint32_t line) const {
+    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
+    for (size_t k = 0; k < functions.size(); ++k)
+      if (functions[k].first_line <= line && line <= functions[k].last_line) return device_use_[i][k];
+    return false;
+  }
+
   // The role other modules give the code of file `i` at `line`: Unknown when they give none.
   Context role_at(size_t i, uint32_t line) const {
     const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
@@ -335,6 +358,7 @@ class Linker {
   std::vector<bool> optional_;
   std::vector<std::vector<bool>> guarded_;
   std::vector<std::vector<Context>> role_;
+  std::vector<std::vector<bool>> device_use_;  // settle_device_uses()
 };
 
 }  // namespace
@@ -406,13 +430,27 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
   Linker linker(files, weights, alternative_backend_dirs);
   linker.settle();
   linker.settle_roles();
+  linker.settle_device_uses();
   confirm_launches(files, linker);
   bool dropped = false;  // a finding of a check not reported on the hot path, placed there
   for (size_t i = 0; i < files.results.size(); ++i) {
     const AnalyzedFiles::Range range = files.ranges[i];
     for (size_t k = range.begin; k < range.begin + range.size; ++k) {
       Finding& f = files.findings[k];
-      if (f.category == Category::AnalyzerNote || f.discounted) continue;
+      if (f.category == Category::AnalyzerNote) continue;
+      // Discounted as host, one-time or evaluation code by its file, but called from device code
+      // by another module: it runs on the device, every step of that loop.
+      if (f.discounted && (f.context == Context::Host || f.context == Context::OneTime || f.context == Context::Eval) &&
+          linker.used_on_device(i, f.start.line)) {
+        const CheckInfo* check = registry.find(f.check_id);
+        if (check && check->device_code_only) {
+          f.context = Context::HotPath;
+          f.discounted = false;
+          f.severity = check->severity;
+        }
+        continue;
+      }
+      if (f.discounted) continue;
       if (linker.guarded(i, f)) {
         f.context = Context::Guarded;
       } else if (f.context == Context::Unknown) {
