@@ -366,7 +366,28 @@ TEST_CASE("links: a dataset module's helper that another module's training loop 
             "        loss.backward()\n"
             "        opt.step()\n");
   CHECK(placed(scan(dir), "pkg/meldataset.py", "TPU301") == std::vector<std::string>{"hot-path"});
+  // An evaluation module's function a training loop calls (after each epoch) stays evaluation code.
+  dir.write("pkg/val.py",
+            "import torch\n"
+            "def evaluate(model, loader):\n"
+            "    for x, y in loader:\n"
+            "        keep = y[y[:, 0] > 0]\n"
+            "    return keep\n");
+  dir.write("pkg/train.py",
+            "import torch\n"
+            "from pkg import val\n"
+            "from pkg.meldataset import spectrogram\n"
+            "def fit(model, loader, opt):\n"
+            "    for epoch in range(3):\n"
+            "        for x, y in loader:\n"
+            "            loss = (spectrogram(model(x)) - y).abs().mean()\n"
+            "            loss.backward()\n"
+            "            opt.step()\n"
+            "        val.evaluate(model, loader)\n");
+  CHECK(placed(scan(dir), "pkg/val.py", "TPU204") == std::vector<std::string>{"eval+discounted"});
+  CHECK(placed(scan(dir), "pkg/meldataset.py", "TPU301") == std::vector<std::string>{"hot-path"});
   // Called there from tests only, it stays the dataset's.
+  dir.write("pkg/val.py", "");
   dir.write("pkg/train.py", "");
   dir.write("tests/test_mels.py",
             "from pkg.meldataset import spectrogram\n"

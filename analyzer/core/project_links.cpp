@@ -160,9 +160,9 @@ class Linker {
   }
 
   // Functions that other modules' live core code calls on the hot path or in a training loop: the
-  // code in them runs on the device there, whatever its own file makes of it (a dataset module's
-  // `mel_spectrogram`, which the training loop also calls on the model's output). Run after
-  // settle_roles().
+  // code in them runs on the device there, though their own file makes host or one-time code of it
+  // (a dataset module's `mel_spectrogram`, which the training loop also calls on the model's
+  // output). Run after settle_roles().
   void settle_device_uses() {
     device_use_.resize(files_.size());
     for (size_t i = 0; i < files_.size(); ++i) device_use_[i].assign(files_[i].links.functions.size(), false);
@@ -438,9 +438,10 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
     for (size_t k = range.begin; k < range.begin + range.size; ++k) {
       Finding& f = files.findings[k];
       if (f.category == Category::AnalyzerNote) continue;
-      // Discounted as host, one-time or evaluation code by its file, but called from device code
-      // by another module: it runs on the device, every step of that loop.
-      if (f.discounted && (f.context == Context::Host || f.context == Context::OneTime || f.context == Context::Eval) &&
+      // Discounted as host or one-time code by its file, but called from device code by another
+      // module: it runs on the device, every step of that loop. (Evaluation code a training loop
+      // calls, `val.run(...)` after each epoch, is the loop's evaluation: it stays evaluation.)
+      if (f.discounted && (f.context == Context::Host || f.context == Context::OneTime) &&
           linker.used_on_device(i, f.start.line)) {
         const CheckInfo* check = registry.find(f.check_id);
         if (check && check->device_code_only) {
