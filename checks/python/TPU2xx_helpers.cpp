@@ -666,8 +666,13 @@ bool uses_traced_at(Node e, const TracedScope& scope, const PythonContext& ctx, 
       return any_arg();
     }
     // A method of a traced value computes on it (`x.any()`, `x.sum()`); a free function of
-    // unknown meaning, a builtin inspecting types or lengths, and `x.shape`-like reads do not count.
-    if (callee.kind() == Kind::Attribute) return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
+    // unknown meaning, a builtin inspecting types or lengths, and `x.shape`-like reads do not count,
+    // nor a method no array has (`annotations.index("batch")`, `names.count(n)`: a Python
+    // sequence's, whose result is a Python int).
+    if (callee.kind() == Kind::Attribute) {
+      if (one_of(callee.field(Field::Attribute).text(), {"index", "count"})) return false;
+      return uses_traced_at(callee.field(Field::Object), scope, ctx, hops);
+    }
     return false;
   }
   if (t == Kind::ComparisonOperator) {
