@@ -423,11 +423,22 @@ struct StaticArguments {
 
 void collect_static(const python::CallArguments& args, std::string_view transform, StaticArguments& out) {
   if (args.has_splat) out.unknown = true;
-  // vmap leaves `in_axes=None` arguments unbatched: they reach the function as they were given.
-  if (transform.ends_with("vmap"))
-    if (Node axes = python::unparenthesized(args.keyword("in_axes")); axes && (axes.kind() == Kind::Tuple || axes.kind() == Kind::List))
-      for (uint32_t i = 0; i < axes.named_child_count(); ++i)
-        if (python::is_none(axes.named_child(i))) out.positions.push_back(i);
+  // vmap leaves `in_axes=None` arguments unbatched, and shard_map treats `in_specs=None` ones as
+  // static: they reach the function as they were given.
+  const std::string_view per_argument = transform.ends_with("vmap")        ? "in_axes"
+                                        : transform.ends_with("shard_map") ? "in_specs"
+                                                                           : "";
+  if (!per_argument.empty())
+    if (Node axes = python::unparenthesized(args.keyword(per_argument));
+        axes && (axes.kind() == Kind::Tuple || axes.kind() == Kind::List)) {
+      long long position = 0;  // of the entry: a comment between entries is no entry
+      for (uint32_t i = 0; i < axes.named_child_count(); ++i) {
+        Node entry = axes.named_child(i);
+        if (entry.kind() == Kind::Comment) continue;
+        if (python::is_none(entry)) out.positions.push_back(position);
+        ++position;
+      }
+    }
   for (const auto& [key, value] : args.keywords) {
     if (!contains(kStaticKeywords, key)) continue;
     std::vector<Node> items;
