@@ -205,6 +205,17 @@ TEST_CASE("semantic: a branch on a device, backend or optional library is guarde
   CHECK(training.context == Context::HotPath);
   CHECK_FALSE(training.discounted);
   CHECK(at(seen, "TPU403", 13).context == Context::Guarded);
+  // A branch for NVIDIA's Nsight Systems profiler runs only on NVIDIA GPUs; one for another mode does not.
+  auto profiler = analyze("pkg/profiler.py",
+                          "import torch\n"                                    // 1
+                          "class Profiler:\n"                                 // 2
+                          "    def start(self):\n"                            // 3
+                          "        if self.mode == 'nsys':\n"                 // 4
+                          "            torch.cuda.synchronize()\n"            // 5
+                          "        if self.mode == 'xplane':\n"               // 6
+                          "            torch.cuda.synchronize()\n");          // 7
+  CHECK(at(profiler, "TPU403", 5).context == Context::Guarded);
+  CHECK(at(profiler, "TPU403", 7).context != Context::Guarded);
 }
 
 TEST_CASE("semantic: host data path by module, by keyword and by dataset class, evaluation by name", "[python][semantic]") {
