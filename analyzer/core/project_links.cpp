@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fmt/format.h>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -176,18 +177,14 @@ class Linker {
 
   // Whether other modules call the function of file `i` at `line` from device code (settle_device_uses).
   bool used_on_device(size_t i, uint32_t line) const {
-    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
-    for (size_t k = 0; k < functions.size(); ++k)
-      if (functions[k].first_line <= line && line <= functions[k].last_line) return device_use_[i][k];
-    return false;
+    const std::optional<size_t> k = function_at(i, line);
+    return k && device_use_[i][*k];
   }
 
   // The role other modules give the code of file `i` at `line`: Unknown when they give none.
   Context role_at(size_t i, uint32_t line) const {
-    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
-    for (size_t k = 0; k < functions.size(); ++k)
-      if (functions[k].first_line <= line && line <= functions[k].last_line) return role_[i][k];
-    return Context::Unknown;
+    const std::optional<size_t> k = function_at(i, line);
+    return k ? role_[i][*k] : Context::Unknown;
   }
 
   // Whether `target`, a name file `from` launches, is a kernel of another module of the project:
@@ -226,6 +223,14 @@ class Linker {
   }
 
  private:
+  // The index of file `i`'s top-level function holding `line`, if one does.
+  std::optional<size_t> function_at(size_t i, uint32_t line) const {
+    const std::vector<FileLinks::Function>& functions = files_[i].links.functions;
+    for (size_t k = 0; k < functions.size(); ++k)
+      if (functions[k].first_line <= line && line <= functions[k].last_line) return k;
+    return std::nullopt;
+  }
+
   // How many packages a launched name is followed through (`from .ops import kern` in an __init__).
   static constexpr int kMaxReexports = 4;
 

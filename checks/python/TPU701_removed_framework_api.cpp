@@ -101,22 +101,21 @@ class RemovedFrameworkApi final : public python::PythonCheck {
   }
 
  private:
+  static bool reported(const Removed& r, python::PythonContext& ctx) {
+    const std::vector<std::string_view>& families = ctx.file_state<FamiliesReported>().families;
+    return std::find(families.begin(), families.end(), r.row->family) != families.end();
+  }
+
   static void touch_if_reported(Node at, const Removed& r, python::PythonContext& ctx) {
-    const std::vector<std::string_view>& reported = ctx.file_state<FamiliesReported>().families;
-    if (std::find(reported.begin(), reported.end(), r.row->family) != reported.end())
-      ctx.touch(at.span(), r.row->family);
+    if (reported(r, ctx)) ctx.touch(at.span(), r.row->family);
   }
 
   // One finding per family and file, at its first use; the other uses are the work item's lines.
   static void use(Node at, std::string_view name, const Removed& r, python::PythonContext& ctx) {
     // The project's own package (scanning Flax itself): what it defines is not a dependency.
     if (pyhelp::is_first_party(pyhelp::top_level(name), ctx)) return;
-    std::vector<std::string_view>& reported = ctx.file_state<FamiliesReported>().families;
-    if (std::find(reported.begin(), reported.end(), r.row->family) != reported.end()) {
-      ctx.touch(at.span(), r.row->family);
-      return;
-    }
-    reported.push_back(r.row->family);
+    if (reported(r, ctx)) return ctx.touch(at.span(), r.row->family);
+    ctx.file_state<FamiliesReported>().families.push_back(r.row->family);
     Finding& f =
         r.tf2_name.empty()
             ? ctx.report(at, fmt::format("'{}' was removed in {}: the code runs only on {}", name, r.row->removed,
