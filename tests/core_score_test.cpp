@@ -51,9 +51,11 @@ Finding kernel(EffortClass effort, std::string path, uint32_t lines, HoursRange 
 
 constexpr std::array<std::string_view, 12> kIds = {"TPU101", "TPU102", "TPU201", "TPU203", "TPU301", "TPU302",
                                                    "TPU401", "TPU402", "TPU501", "TPU601", "TPU901", "TPU902"};
-constexpr std::array<std::string_view, 8> kPaths = {"pkg/model.py",      "pkg/ops/kernel.cu",   "pkg/train.py",
-                                                    "tests/test_model.py", "tests/util.py",   "examples/run.py",
-                                                    "setup.py",          "benchmarks/bench.py"};
+// Findings under pkg/zoo/ are in a model zoo's variants (Finding::model_variant).
+constexpr std::array<std::string_view, 10> kPaths = {"pkg/model.py",      "pkg/ops/kernel.cu",   "pkg/train.py",
+                                                     "tests/test_model.py", "tests/util.py",   "examples/run.py",
+                                                     "setup.py",          "benchmarks/bench.py", "pkg/zoo/a.py",
+                                                     "pkg/zoo/b.py"};
 
 // Hours are whole or half hours so every sum is exact and independent of the order of addition.
 std::vector<Finding> random_findings(std::mt19937& rng, size_t max_count = 30) {
@@ -75,6 +77,8 @@ std::vector<Finding> random_findings(std::mt19937& rng, size_t max_count = 30) {
     out.push_back(make_finding(check, EffortClass(effort(rng)), std::string(kPaths[path(rng)]), {low, high},
                                Severity(severity(rng)), line(rng), lines));
     out.back().subject = "finding " + std::to_string(i);  // no two are the same issue on one line
+    out.back().model_variant = out.back().path.view().starts_with("pkg/zoo/");
+    if (line(rng) <= 50) out.back().context = Context::Test;  // a test function or a self-test in any file
   }
   return out;
 }
@@ -737,4 +741,45 @@ TEST_CASE("a data table's hours parse as a range or not at all", "[core][score]"
   CHECK_FALSE(parse_hours_range("4-12h"));
   CHECK_FALSE(parse_hours_range("-4"));
   CHECK_FALSE(parse_hours_range(""));
+}
+
+TEST_CASE("a model zoo's variants are priced as alternatives, each directory's costliest priced high", "[core][score][plan]") {
+  auto in_variant = [](std::string path, HoursRange hours, uint32_t line = 1) {
+    Finding f = make_finding("TPU301", EffortClass::Medium, std::move(path), hours, Severity::Warning, line);
+    f.model_variant = true;
+    return f;
+  };
+  std::vector<Finding> findings = {
+      in_variant("zoo/a.py", {4, 16}),       in_variant("zoo/b.py", {1, 4}),   in_variant("zoo/b.py", {2, 8}, 2),
+      in_variant("other/x.py", {1, 2}),      in_variant("other/y.py", {1, 3}),
+      make_finding("TPU301", EffortClass::Medium, "zoo/shared.py", {1, 4}),  // not a variant: priced whole
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(findings_core_hours(s).low == Approx(1));
+  // zoo/a.py (16 h) over zoo/b.py (12 h); other/y.py (3 h) over other/x.py.
+  CHECK(findings_core_hours(s).high == Approx(16 + 3 + 4));
+  double plan_high = 0;
+  for (const WorkItem& w : plan_work(findings, {})) plan_high += w.hours.high;
+  CHECK(plan_high == Approx(findings_core_hours(s).high));
+  // Fixing the costliest variant's finding prices the next one: the high bound falls, never rises.
+  findings.erase(findings.begin());
+  CHECK(findings_core_hours(compute_score(findings)).high == Approx(12 + 3 + 4));
+  // A variant's error still decides the verdict: the code is there to port when that model is taken.
+  std::vector<Finding> error = {in_variant("zoo/a.py", {1, 2})};
+  error[0].severity = Severity::Error;
+  CHECK(compute_score(error).verdict == Verdict::Portable);
+}
+
+TEST_CASE("test code weighs as tests do wherever it is: a test function in the package is not core effort", "[core][score]") {
+  Finding f = make_finding("TPU401", EffortClass::Low, "pkg/ops.py", {1, 2}, Severity::Error);
+  const ScoreSummary core = compute_score(std::vector<Finding>{f});
+  CHECK(core.verdict == Verdict::Portable);
+  f.context = Context::Test;
+  const ScoreSummary test = compute_score(std::vector<Finding>{f});
+  CHECK(test.verdict == Verdict::TpuReady);
+  CHECK(findings_core_hours(test).high == 0);
+  CHECK(findings_hours(test).high == Approx(2));
+  CHECK(test.score > core.score);
+  CHECK(finding_weight(f, 1.0, PathWeights{}) == PathWeights{}.auxiliary);
+  CHECK(finding_weight(f, 0.1, PathWeights{}) == 0.1);
 }

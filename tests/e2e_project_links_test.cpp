@@ -983,3 +983,95 @@ TEST_CASE("plan: setup.py's sources built from variables, os.path.join and glob.
             "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', sources)])\n");
   CHECK(related(json::parse(run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out)).empty());
 }
+
+namespace {
+
+// A model zoo: three modules of models in one package directory, each one's model alone; `a` has an op
+// with no lowering (torch.fft.fft2), `b` a cheaper one (torch.bucketize), `c` none.
+void write_model_zoo(const TempDir& dir) {
+  dir.write("zoo/__init__.py", "from .a import A\nfrom .b import B\nfrom .c import C\n");
+  dir.write("zoo/a.py",
+            "import torch\nfrom torch import nn\n"
+            "class A(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return torch.fft.fft2(x).real\n");
+  dir.write("zoo/b.py",
+            "import torch\nfrom torch import nn\n"
+            "class B(nn.Module):\n"
+            "    def forward(self, x, edges):\n"
+            "        return torch.bucketize(x, edges)\n");
+  dir.write("zoo/c.py",
+            "import torch\nfrom torch import nn\n"
+            "class C(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x * 2\n");
+}
+
+// The work item of `subject`: its hours.
+std::pair<double, double> item_hours(const json& report, const std::string& subject) {
+  for (const json& w : report.at("work_items"))
+    if (w.at("subject") == subject) return {w.at("hours_low").get<double>(), w.at("hours_high").get<double>()};
+  FAIL("no work item " << subject);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("links: a model zoo's variants are alternatives: none priced low, the costliest priced high", "[e2e][links][zoo]") {
+  TempDir dir;
+  write_model_zoo(dir);
+  const json report = scan(dir);
+  CHECK(item_hours(report, "torch.fft.fft2") == std::pair<double, double>{0, 16});
+  CHECK(item_hours(report, "torch.bucketize") == std::pair<double, double>{0, 0});
+  // The effort is the bring-up run and, at most, the costliest variant's work.
+  CHECK(report.at("core_effort").at("hours_low") == 2);
+  CHECK(report.at("core_effort").at("hours_high") == 22);
+  CHECK(report.at("verdict") == "tpu-ready");
+  // Merged shards price them as the whole scan does.
+  CHECK(merged_shards(dir, 3) == run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out);
+}
+
+TEST_CASE("links: a variant the project's own code uses, directly or through the package, is priced whole", "[e2e][links][zoo]") {
+  for (const std::string import : {"from zoo.b import B\n", "from zoo import B\n"}) {
+    TempDir dir;
+    write_model_zoo(dir);
+    dir.write("train.py", import + "model = B()\n");
+    const json report = scan(dir);
+    INFO(import);
+    CHECK(item_hours(report, "torch.bucketize") == std::pair<double, double>{1, 4});
+    // The two left are under a zoo's size: each is priced whole.
+    CHECK(item_hours(report, "torch.fft.fft2") == std::pair<double, double>{4, 16});
+  }
+  // A use from tests does not count.
+  TempDir dir;
+  write_model_zoo(dir);
+  dir.write("tests/test_b.py", "from zoo.b import B\ndef test_b():\n    B()\n");
+  CHECK(item_hours(scan(dir), "torch.bucketize") == std::pair<double, double>{0, 0});
+}
+
+TEST_CASE("links: a model module's __main__ block in a package is its smoke test, a script's is its entry point",
+          "[e2e][links][self-test]") {
+  const std::string net =
+      "import torch\nfrom torch import nn\n"
+      "class Net(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x * 2\n"
+      "if __name__ == '__main__':\n"
+      "    net = Net().cuda()\n"
+      "    print(net(torch.randn(2, 3).cuda()))\n";
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/net.py", net);
+  dir.write("net.py", net);
+  const json report = scan(dir);
+  for (const std::string& c : contexts(report, "pkg/net.py", "TPU401")) CHECK(c == "test");
+  CHECK(contexts(report, "pkg/net.py", "TPU401").size() == 2);
+  for (const std::string& c : contexts(report, "net.py", "TPU401")) CHECK(c == "one-time");
+  // Test code weighs as tests do: only the script's lines are core effort.
+  TempDir script_only;
+  script_only.write("net.py", net);
+  const json alone = scan(script_only).at("core_effort"), both = report.at("core_effort");
+  CHECK(alone.at("hours_low") == both.at("hours_low"));
+  CHECK(alone.at("hours_high") == both.at("hours_high"));
+  CHECK(both.at("code_lines").get<double>() > alone.at("code_lines").get<double>());
+}

@@ -34,7 +34,7 @@ json expected_projects() {
 // The keys the foundation promises in every JSON report (docs/json-report.md).
 void check_report_shape(const json& r) {
   REQUIRE(r.is_object());
-  CHECK(r.at("schema_version") == 6);
+  CHECK(r.at("schema_version") == 7);
   CHECK(r.at("tool").at("name") == "tpulint");
   CHECK(r.at("tool").at("version").is_string());
   CHECK(r.at("score").is_number());

@@ -44,6 +44,10 @@ Finding finding_from(const json& j, const std::string& input) {
   f.code_lines = j.at("code_lines");
   f.context = parsed(context_from_string(j.at("context").get<std::string>()), input, "context");
   f.discounted = j.at("discounted").get<bool>();
+  const json& effort = j.at("effort");
+  f.priced_once = effort.at("priced_once").get<bool>();
+  f.standard_op_use = effort.at("standard_op_use").get<bool>();
+  f.model_variant = effort.at("model_variant").get<bool>();
   return f;
 }
 

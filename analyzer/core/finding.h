@@ -62,6 +62,10 @@ struct Finding {
   // deformable convolution chosen in a config, torchvision's roi_align): the verdict weighs it as
   // it weighs a standard op's kernel in the project (a real rewrite with a known path).
   bool standard_op_use = false;
+  // Set by the project links: it is in one of a model zoo's variants (a module of models no other
+  // module uses, one of several in its directory), which a port takes or leaves by the models it
+  // trains: the variants are priced as alternatives (ModelVariants).
+  bool model_variant = false;
   // Set by a frontend when the finding's code runs only with an off-by-default option of its model
   // turned on (`if self.immiscible:`): the project links discount it when no file of the project
   // turns that option on (FileLinks::options_turned_on).
@@ -153,7 +157,16 @@ struct FileLinks {
   // The keywords its calls pass a value other than False or None (`Diffusion(net, immiscible=True)`,
   // `ComputeLoss(model, overlap=overlap)`): options the project may turn on. Sorted, unique.
   std::vector<std::string> options_turned_on;
-  bool empty() const { return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty(); }
+  // Whether the file defines a model class (a class deriving from a module base: `torch.nn.Module`,
+  // `flax.linen.Module`): what makes it one of a model zoo's variants when no other module uses it.
+  bool defines_model = false;
+  // The lines of its module-level `if __name__ == "__main__":` block (0, 0: none): a model module's
+  // own smoke test when the module is part of a package.
+  uint32_t main_first_line = 0, main_last_line = 0;
+  bool empty() const {
+    return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty() && !defines_model &&
+           main_first_line == 0;
+  }
 };
 
 struct FileResult {

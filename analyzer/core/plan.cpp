@@ -66,7 +66,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote) continue;
     const bool repeated = duplicates.repeated(f);
-    const double path_weight = path_weight_of(f.path);
+    const double path_weight = finding_weight(f, path_weight_of(f.path), weights);
     const bool native = !repeated && counts_in_native_file(f, path_weight, code);
     const Tally added = repeated ? Tally{} : tally_of(f, path_weight, native, pricing.low_price(f));
     if (native) code.count(f, +1);

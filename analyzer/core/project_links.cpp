@@ -19,6 +19,8 @@ namespace tpulint {
 
 namespace {
 
+bool is_package_init(std::string_view path) { return file_name_of(path) == "__init__.py"; }
+
 // The dotted module a Python file is: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b"; "" for
 // other files.
 std::string module_of(std::string_view path) {
@@ -46,7 +48,7 @@ std::string alternative_backend_of(std::string_view path, std::span<const std::s
     const std::string_view dir = path.substr(0, slash), above = directory_of(dir), two_above = directory_of(above);
     if (dir.find('/') == std::string_view::npos) return "";  // no directory holds it: nothing beside it
     for (const auto& [other, i] : by_path) {
-      if (directory_of(other) != dir || !other.ends_with(".py") || file_name_of(other) == "__init__.py") continue;
+      if (directory_of(other) != dir || !other.ends_with(".py") || is_package_init(other)) continue;
       for (std::string_view home : {above, two_above})
         if (!home.empty() && by_path.contains(std::string(home) + "/" + std::string(file_name_of(other))))
           return std::string(dir);
@@ -220,6 +222,49 @@ class Linker {
       auto it = by_path_.find(p);
       return it != by_path_.end() && optional_[it->second];
     });
+  }
+
+  // The modules of a model zoo: core modules that define a model (FileLinks::defines_model) and that no
+  // other core module uses, kZooSize or more in one directory. A package's __init__.py re-exporting one
+  // is no use of it (timm's and vit-pytorch's packages export every model), but a use of the name it
+  // re-exports, from another module, is (`from vit_pytorch import ViT` in a training script).
+  static constexpr size_t kZooSize = 3;
+  std::vector<bool> model_variants() const {
+    const size_t n = files_.size();
+    std::vector<bool> variant(n, false);
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      const FileResult& f = files_[i];
+      variant[i] = counts_[i] && f.links.defines_model && f.path.ends_with(".py") && !is_package_init(f.path);
+      any = any || variant[i];
+    }
+    if (!any) return variant;
+    auto by_core = [&](const Edge& e) { return counts_[e.from] && !from_test(e) && !is_package_init(files_[e.from].path); };
+    for (const auto& [to, edges] : file_edges_) {
+      if (is_package_init(files_[to].path)) {
+        // Through a re-export: the names other modules take from the package.
+        for (const Edge& e : edges) {
+          if (!by_core(e)) continue;
+          const std::string& target = files_[e.from].links.uses[e.use].target;
+          const std::string_view name = std::string_view(target).substr(target.rfind('.') + 1);
+          for (const FileLinks::Use& u : files_[to].links.uses) {
+            if (u.kind != FileLinks::Kind::Module || std::string_view(u.target).substr(u.target.rfind('.') + 1) != name)
+              continue;
+            for (size_t m : resolve_module(to, u.target).first) variant[m] = false;
+          }
+        }
+        continue;
+      }
+      if (variant[to] && std::any_of(edges.begin(), edges.end(), by_core)) variant[to] = false;
+    }
+    for (const auto& [key, edges] : name_edges_)
+      if (variant[key.file] && std::any_of(edges.begin(), edges.end(), by_core)) variant[key.file] = false;
+    std::unordered_map<std::string_view, size_t> per_directory;
+    for (size_t i = 0; i < n; ++i)
+      if (variant[i]) ++per_directory[directory_of(files_[i].path)];
+    for (size_t i = 0; i < n; ++i)
+      if (variant[i] && per_directory[directory_of(files_[i].path)] < kZooSize) variant[i] = false;
+    return variant;
   }
 
  private:
@@ -427,16 +472,49 @@ void discount_optional_code(AnalyzedFiles& files) {
   }
 }
 
+// A model module's `if __name__ == "__main__":` block, in a package (its directory holds an
+// __init__.py), is the module's smoke test (`v = ViT(...).cuda(); v(torch.randn(...))`): test code,
+// which weighs as tests do (finding_weight). A script's main block is its entry point: a script is
+// not a package's model module.
+void place_self_tests(AnalyzedFiles& files, const Registry& registry) {
+  std::unordered_set<std::string_view> paths;
+  for (const FileResult& r : files.results) paths.insert(r.path);
+  for (size_t i = 0; i < files.results.size(); ++i) {
+    const FileResult& r = files.results[i];
+    if (!r.links.defines_model || r.links.main_first_line == 0) continue;
+    const std::string_view dir = directory_of(r.path);
+    if (dir.empty() || !paths.contains(fmt::format("{}/__init__.py", dir))) continue;
+    for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k) {
+      Finding& f = files.findings[k];
+      if (f.category == Category::AnalyzerNote || f.context == Context::Guarded || f.context == Context::Test ||
+          f.start.line < r.links.main_first_line || f.start.line > r.links.main_last_line)
+        continue;
+      f.context = Context::Test;
+      if (!f.discounted) continue;
+      if (const CheckInfo* check = registry.find(f.check_id)) {
+        f.discounted = false;
+        f.severity = check->severity;
+      }
+    }
+  }
+}
+
 void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
                   std::span<const std::string> alternative_backend_dirs) {
-  const bool any_links = std::any_of(files.results.begin(), files.results.end(),
-                                     [](const FileResult& r) { return !r.links.uses.empty() || !r.links.launches.empty(); });
+  const bool any_links = std::any_of(files.results.begin(), files.results.end(), [](const FileResult& r) {
+    return !r.links.uses.empty() || !r.links.launches.empty() || r.links.defines_model;
+  });
   if (!any_links) return;
   Linker linker(files, weights, alternative_backend_dirs);
   linker.settle();
   linker.settle_roles();
   linker.settle_device_uses();
   confirm_launches(files, linker);
+  const std::vector<bool> variants = linker.model_variants();
+  for (size_t i = 0; i < files.results.size(); ++i)
+    if (variants[i])
+      for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k)
+        files.findings[k].model_variant = true;
   bool dropped = false;  // a finding of a check not reported on the hot path, placed there
   for (size_t i = 0; i < files.results.size(); ++i) {
     const AnalyzedFiles::Range range = files.ranges[i];
@@ -482,6 +560,7 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
 
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
                   std::span<const std::string> alternative_backend_dirs) {
+  place_self_tests(files, registry);
   link_modules(files, weights, registry, alternative_backend_dirs);
   discount_optional_code(files);
 }

@@ -298,6 +298,9 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   }
   put_number(out, r.links.options_turned_on.size());
   for (const std::string& o : r.links.options_turned_on) put_string(out, o);
+  put_number(out, int(r.links.defines_model));
+  put_number(out, r.links.main_first_line);
+  put_number(out, r.links.main_last_line);
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
@@ -368,6 +371,9 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   }
   size_t options = in.count();
   for (size_t k = 0; k < options && in.ok(); ++k) r.links.options_turned_on.push_back(in.string());
+  r.links.defines_model = in.number<int>() != 0;
+  r.links.main_first_line = in.number<uint32_t>();
+  r.links.main_last_line = in.number<uint32_t>();
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());
     return std::nullopt;

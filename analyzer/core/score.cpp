@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 
 namespace tpulint {
 
@@ -62,6 +63,10 @@ PathWeights with_notebooks_weighed(PathWeights weights, std::span<const std::str
 
 bool decides_verdict(double path_weight) { return path_weight >= 1; }
 bool decides_verdict(std::string_view path, const PathWeights& weights) { return decides_verdict(path_weight(path, weights)); }
+
+double finding_weight(const Finding& f, double path_weight, const PathWeights& weights) {
+  return f.context == Context::Test ? std::min(path_weight, weights.auxiliary) : path_weight;
+}
 
 double PathWeigher::operator()(std::string_view path) {
   // The same path is mostly the same text (an interned path): its address answers first.
@@ -383,6 +388,21 @@ OncePerProject::OncePerProject(std::span<const Finding> findings) {
   for (const auto& [key, list] : changes) others_.add(list);
 }
 
+ModelVariants::ModelVariants(std::span<const Finding> findings) {
+  // By category and variant path, ordered: the first path wins a tie.
+  std::map<std::pair<Category, std::string_view>, double> hours;
+  for (const Finding& f : findings)
+    if (f.model_variant && !f.discounted && f.category != Category::AnalyzerNote)
+      hours[{f.category, f.path}] += f.hours.high;
+  // By category and directory: the most expensive variant.
+  std::map<std::pair<Category, std::string_view>, std::pair<std::string_view, double>> most;
+  for (const auto& [key, h] : hours) {
+    auto [it, inserted] = most.try_emplace({key.first, directory_of(key.second)}, key.second, h);
+    if (!inserted && h > it->second.second) it->second = {key.second, h};
+  }
+  for (const auto& [key, variant] : most) priced_.insert({key.first, variant.first});
+}
+
 bool SameLineDuplicates::repeated(const Finding& f) {
   return !seen_.insert(Key{f.path, f.check_id, f.subject, f.start.line, f.cell.start.line}).second;
 }
@@ -406,6 +426,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   const Finding* first_error = nullptr;
   size_t counted = 0;
   double removed_api_hours = 0;  // of the core hours' high bound, moving off removed framework APIs
+  std::set<std::string_view> variant_paths;
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
   const Pricing pricing(findings);
@@ -413,7 +434,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;
     ++counted;
-    const double path_weight = path_weight_of(f.path);
+    const double path_weight = finding_weight(f, path_weight_of(f.path), weights);
     const bool native = counts_in_native_file(f, path_weight, code);
     const Tally t = tally_of(f, path_weight, native, pricing.low_price(f));
     const HoursRange hours = pricing.priced(f);
@@ -432,10 +453,12 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     out.core_hours.low += hours.low;
     out.core_hours.high += hours.high;
     if (f.category == Category::FrameworkVersion) removed_api_hours += hours.high;
+    if (f.model_variant) variant_paths.insert(f.path);
     if (t.core_novel > 0 && !first_novel) first_novel = &f;
     if (t.core_kernels > 0 && !first_kernel) first_kernel = &f;
     if (t.core_errors > 0 && !first_error) first_error = &f;
   }
+  out.model_variants = variant_paths.size();
   out.shares = shares_of(out.tally, code);
   const Judgement j = judge(out.tally, out.shares);
   out.score = round_score(j.score);

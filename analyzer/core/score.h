@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ bool is_auxiliary_path(std::string_view path);
 // Whether a path's findings decide the verdict: those with full weight (1 or more).
 bool decides_verdict(std::string_view path, const PathWeights& weights);
 bool decides_verdict(double path_weight);
+// What a finding weighs: its path's weight, and for test code in any path (a `test_*` function or a
+// model module's self-test block in the package's own modules) at most auxiliary code's: a test is
+// not what a migration hangs on, wherever it sits.
+double finding_weight(const Finding& f, double path_weight, const PathWeights& weights);
 
 // What the verdict and the score are computed from: sums over findings, so that what a work
 // item's findings add can be taken out again to see what fixing it gains (plan.h).
@@ -135,6 +140,7 @@ struct ScoreSummary {
   // a GPU run (ScoringConstants::kBringUp*). Scored nothing: the verdict and the score weigh findings.
   HoursRange bring_up;
   double core_lines = 0;  // lines of core code (FileSummary::code_lines outside auxiliary paths)
+  size_t model_variants = 0;  // core modules of a model zoo whose findings are priced as alternatives (ModelVariants)
   Tally tally;            // what the verdict and score were computed from, with the shares
   Shares shares;
   std::vector<CategoryScore> categories;  // one per category with findings, in category order
@@ -262,16 +268,38 @@ class OncePerProject {
   AllButMostExpensive others_;
 };
 
-// The share of its hours each finding is priced at: kernel families, libraries adopted once and
-// changes made once per project (a finding is at most one of these).
+// A model zoo's variants (Finding::model_variant) are alternatives: a port takes the models it trains,
+// not the zoo. The low bound prices none of them (a port of a variant with none of these findings: a
+// zoo's models mostly share their layers, and a rare op sits in one variant), the high bound, of each
+// category, the most expensive variant of each directory whole (by its findings' summed high hours in
+// the category; the first path among equals) and the others at nothing: per category, so that a
+// category's hours are those of its findings alone. Findings outside variants are priced as they are.
+// Fixing a finding lowers its variant's sum, so the high bound only falls. Keeps views of the paths:
+// the findings must outlive it.
+class ModelVariants {
+ public:
+  explicit ModelVariants(std::span<const Finding> findings);
+  double low_price(const Finding& f) const { return f.model_variant ? 0.0 : 1.0; }
+  double high_price(const Finding& f) const {
+    return f.model_variant && !priced_.contains({f.category, f.path}) ? 0.0 : 1.0;
+  }
+
+ private:
+  // Of each category, the most expensive variant of each directory.
+  std::set<std::pair<Category, std::string_view>> priced_;
+};
+
+// The share of its hours each finding is priced at: kernel families, libraries adopted once, changes
+// made once per project and a model zoo's variants.
 class Pricing {
  public:
-  explicit Pricing(std::span<const Finding> findings) : families_(findings), libraries_(findings), once_(findings) {}
+  explicit Pricing(std::span<const Finding> findings)
+      : families_(findings), libraries_(findings), once_(findings), variants_(findings) {}
   double low_price(const Finding& f) const {
-    return families_.low_price(f) * libraries_.low_price(f) * once_.low_price(f);
+    return families_.low_price(f) * libraries_.low_price(f) * once_.low_price(f) * variants_.low_price(f);
   }
   double high_price(const Finding& f) const {
-    return families_.high_price(f) * libraries_.high_price(f) * once_.high_price(f);
+    return families_.high_price(f) * libraries_.high_price(f) * once_.high_price(f) * variants_.high_price(f);
   }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
 
@@ -279,6 +307,7 @@ class Pricing {
   KernelFamilies families_;
   LibraryAdoption libraries_;
   OncePerProject once_;
+  ModelVariants variants_;
 };
 
 // path_weight, remembered per path: weighing a path matches it against every rule and auxiliary

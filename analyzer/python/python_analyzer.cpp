@@ -367,6 +367,15 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   } else if (links) {
     links->write_options(result.links);
   }
+  if (roles_) {
+    for (size_t t = 0; t < trees.size(); ++t) {
+      if (!result.links.defines_model) result.links.defines_model = defines_model_class(*trees[t], *contexts[t], *roles_);
+      if (Node main = main_block(*trees[t]); main && result.links.main_first_line == 0 && !file.notebook()) {
+        result.links.main_first_line = file.position(main.span().begin).line;
+        result.links.main_last_line = file.position(main.span().end > main.span().begin ? main.span().end - 1 : main.span().begin).line;
+      }
+    }
+  }
   sink.keep_offsets(nullptr);
   sink.keep_touches(nullptr);
   settle_touch_lines(result.touches, std::span<const Finding>(result.findings).subspan(first_finding));

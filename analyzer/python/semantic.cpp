@@ -432,6 +432,38 @@ bool SemanticModel::read_in(std::string_view name, ByteSpan span) const {
   return at != it->second.end() && *at < span.end;
 }
 
+bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts) {
+  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
+    Node cls = tree.root().named_child(i);
+    if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
+    if (!cls || cls.kind() != Kind::ClassDefinition) continue;
+    for (uint32_t k = 0; k < cls.named_child_count(); ++k) {
+      Node bases = cls.named_child(k);
+      if (bases.kind() != Kind::ArgumentList) continue;
+      for (uint32_t b = 0; b < bases.named_child_count(); ++b)
+        if (const auto& q = ctx.qualified_name(bases.named_child(b));
+            q && any_qualified(facts.module_bases, *q) && !any_qualified(facts.op_class_bases, *q))
+          return true;
+    }
+  }
+  return false;
+}
+
+Node main_block(const Tree& tree) {
+  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
+    Node statement = tree.root().named_child(i);
+    if (statement.kind() != Kind::IfStatement) continue;
+    Node condition = statement.field(Field::Condition);
+    if (!condition || condition.kind() != Kind::ComparisonOperator || condition.named_child_count() != 2) continue;
+    Node a = condition.named_child(0), b = condition.named_child(1);
+    if (a.kind() != Kind::Identifier) std::swap(a, b);
+    if (a.kind() == Kind::Identifier && a.text() == "__name__" && whole_string_value(b) == "__main__" &&
+        condition.text().find("==") != std::string_view::npos)
+      return statement;
+  }
+  return {};
+}
+
 void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   struct Open {
     uint32_t end;  // past its subtree

@@ -26,6 +26,7 @@ namespace tpulint::python {
 struct CodeRoleFacts {
   std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
   std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
+  std::vector<std::string> op_class_bases;      // of those, a custom op's (an autograd Function): not a model of a zoo
   std::vector<std::string> dataset_bases;       // dataset classes: their methods run on the host
   std::vector<std::string> optimizer_bases;     // optimizers and schedulers: their methods run every step of a training loop
   std::vector<std::string> hot_methods;         // of model classes (any class for "forward")
@@ -93,6 +94,11 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
 bool matches_qualified(std::string_view entry, std::string_view qualified);
 // Whether the module at `path` is a build script (CodeRoleFacts::build_scripts: setup.py), by its file name.
 bool is_build_script(const CodeRoleFacts& facts, std::string_view path);
+// Whether a module-level class of `tree` derives from a model base (CodeRoleFacts::module_bases) that
+// is not a custom op's (op_class_bases), its bases resolved through `ctx`.
+bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts);
+// The module-level `if __name__ == "__main__":` statement of `tree` (the first), or a null node.
+Node main_block(const Tree& tree);
 
 class SemanticModel {
  public:

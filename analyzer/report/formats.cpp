@@ -22,6 +22,10 @@ std::string effort_text(const ScoreSummary& s, std::string_view dash) {
   if (s.bring_up.high > 0)
     core += fmt::format(", {:g}{}{:g} of them to run it on a TPU and check its results against a GPU run",
                         s.bring_up.low, dash, s.bring_up.high);
+  if (s.model_variants > 0)
+    core += fmt::format(", the findings of {} model variants priced as alternatives (a port takes the models it "
+                        "trains: none at the low bound, the costliest at the high)",
+                        s.model_variants);
   if (s.hours.low == s.core_hours.low && s.hours.high == s.core_hours.high) return core;
   return fmt::format("{}; {:.1f}{}{:.1f} with tests, examples and benchmarks", core, s.hours.low, dash, s.hours.high);
 }

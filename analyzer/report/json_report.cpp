@@ -41,6 +41,8 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.member("context", to_string(f.context)).member("discounted", f.discounted);
   w.key("effort").begin_object().member("class", to_string(f.effort));
   hours_members(w, f.hours);
+  w.member("priced_once", f.priced_once).member("standard_op_use", f.standard_op_use);
+  w.member("model_variant", f.model_variant);
   w.end_object();
   w.end_object();
 }

@@ -20,7 +20,7 @@ CodeRoles load() {
   CodeRoles roles;
   python::CodeRoleFacts& facts = roles.facts;
   const std::pair<std::string_view, std::vector<std::string>*> lists[] = {
-      {"tracing_transform", &facts.tracing_transforms}, {"module_base", &facts.module_bases},
+      {"tracing_transform", &facts.tracing_transforms}, {"module_base", &facts.module_bases}, {"op_class_base", &facts.op_class_bases},
       {"dataset_base", &facts.dataset_bases},           {"hot_method", &facts.hot_methods},
       {"hot_function", &facts.hot_functions},           {"host_function", &facts.host_functions},
       {"host_class", &facts.host_classes},              {"host_keyword", &facts.host_keywords},
