@@ -1074,4 +1074,107 @@ TEST_CASE("links: a model module's __main__ block in a package is its smoke test
   CHECK(alone.at("hours_low") == both.at("hours_low"));
   CHECK(alone.at("hours_high") == both.at("hours_high"));
   CHECK(both.at("code_lines").get<double>() > alone.at("code_lines").get<double>());
+
+  // A module another module imports is a library module, in a package or not, a model or an op:
+  // its main block is its smoke test. One only tests import is not.
+  const std::string op =
+      "import torch\n"
+      "def scale(x):\n"
+      "    return x * 2\n"
+      "if __name__ == '__main__':\n"
+      "    print(scale(torch.ones(3).cuda()))\n";
+  TempDir scripts;
+  scripts.write("models/scale_op.py", op);
+  scripts.write("models/net.py", "from scale_op import scale\ndef forward(x):\n    return scale(x)\n");
+  scripts.write("tools/other_op.py", op);
+  scripts.write("tests/test_other.py", "from other_op import scale\ndef test_scale():\n    scale(1)\n");
+  const json library = scan(scripts);
+  CHECK(contexts(library, "models/scale_op.py", "TPU401") == std::vector<std::string>{"test"});
+  CHECK(contexts(library, "tools/other_op.py", "TPU401") == std::vector<std::string>{"one-time"});
+
+  // A script another module imports, whose main block reads the command line: its entry point.
+  TempDir generate;
+  generate.write("generate.py",
+                 "import argparse\nimport torch\n"
+                 "def sample(model):\n    return model\n"
+                 "if __name__ == '__main__':\n"
+                 "    parser = argparse.ArgumentParser()\n"
+                 "    parser.add_argument('--device', default='cuda')\n"
+                 "    args = parser.parse_args()\n"
+                 "    x = torch.ones(3).cuda()\n");
+  generate.write("eval.py", "from generate import sample\ndef run(m):\n    return sample(m)\n");
+  CHECK(contexts(scan(generate), "generate.py", "TPU401") == std::vector<std::string>{"one-time", "one-time"});
+}
+
+TEST_CASE("links: an extension whose kernels all have a known path is a swap: its build takes their class",
+          "[e2e][links][extension-build]") {
+  auto build_effort = [](const std::string& kernel) {
+    TempDir dir;
+    dir.write("setup.py",
+              "from setuptools import setup\n"
+              "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+              "setup(name='pkg', ext_modules=[CUDAExtension('fused_scale', sources=['csrc/scale.cu'])],\n"
+              "      cmdclass={'build_ext': BuildExtension})\n");
+    dir.write("csrc/scale.cu", kernel);
+    const json report = scan(dir);
+    json build;
+    for (const json& f : report.at("findings"))
+      if (f.at("id") == "TPU110") build = f.at("effort");
+    REQUIRE(build.is_object());
+    return build;
+  };
+  const std::string elementwise =
+      "__global__ void scale_kernel(float* out, const float* in, float a, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = in[i] * a;\n"
+      "}\n"
+      "void scale(float* out, const float* in, float a, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(out, in, a, n); }\n";
+  const json swap = build_effort(elementwise);
+  CHECK(swap.at("class") == "low");
+  CHECK(swap.at("hours_high").get<double>() <= 2);
+  // A kernel with no known path: the bindings of a rewrite.
+  const json rewrite = build_effort(kCudaKernel);
+  CHECK(rewrite.at("class") == "high");
+  CHECK(rewrite.at("hours_low").get<double>() >= 8);
+}
+
+TEST_CASE("links: a GPU backend's module beside its TPU namesake is an alternative backend", "[e2e][links][backend]") {
+  auto write = [](const TempDir& dir, bool tpu_namesake) {
+    dir.write("pkg/__init__.py", "");
+    dir.write("pkg/attention/__init__.py", "");
+    dir.write("pkg/attention/GPU_Attention.py",
+              "from jax.experimental.pallas import triton as plgpu\n"
+              "def attend(q, k, v):\n"
+              "    return plgpu.load(q)\n");
+    if (tpu_namesake)
+      dir.write("pkg/attention/tpu_attention.py", "def attend(q, k, v):\n    return q\n");
+    dir.write("pkg/attention/dispatch.py",
+              "from pkg.attention.GPU_Attention import attend as gpu_attend\n"
+              "BACKENDS = dict(gpu=gpu_attend)\n");
+  };
+  TempDir both;
+  write(both, true);
+  for (const std::string& c : contexts(scan(both), "pkg/attention/GPU_Attention.py", "TPU501")) CHECK(c == "guarded");
+  CHECK_FALSE(contexts(scan(both), "pkg/attention/GPU_Attention.py", "TPU501").empty());
+  TempDir alone;
+  write(alone, false);
+  for (const std::string& c : contexts(scan(alone), "pkg/attention/GPU_Attention.py", "TPU501")) CHECK(c != "guarded");
+  CHECK_FALSE(contexts(scan(alone), "pkg/attention/GPU_Attention.py", "TPU501").empty());
+}
+
+TEST_CASE("links: an op module (an autograd Function in a Module) among a zoo's models is priced whole", "[e2e][links][zoo]") {
+  TempDir dir;
+  write_model_zoo(dir);
+  dir.write("zoo/d.py",
+            "import torch\nfrom torch import nn\n"
+            "class DFunction(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x):\n"
+            "        return torch.histc(x)\n"
+            "class D(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return DFunction.apply(x)\n");
+  const json report = scan(dir);
+  CHECK(item_hours(report, "torch.histc").first > 0);
+  CHECK(item_hours(report, "torch.bucketize") == std::pair<double, double>{0, 0});
 }

@@ -345,7 +345,9 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   request_huge_pages_in_heap(true);
   analysis.workers_started = [] { request_huge_pages_in_heap(false); };
   AnalyzedFiles results = analyze_files_into_one_list(discovery.files, factory, analysis);
-  link_project(results, weights, checks::registry(), checks::code_role_facts().alternative_backend_dirs);
+  const python::CodeRoleFacts& roles = checks::code_role_facts();
+  link_project(results, weights, checks::registry(),
+               BackendNames{roles.alternative_backend_dirs, roles.gpu_backend_words, roles.tpu_words});
   if (request.shard_count > 1) {
     results = only_files(std::move(results), [&](const FileResult& r) { return !other(r); });
     std::erase_if(discovery.files, other);

@@ -160,8 +160,8 @@ struct FileLinks {
   // Whether the file defines a model class (a class deriving from a module base: `torch.nn.Module`,
   // `flax.linen.Module`): what makes it one of a model zoo's variants when no other module uses it.
   bool defines_model = false;
-  // The lines of its module-level `if __name__ == "__main__":` block (0, 0: none): a model module's
-  // own smoke test when the module is part of a package.
+  // The lines of its module-level `if __name__ == "__main__":` block that does not read the command
+  // line (0, 0: none, or a script's entry point): a library module's own smoke test.
   uint32_t main_first_line = 0, main_last_line = 0;
   bool empty() const {
     return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty() && !defines_model &&

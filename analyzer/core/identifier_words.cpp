@@ -39,4 +39,10 @@ std::vector<std::string> identifier_words(std::string_view name) {
   return words;
 }
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace tpulint

@@ -14,4 +14,7 @@ namespace tpulint {
 // letters and digits.
 std::vector<std::string> identifier_words(std::string_view name);
 
+// `s` with its ASCII letters in lower case.
+std::string ascii_lower(std::string_view s);
+
 }  // namespace tpulint

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/identifier_words.h"
 #include "core/role_vote.h"
 #include "core/source_file.h"
 
@@ -42,8 +43,7 @@ std::string alternative_backend_of(std::string_view path, std::span<const std::s
                                    const std::unordered_map<std::string, size_t>& by_path) {
   if (!path.ends_with(".py") || backend_dirs.empty()) return "";
   for (size_t begin = 0, slash; (slash = path.find('/', begin)) != std::string_view::npos; begin = slash + 1) {
-    std::string part(path.substr(begin, slash - begin));
-    for (char& c : part) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string part = ascii_lower(path.substr(begin, slash - begin));
     if (std::find(backend_dirs.begin(), backend_dirs.end(), part) == backend_dirs.end()) continue;
     const std::string_view dir = path.substr(0, slash), above = directory_of(dir), two_above = directory_of(above);
     if (dir.find('/') == std::string_view::npos) return "";  // no directory holds it: nothing beside it
@@ -58,6 +58,33 @@ std::string alternative_backend_of(std::string_view path, std::span<const std::s
   return "";
 }
 
+// Whether `path` (a Python file) is a GPU backend's module beside its TPU namesake: one word of its
+// file name (split at '_', lower-cased) a GPU word, and a module of the same directory whose name
+// has a TPU word in its place. `lower_paths`: the project's paths, lower-cased.
+bool gpu_module_beside_tpu_one(std::string_view path, const BackendNames& backends,
+                               const std::unordered_set<std::string>& lower_paths) {
+  if (!path.ends_with(".py") || backends.gpu_words.empty() || backends.tpu_words.empty()) return false;
+  std::string_view stem = file_name_of(path);
+  stem.remove_suffix(3);
+  std::vector<std::string> words;
+  for (size_t begin = 0;;) {
+    const size_t end = stem.find('_', begin);
+    words.push_back(ascii_lower(stem.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin)));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  const std::string dir = ascii_lower(directory_of(path));
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (std::find(backends.gpu_words.begin(), backends.gpu_words.end(), words[k]) == backends.gpu_words.end()) continue;
+    for (const std::string& tpu : backends.tpu_words) {
+      std::string namesake = dir.empty() ? "" : dir + "/";
+      for (size_t w = 0; w < words.size(); ++w) namesake += (w ? "_" : "") + (w == k ? tpu : words[w]);
+      if (lower_paths.contains(namesake + ".py")) return true;
+    }
+  }
+  return false;
+}
+
 struct Edge {
   size_t from;      // the using file
   size_t use;       // its index in the using file's links
@@ -67,7 +94,7 @@ struct Edge {
 
 class Linker {
  public:
-  Linker(AnalyzedFiles& files, const PathWeights& weights, std::span<const std::string> backend_dirs)
+  Linker(AnalyzedFiles& files, const PathWeights& weights, const BackendNames& backends)
       : files_(files.results) {
     const size_t n = files_.size();
     counts_.resize(n);
@@ -95,13 +122,16 @@ class Linker {
     // Modules of an alternative backend beside the default implementation: what a dispatch picks
     // by device, never what a TPU runs.
     alternative_.assign(n, false);
+    std::unordered_set<std::string> lower_paths;
+    for (const FileResult& f : files_) lower_paths.insert(ascii_lower(f.path));
     std::unordered_map<std::string, bool> beside;  // by file directory
     for (size_t i = 0; i < n; ++i) {
       const std::string_view dir = directory_of(files_[i].path);
       auto it = beside.find(std::string(dir));
       if (it == beside.end())
-        it = beside.emplace(dir, !alternative_backend_of(files_[i].path, backend_dirs, by_path_).empty()).first;
-      alternative_[i] = it->second && files_[i].path.ends_with(".py");
+        it = beside.emplace(dir, !alternative_backend_of(files_[i].path, backends.dirs, by_path_).empty()).first;
+      alternative_[i] = (it->second && files_[i].path.ends_with(".py")) ||
+                        gpu_module_beside_tpu_one(files_[i].path, backends, lower_paths);
     }
   }
 
@@ -224,18 +254,30 @@ class Linker {
     });
   }
 
+  // Whether another module of the core code, not a test, imports file `i`.
+  bool imported_by_core(size_t i) const {
+    auto it = file_edges_.find(i);
+    return it != file_edges_.end() && std::any_of(it->second.begin(), it->second.end(), [&](const Edge& e) {
+             return counts_[e.from] && !from_test(e) && files_[e.from].links.uses[e.use].kind != FileLinks::Kind::File;
+           });
+  }
+
   // The modules of a model zoo: core modules that define a model (FileLinks::defines_model) and that no
-  // other core module uses, kZooSize or more in one directory. A package's __init__.py re-exporting one
+  // other core module uses, kZooSize or more in one directory. A module of custom ops (`op_module`: one
+  // with a custom-kernel finding, a kernel, a launch or an extension's import: mmcv's `ops/roi_align.py`
+  // wrapping its kernel in a `RoIAlign(nn.Module)`) is no model variant: an op library's exports are
+  // what it is, all of them ported. A package's __init__.py re-exporting one
   // is no use of it (timm's and vit-pytorch's packages export every model), but a use of the name it
   // re-exports, from another module, is (`from vit_pytorch import ViT` in a training script).
   static constexpr size_t kZooSize = 3;
-  std::vector<bool> model_variants() const {
+  std::vector<bool> model_variants(const std::vector<bool>& op_module) const {
     const size_t n = files_.size();
     std::vector<bool> variant(n, false);
     bool any = false;
     for (size_t i = 0; i < n; ++i) {
       const FileResult& f = files_[i];
-      variant[i] = counts_[i] && f.links.defines_model && f.path.ends_with(".py") && !is_package_init(f.path);
+      variant[i] = counts_[i] && f.links.defines_model && f.path.ends_with(".py") && !is_package_init(f.path) &&
+                   !op_module[i];
       any = any || variant[i];
     }
     if (!any) return variant;
@@ -472,18 +514,22 @@ void discount_optional_code(AnalyzedFiles& files) {
   }
 }
 
-// A model module's `if __name__ == "__main__":` block, in a package (its directory holds an
-// __init__.py), is the module's smoke test (`v = ViT(...).cuda(); v(torch.randn(...))`): test code,
-// which weighs as tests do (finding_weight). A script's main block is its entry point: a script is
-// not a package's model module.
-void place_self_tests(AnalyzedFiles& files, const Registry& registry) {
+// A library module's `if __name__ == "__main__":` block is the module's smoke test (`v = ViT(...).cuda();
+// v(torch.randn(...))`, `A = torch.ones(...).cuda(); print(op(A).shape)`): test code, which weighs as
+// tests do (finding_weight). A module is a library module when another module of the core code imports
+// it (`linker`: votenet's `backbone_module.py`, which `votenet.py` imports), or when it defines a model
+// class in a package (its directory holds an __init__.py: vit-pytorch's model files, which no module of
+// the project imports). A script's main block is its entry point and keeps its role.
+void place_self_tests(AnalyzedFiles& files, const Registry& registry, const Linker& linker) {
   std::unordered_set<std::string_view> paths;
   for (const FileResult& r : files.results) paths.insert(r.path);
   for (size_t i = 0; i < files.results.size(); ++i) {
     const FileResult& r = files.results[i];
-    if (!r.links.defines_model || r.links.main_first_line == 0) continue;
+    if (r.links.main_first_line == 0) continue;
     const std::string_view dir = directory_of(r.path);
-    if (dir.empty() || !paths.contains(fmt::format("{}/__init__.py", dir))) continue;
+    const bool model_in_package =
+        r.links.defines_model && !dir.empty() && paths.contains(fmt::format("{}/__init__.py", dir));
+    if (!model_in_package && !linker.imported_by_core(i)) continue;
     for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k) {
       Finding& f = files.findings[k];
       if (f.category == Category::AnalyzerNote || f.context == Context::Guarded || f.context == Context::Test ||
@@ -500,17 +546,22 @@ void place_self_tests(AnalyzedFiles& files, const Registry& registry) {
 }
 
 void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
-                  std::span<const std::string> alternative_backend_dirs) {
+                  const BackendNames& backends) {
   const bool any_links = std::any_of(files.results.begin(), files.results.end(), [](const FileResult& r) {
-    return !r.links.uses.empty() || !r.links.launches.empty() || r.links.defines_model;
+    return !r.links.uses.empty() || !r.links.launches.empty() || r.links.defines_model || r.links.main_first_line;
   });
   if (!any_links) return;
-  Linker linker(files, weights, alternative_backend_dirs);
+  Linker linker(files, weights, backends);
+  place_self_tests(files, registry, linker);
   linker.settle();
   linker.settle_roles();
   linker.settle_device_uses();
   confirm_launches(files, linker);
-  const std::vector<bool> variants = linker.model_variants();
+  std::vector<bool> op_module(files.results.size(), false);
+  for (size_t i = 0; i < files.results.size(); ++i)
+    for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k)
+      if (files.findings[k].category == Category::CustomKernel) op_module[i] = true;
+  const std::vector<bool> variants = linker.model_variants(op_module);
   for (size_t i = 0; i < files.results.size(); ++i)
     if (variants[i])
       for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k)
@@ -559,9 +610,8 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
 }  // namespace
 
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
-                  std::span<const std::string> alternative_backend_dirs) {
-  place_self_tests(files, registry);
-  link_modules(files, weights, registry, alternative_backend_dirs);
+                  const BackendNames& backends) {
+  link_modules(files, weights, registry, backends);
   discount_optional_code(files);
 }
 

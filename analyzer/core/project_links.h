@@ -39,11 +39,19 @@
 
 namespace tpulint {
 
-// `alternative_backend_dirs`: lower-case names of directories that hold an alternative accelerator or
-// kernel backend (`npu`, `rocm`, `tilelang`): their Python modules are optional when the project
-// has the default implementation beside them (a module of the same name in the directory holding
-// the backend's, or the one above).
+// The names that make a module an alternative backend's (CodeRoleFacts): its Python modules are
+// optional when the project has the default implementation beside them.
+struct BackendNames {
+  // Lower-case names of directories that hold an alternative accelerator or kernel backend (`npu`,
+  // `rocm`, `tilelang`): beside a module of the same name in the directory holding the backend's,
+  // or the one above.
+  std::span<const std::string> dirs;
+  // Lower-case words of a module's file name that name a GPU backend (`gpu`, `cuda`) and that name a
+  // TPU one (`tpu`, `xla`): `gpu_attention.py` beside `tpu_attention.py`, `cache_gpu_kernel.py`
+  // beside `cache_tpu_kernel.py` (a dispatch picks one by device).
+  std::span<const std::string> gpu_words, tpu_words;
+};
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
-                  std::span<const std::string> alternative_backend_dirs = {});
+                  const BackendNames& backends = {});
 
 }  // namespace tpulint

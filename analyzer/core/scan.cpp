@@ -411,6 +411,42 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
   return out;
 }
 
+namespace {
+
+// An extension whose kernels all have a known TPU path (trivial kernels, standard ops: StyleGAN's
+// upfirdn2d and fused bias + leaky ReLU) is no rewrite: its build is dropped and its Python wrapper
+// pointed at the replacement the kernels' findings name and price. Its build finding (a custom-kernel
+// finding of no code lines, effort high, listing the extension's sources: TPU110's 8-24 h for the
+// bindings of novel kernels) takes the class of its costliest kernel, at kSwapHours of that class;
+// an extension with a novel kernel, or with no kernel in the scanned sources, keeps it. Here, in the
+// report of a scan and of merged shards alike, where every file's findings are at hand.
+void settle_extension_builds(std::vector<Finding>& findings) {
+  static constexpr HoursRange kSwapHoursLow{0.5, 2}, kSwapHoursMedium{2, 6};
+  std::unordered_map<std::string_view, EffortClass> costliest;  // by path: its costliest kernel's class
+  for (const Finding& f : findings)
+    if (f.category == Category::CustomKernel && f.code_lines > 0 && !f.discounted) {
+      auto [it, inserted] = costliest.try_emplace(f.path, f.effort);
+      if (!inserted) it->second = std::max(it->second, f.effort);
+    }
+  if (costliest.empty()) return;
+  for (Finding& f : findings) {
+    if (f.category != Category::CustomKernel || f.code_lines != 0 || f.effort != EffortClass::High ||
+        f.related_paths.empty())
+      continue;
+    std::optional<EffortClass> most;
+    for (const std::string& p : f.related_paths)
+      if (auto it = costliest.find(p); it != costliest.end()) most = std::max(most.value_or(it->second), it->second);
+    if (!most || *most == EffortClass::High) continue;
+    f.effort = std::max(*most, EffortClass::Low);
+    f.hours = f.effort == EffortClass::Low ? kSwapHoursLow : kSwapHoursMedium;
+    f.message = fmt::format("{} (its kernels all have a known TPU path: the build goes, the wrapper calls the "
+                            "replacement)",
+                            f.message.view());
+  }
+}
+
+}  // namespace
+
 ScanReport build_report(const Discovery& discovery, std::vector<FileResult> results,
                         const std::function<bool(std::string_view)>& keep, const PathWeights& weights) {
   AnalyzedFiles analyzed;
@@ -434,6 +470,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   }
   std::vector<FileResult>& results = analyzed.results;
   std::vector<Finding>& findings = analyzed.findings;
+  settle_extension_builds(findings);
   // Results come in discovery order, which is mostly already the paths' order.
   std::vector<size_t> by_path(results.size());
   std::iota(by_path.begin(), by_path.end(), size_t(0));

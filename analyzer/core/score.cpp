@@ -271,8 +271,7 @@ bool is_variant_part(std::string_view part) {
   auto digits = [](std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
-  std::string lower(part);
-  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = ascii_lower(part);
   return digits(lower) || std::find(kTypes.begin(), kTypes.end(), lower) != kTypes.end() ||
          (lower.size() > 2 && lower.starts_with("sm") && digits(std::string_view(lower).substr(2)));
 }

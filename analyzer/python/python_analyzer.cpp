@@ -370,7 +370,8 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
   if (roles_) {
     for (size_t t = 0; t < trees.size(); ++t) {
       if (!result.links.defines_model) result.links.defines_model = defines_model_class(*trees[t], *contexts[t], *roles_);
-      if (Node main = main_block(*trees[t]); main && result.links.main_first_line == 0 && !file.notebook()) {
+      if (Node main = main_block(*trees[t]);
+          main && result.links.main_first_line == 0 && !file.notebook() && !reads_command_line(main, *roles_)) {
         result.links.main_first_line = file.position(main.span().begin).line;
         result.links.main_last_line = file.position(main.span().end > main.span().begin ? main.span().end - 1 : main.span().begin).line;
       }

@@ -47,11 +47,7 @@ bool any_qualified(const std::vector<std::string>& entries, std::string_view qua
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return matches_qualified(e, qualified); });
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
 // The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
 std::string first_word_of_file_name(std::string_view path) {
@@ -433,6 +429,7 @@ bool SemanticModel::read_in(std::string_view name, ByteSpan span) const {
 }
 
 bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts) {
+  bool model = false;
   for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
     Node cls = tree.root().named_child(i);
     if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
@@ -441,12 +438,13 @@ bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeR
       Node bases = cls.named_child(k);
       if (bases.kind() != Kind::ArgumentList) continue;
       for (uint32_t b = 0; b < bases.named_child_count(); ++b)
-        if (const auto& q = ctx.qualified_name(bases.named_child(b));
-            q && any_qualified(facts.module_bases, *q) && !any_qualified(facts.op_class_bases, *q))
-          return true;
+        if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts.module_bases, *q)) {
+          if (any_qualified(facts.op_class_bases, *q)) return false;
+          model = true;
+        }
     }
   }
-  return false;
+  return model;
 }
 
 Node main_block(const Tree& tree) {
@@ -462,6 +460,16 @@ Node main_block(const Tree& tree) {
       return statement;
   }
   return {};
+}
+
+bool reads_command_line(Node block, const CodeRoleFacts& facts) {
+  const Tree& tree = *block.tree();
+  for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id) {
+    Node n(&tree, id);
+    if (n.kind() == Kind::Call && any_name(facts.entry_point_calls, last_name(n.field(Field::Function)))) return true;
+    if (n.kind() == Kind::Attribute && n.text() == "sys.argv") return true;
+  }
+  return false;
 }
 
 void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {

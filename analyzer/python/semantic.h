@@ -58,6 +58,8 @@ struct CodeRoleFacts {
   std::vector<std::string> optimizer_names;     // a call handed an optimizer and a loss so named makes its loop a training loop
   std::vector<std::string> loss_names;
   std::vector<std::string> alternative_backend_dirs;  // directories of an alternative accelerator or kernel backend
+  std::vector<std::string> gpu_backend_words;   // words of a module's file name that name a GPU backend (`gpu_attention.py`)
+  std::vector<std::string> entry_point_calls;   // calls that make a main block a script's entry point (`parse_args`, `main`)
   std::vector<std::string> tpu_words;           // words (core/identifier_words) of a name or string that make a branch a TPU path
   std::vector<std::string> training_flags;      // names whose truth means training mode, and the training value of a mode
   std::vector<std::string> eval_mode_words;     // the values of a mode or phase that mean evaluation or inference
@@ -94,11 +96,16 @@ bool module_path_matches(std::string_view path, const std::vector<std::string>& 
 bool matches_qualified(std::string_view entry, std::string_view qualified);
 // Whether the module at `path` is a build script (CodeRoleFacts::build_scripts: setup.py), by its file name.
 bool is_build_script(const CodeRoleFacts& facts, std::string_view path);
-// Whether a module-level class of `tree` derives from a model base (CodeRoleFacts::module_bases) that
-// is not a custom op's (op_class_bases), its bases resolved through `ctx`.
+// Whether `tree` is a model module: a module-level class derives from a model base
+// (CodeRoleFacts::module_bases) and none from a custom op's (op_class_bases: an op module, mmcv's
+// `ops/roi_align.py`, wraps its autograd Function in a Module), bases resolved through `ctx`.
 bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts);
 // The module-level `if __name__ == "__main__":` statement of `tree` (the first), or a null node.
 Node main_block(const Tree& tree);
+// Whether a main block is a script's entry point: it reads the command line (a call whose last name is
+// one of CodeRoleFacts::entry_point_calls, `parser.parse_args()`, `main()`, `fire.Fire(...)`, or
+// `sys.argv`), where a module's smoke test builds its inputs itself.
+bool reads_command_line(Node block, const CodeRoleFacts& facts);
 
 class SemanticModel {
  public:

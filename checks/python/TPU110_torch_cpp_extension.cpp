@@ -412,7 +412,10 @@ extern const CheckDef TPU110_torch_cpp_extension{
             .effort = "High for a CUDA extension (8-24 h for the Python bindings, dispatch and build; its kernels "
                       "are counted on their own by TPU101 when their sources are scanned). Medium for a C++-only "
                       "extension, or a JIT build whose sources are not visible (4-16 h): its ops are CPU code "
-                      "that must become tensor ops.",
+                      "that must become tensor ops. An extension whose kernels in the scanned sources all have a "
+                      "known TPU path (trivial kernels, standard ops: StyleGAN's upfirdn2d and fused bias + leaky "
+                      "ReLU) is a swap, not a rewrite: the build goes and the wrapper calls the replacement, so the "
+                      "finding takes its costliest kernel's class, low 0.5-2 h or medium 2-6 h (docs/scoring.md).",
             .heuristic = "A `load(...)` builds CUDA code when `with_cuda=True`, when it has `extra_cuda_cflags`, or "
                          "when a string among its sources (or the literal list a variable holding them is assigned) "
                          "ends with `.cu`/`.cuh`; a `load_inline(...)` when it has `cuda_sources`. A variable called "

@@ -175,12 +175,6 @@ bool is_device_string(std::string_view s, std::string_view type) {
   return s.starts_with(type) && (s.size() == type.size() || s[type.size()] == ':');
 }
 
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = lower_char(c);
-  return out;
-}
-
 bool lower_equals(std::string_view text, std::string_view lower) {
   if (text.size() != lower.size()) return false;
   for (size_t i = 0; i < text.size(); ++i)

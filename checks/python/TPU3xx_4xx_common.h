@@ -3,6 +3,8 @@
 // method-form heuristic, CUDA-availability guards and sorted data-table lookups.
 #pragma once
 
+#include "core/identifier_words.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -54,8 +56,8 @@ std::optional<bool> bool_literal(Node n);           // True, False
 // Whether `s` names a device of type `type` ("cuda", "xla"): the type alone or with an index ("cuda:0").
 bool is_device_string(std::string_view s, std::string_view type);
 
-// ASCII lower case, for names and device strings compared without case.
-std::string ascii_lower(std::string_view s);
+// ASCII lower case, for names and device strings compared without case (core/identifier_words).
+using tpulint::ascii_lower;
 // Without building the lower-case copy: whether ascii_lower(text) contains, or equals, `lower`
 // (which must be lower case).
 bool lower_contains(std::string_view text, std::string_view lower);

@@ -33,7 +33,7 @@ CodeRoles load() {
       {"eval_module_word", &facts.eval_module_words},   {"eval_path_part", &facts.eval_path_parts},
       {"eval_call", &facts.eval_calls},                 {"benchmark_path_part", &facts.benchmark_path_parts},
       {"optimizer_name", &facts.optimizer_names},       {"loss_name", &facts.loss_names},
-      {"alternative_backend_dir", &facts.alternative_backend_dirs},
+      {"alternative_backend_dir", &facts.alternative_backend_dirs}, {"gpu_backend_word", &facts.gpu_backend_words}, {"entry_point_call", &facts.entry_point_calls},
       {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
       {"hot_class", &facts.hot_classes},               {"optimizer_base", &facts.optimizer_bases},
