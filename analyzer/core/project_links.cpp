@@ -282,18 +282,23 @@ class Linker {
     }
     if (!any) return variant;
     auto by_core = [&](const Edge& e) { return counts_[e.from] && !from_test(e) && !is_package_init(files_[e.from].path); };
+    auto last_part = [](std::string_view dotted) { return dotted.substr(dotted.rfind('.') + 1); };
     for (const auto& [to, edges] : file_edges_) {
       if (is_package_init(files_[to].path)) {
-        // Through a re-export: the names other modules take from the package.
+        // Through a re-export: the names other modules take from the package, each looked up once
+        // among the names the package imports.
+        std::unordered_map<std::string_view, std::vector<size_t>> imported;  // last name -> uses
+        const std::vector<FileLinks::Use>& uses = files_[to].links.uses;
+        for (size_t k = 0; k < uses.size(); ++k)
+          if (uses[k].kind == FileLinks::Kind::Module) imported[last_part(uses[k].target)].push_back(k);
+        std::unordered_set<std::string_view> taken;
         for (const Edge& e : edges) {
           if (!by_core(e)) continue;
-          const std::string& target = files_[e.from].links.uses[e.use].target;
-          const std::string_view name = std::string_view(target).substr(target.rfind('.') + 1);
-          for (const FileLinks::Use& u : files_[to].links.uses) {
-            if (u.kind != FileLinks::Kind::Module || std::string_view(u.target).substr(u.target.rfind('.') + 1) != name)
-              continue;
-            for (size_t m : resolve_module(to, u.target).first) variant[m] = false;
-          }
+          const std::string_view name = last_part(files_[e.from].links.uses[e.use].target);
+          auto it = imported.find(name);
+          if (it == imported.end() || !taken.insert(name).second) continue;
+          for (size_t k : it->second)
+            for (size_t m : resolve_module(to, uses[k].target).first) variant[m] = false;
         }
         continue;
       }
