@@ -254,6 +254,8 @@ class Linker {
     });
   }
 
+  bool has_file(const std::string& path) const { return by_path_.contains(path); }
+
   // Whether another module of the core code, not a test, imports file `i`.
   bool imported_by_core(size_t i) const {
     auto it = file_edges_.find(i);
@@ -526,14 +528,12 @@ void discount_optional_code(AnalyzedFiles& files) {
 // class in a package (its directory holds an __init__.py: vit-pytorch's model files, which no module of
 // the project imports). A script's main block is its entry point and keeps its role.
 void place_self_tests(AnalyzedFiles& files, const Registry& registry, const Linker& linker) {
-  std::unordered_set<std::string_view> paths;
-  for (const FileResult& r : files.results) paths.insert(r.path);
   for (size_t i = 0; i < files.results.size(); ++i) {
     const FileResult& r = files.results[i];
     if (r.links.main_first_line == 0) continue;
     const std::string_view dir = directory_of(r.path);
     const bool model_in_package =
-        r.links.defines_model && !dir.empty() && paths.contains(fmt::format("{}/__init__.py", dir));
+        r.links.defines_model && !dir.empty() && linker.has_file(fmt::format("{}/__init__.py", dir));
     if (!model_in_package && !linker.imported_by_core(i)) continue;
     for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k) {
       Finding& f = files.findings[k];

@@ -47,8 +47,6 @@ bool any_qualified(const std::vector<std::string>& entries, std::string_view qua
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return matches_qualified(e, qualified); });
 }
 
-std::string lower(std::string_view s) { return ascii_lower(s); }
-
 // The first word of a module's file name (core/identifier_words): "val" of "segment/val_dual.py".
 std::string first_word_of_file_name(std::string_view path) {
   std::string_view name = file_name_of(path);
@@ -100,13 +98,13 @@ namespace {
 
 // `step`, `global_step`, `self.iteration`: a name of the step counter.
 bool step_like_name(Node n) {
-  const std::string name = lower(last_name(n));
+  const std::string name = ascii_lower(last_name(n));
   return name.find("step") != std::string::npos || name.find("iter") != std::string::npos;
 }
 
 // `validate_every`, `log_freq`, `eval_interval`: a name of a period in steps.
 bool period_like_name(Node n) {
-  const std::string name = lower(last_name(n));
+  const std::string name = ascii_lower(last_name(n));
   return name.find("every") != std::string::npos || name.find("freq") != std::string::npos ||
          name.find("interval") != std::string::npos;
 }
@@ -352,7 +350,7 @@ bool SemanticModel::is_tpu_path(Node block) const {
   for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id) {
     Node n(&tree, id);
     if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
-    const std::string text = lower(n.text());
+    const std::string text = ascii_lower(n.text());
     // Split only a name that holds one of the words somewhere.
     if (std::none_of(facts_.tpu_words.begin(), facts_.tpu_words.end(),
                      [&](const std::string& w) { return text.find(w) != std::string::npos; }))
@@ -397,7 +395,7 @@ bool SemanticModel::is_guard(Node condition) const {
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);
     if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
-    const std::string word = lower(n.text());
+    const std::string word = ascii_lower(n.text());
     if (any_name(facts_.guard_names, word)) return true;
     // A name an optional import binds (`if flash_attn_func is not None`).
     if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) return true;
@@ -408,7 +406,7 @@ bool SemanticModel::is_guard(Node condition) const {
 bool SemanticModel::steps_a_schedule(Node call) const {
   Node callee = call.field(Field::Function);
   if (!callee || callee.kind() != Kind::Attribute) return false;
-  return any_name(facts_.step_receiver_exclusions, lower(last_name(callee.field(Field::Object))));
+  return any_name(facts_.step_receiver_exclusions, ascii_lower(last_name(callee.field(Field::Object))));
 }
 
 void SemanticModel::index_reads(const Tree& tree) {
@@ -428,8 +426,12 @@ bool SemanticModel::read_in(std::string_view name, ByteSpan span) const {
   return at != it->second.end() && *at < span.end;
 }
 
-bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts) {
-  bool model = false;
+namespace {
+
+// Calls `visit(cls, qualified_base)` for each base of each module-level class of `tree` that resolves
+// through `ctx` (decorated classes included).
+template <typename Visit>
+void for_each_class_base(const Tree& tree, const PythonContext& ctx, Visit visit) {
   for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
     Node cls = tree.root().named_child(i);
     if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
@@ -438,13 +440,20 @@ bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeR
       Node bases = cls.named_child(k);
       if (bases.kind() != Kind::ArgumentList) continue;
       for (uint32_t b = 0; b < bases.named_child_count(); ++b)
-        if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts.module_bases, *q)) {
-          if (any_qualified(facts.op_class_bases, *q)) return false;
-          model = true;
-        }
+        if (const auto& q = ctx.qualified_name(bases.named_child(b))) visit(cls, *q);
     }
   }
-  return model;
+}
+
+}  // namespace
+
+bool defines_model_class(const Tree& tree, const PythonContext& ctx, const CodeRoleFacts& facts) {
+  bool model = false, op = false;
+  for_each_class_base(tree, ctx, [&](Node, const std::string& base) {
+    if (!any_qualified(facts.module_bases, base)) return;
+    (any_qualified(facts.op_class_bases, base) ? op : model) = true;
+  });
+  return model && !op;
 }
 
 Node main_block(const Tree& tree) {
@@ -500,18 +509,10 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
     import_uses_.try_emplace(b.local);
   }
   // The module's classes deriving from a data loader, wherever the file names them.
-  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
-    Node cls = tree.root().named_child(i);
-    if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
-    if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
-    for (uint32_t k = 0; k < cls.named_child_count(); ++k) {
-      Node bases = cls.named_child(k);
-      if (bases.kind() != Kind::ArgumentList) continue;
-      for (uint32_t b = 0; b < bases.named_child_count(); ++b)
-        if (const auto& q = ctx.qualified_name(bases.named_child(b)); q && any_qualified(facts_.loader_classes, *q))
-          loader_class_names_.emplace_back(cls.field(Field::Name).text());
-    }
-  }
+  for_each_class_base(tree, ctx, [&](Node cls, const std::string& base) {
+    if (Node name = cls.field(Field::Name); name && any_qualified(facts_.loader_classes, base))
+      loader_class_names_.emplace_back(name.text());
+  });
   auto current_function = [&] {
     for (auto it = open.rbegin(); it != open.rend(); ++it)
       if (it->function >= 0) return it->function;
@@ -582,7 +583,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (!steps) {
           bool optimizer = false, loss = false;
           auto see = [&](std::string_view name) {
-            const std::string n = lower(name);
+            const std::string n = ascii_lower(name);
             optimizer = optimizer || any_name(facts_.optimizer_names, n);
             loss = loss || any_name(facts_.loss_names, n);
           };
@@ -779,7 +780,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
 bool SemanticModel::evaluates(Node block) const {
   const Tree& tree = *block.tree();
   for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id)
-    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, lower(last_name(n.field(Field::Function)))))
+    if (Node n(&tree, id); n.kind() == Kind::Call && any_name(facts_.eval_calls, ascii_lower(last_name(n.field(Field::Function)))))
       return true;
   return false;
 }
@@ -1048,8 +1049,8 @@ SemanticModel::Mode SemanticModel::mode_of(Node condition) const {
   auto lower_name = [](Node n) -> std::string {
     n = unparenthesized(n);
     if (!n) return "";
-    if (n.kind() == Kind::String) return lower(whole_string_value(n).value_or(""));
-    return lower(last_name(n));
+    if (n.kind() == Kind::String) return ascii_lower(whole_string_value(n).value_or(""));
+    return ascii_lower(last_name(n));
   };
   auto is_flag = [&](std::string_view name) { return any_name(facts_.training_flags, name); };
   if (condition.kind() == Kind::NotOperator) {
