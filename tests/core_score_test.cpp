@@ -38,7 +38,7 @@ Finding make_finding(std::string id, EffortClass effort, std::string path, Hours
 }
 
 // The effort of a summary's findings: its totals without the fixed bring-up run.
-constexpr HoursRange kBringUp{ScoringConstants::kBringUpLow, ScoringConstants::kBringUpHigh};
+constexpr HoursRange kBringUp = ScoringConstants::bring_up(Verdict::TpuReady);
 HoursRange findings_hours(const ScoreSummary& s) { return {s.hours.low - s.bring_up.low, s.hours.high - s.bring_up.high}; }
 HoursRange findings_core_hours(const ScoreSummary& s) {
   return {s.core_hours.low - s.bring_up.low, s.core_hours.high - s.bring_up.high};
@@ -296,10 +296,10 @@ TEST_CASE("the same issue twice on one line counts once", "[core][score]") {
   // Another line or another subject is another issue.
   Finding other_line = a;
   other_line.start.line = other_line.end.line = 8;
-  CHECK(compute_score(std::vector<Finding>{a, other_line}, {}, 100).hours.low == 2 + kBringUp.low);
+  CHECK(findings_hours(compute_score(std::vector<Finding>{a, other_line}, {}, 100)).low == 2);
   Finding other_subject = b;
   other_subject.subject = "something else";
-  CHECK(compute_score(std::vector<Finding>{a, other_subject}, {}, 100).hours.low == 2 + kBringUp.low);
+  CHECK(findings_hours(compute_score(std::vector<Finding>{a, other_subject}, {}, 100)).low == 2);
 }
 
 TEST_CASE("a finding in auxiliary code lowers the score less than in the package", "[core][score]") {
@@ -581,10 +581,29 @@ TEST_CASE("effort: the bring-up run is part of every port with core code, and we
   // With findings: the same fixed part, on top of theirs; the score and verdict are the findings'.
   std::vector<Finding> f = {make_finding("TPU201", EffortClass::Medium, "pkg/model.py", {3, 9})};
   const ScoreSummary some = compute_score(f, {}, 500);
-  CHECK(some.core_hours.low == 3 + kBringUp.low);
-  CHECK(some.core_hours.high == 9 + kBringUp.high);
+  const HoursRange run = ScoringConstants::bring_up(some.verdict);
+  CHECK(some.core_hours.low == 3 + run.low);
+  CHECK(some.core_hours.high == 9 + run.high);
   CHECK(some.score == compute_score(f, {}, 0).score);
   CHECK(some.verdict == compute_score(f, {}, 0).verdict);
+}
+
+TEST_CASE("effort: the validation runs grow with what the port changes", "[core][score]") {
+  // Mechanical changes: a short parity run, longer than a TPU-ready project's smoke run.
+  const ScoreSummary portable =
+      compute_score(std::vector<Finding>{make_finding("TPU401", EffortClass::Low, "pkg/train.py", {1, 2},
+                                                      Severity::Error)}, {}, 500);
+  REQUIRE(portable.verdict == Verdict::Portable);
+  CHECK(portable.bring_up.low > kBringUp.low);
+  CHECK(portable.bring_up.high > kBringUp.high);
+  CHECK(portable.core_hours.high == 2 + portable.bring_up.high);
+  // A custom kernel with a known TPU path: a training run reproduces the reference metric.
+  const ScoreSummary significant =
+      compute_score(std::vector<Finding>{kernel(EffortClass::Medium, "pkg/ops/nms.cu", 40, {4, 12})}, {}, 5000);
+  REQUIRE(significant.verdict == Verdict::Significant);
+  CHECK(significant.bring_up.low >= 4 * portable.bring_up.low);
+  CHECK(significant.bring_up.high >= 4 * portable.bring_up.high);
+  CHECK(significant.core_hours.low == 4 + significant.bring_up.low);
 }
 
 TEST_CASE("a CUDA library is adopted once: its other files' uses cost a further call's hours", "[core][score][plan]") {

@@ -72,6 +72,46 @@ TEST_CASE("calls resolve through every import spelling", "[python][context]") {
   CHECK(seen["x.cuda()"].qualified == "?");
 }
 
+TEST_CASE("a star import brings no builtin and no name the code binds itself", "[python][context]") {
+  auto seen = run(
+      "from sklearn.metrics import *\n"
+      "def helper(x):\n"
+      "    return x\n"
+      "class Model:\n"
+      "    pass\n"
+      "def fit(self, loss_func, data):\n"
+      "    total = len(data)\n"
+      "    print(total)\n"
+      "    callbacks = make_callbacks()\n"
+      "    callbacks.on_epoch_begin(0)\n"
+      "    for batch in data:\n"
+      "        loss = loss_func(batch)\n"
+      "        loss.item()\n"
+      "        batch.cuda()\n"
+      "    with open_bar() as bar:\n"
+      "        bar.close()\n"
+      "    try:\n"
+      "        pass\n"
+      "    except ValueError as err:\n"
+      "        err.with_traceback(None)\n"
+      "    if (n := size_of(data)):\n"
+      "        n.bit_length()\n"
+      "    helper(total)\n"
+      "    Model()\n"
+      "    return roc_auc_score(data, data)\n");
+  // Names nothing binds come from the star import.
+  CHECK(seen["roc_auc_score(data, data)"].qualified == "sklearn.metrics.roc_auc_score");
+  CHECK(seen["make_callbacks()"].qualified == "sklearn.metrics.make_callbacks");
+  CHECK(seen["size_of(data)"].qualified == "sklearn.metrics.size_of");
+  // Builtins, parameters, locals, loop, `with`, `except` and walrus targets, defs and classes do not.
+  for (const char* call : {"len(data)", "print(total)", "callbacks.on_epoch_begin(0)", "loss_func(batch)",
+                           "loss.item()", "batch.cuda()", "bar.close()", "err.with_traceback(None)",
+                           "n.bit_length()", "helper(total)", "Model()"}) {
+    CAPTURE(call);
+    CHECK(seen[call].qualified == "?");
+  }
+}
+
 TEST_CASE("an import inside a function binds only there", "[python][context]") {
   auto seen = run(
       "def f():\n"

@@ -512,7 +512,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   }
   // The reasons above speak of the findings' hours; the effort adds the run that checks the port.
   if (out.core_lines > 0) {
-    out.bring_up = {C::kBringUpLow, C::kBringUpHigh};
+    out.bring_up = C::bring_up(out.verdict);
     out.hours.low += out.bring_up.low;
     out.hours.high += out.bring_up.high;
     out.core_hours.low += out.bring_up.low;

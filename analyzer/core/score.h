@@ -137,7 +137,7 @@ struct ScoreSummary {
   HoursRange hours;       // porting effort of all the code, tests and examples included
   HoursRange core_hours;  // porting effort of the package's core code: what the verdict weighs
   // Of both, the fixed part of a port: running the project on a TPU and checking its results against
-  // a GPU run (ScoringConstants::kBringUp*). Scored nothing: the verdict and the score weigh findings.
+  // a GPU run (ScoringConstants::bring_up). Scored nothing: the verdict and the score weigh findings.
   HoursRange bring_up;
   double core_lines = 0;  // lines of core code (FileSummary::code_lines outside auxiliary paths)
   size_t model_variants = 0;  // core modules of a model zoo whose findings are priced as alternatives (ModelVariants)
@@ -167,10 +167,14 @@ struct ScoringConstants {
   static constexpr double kBandWidth = 25;
   static constexpr double kTpuReadyScale = 8, kPortableScale = 80, kSignificantScale = 800, kStayOnGpuScale = 8000;
   static constexpr double kStayOnGpuShareWeight = 2;  // per share, GPU-only code's and no-TPU-path code's
-  // Every port of a project with core code ends in a run on a TPU whose loss or metrics are compared
-  // with a GPU run's (a smoke run for TPU-ready code, a parity run after changes): its hours are part
-  // of the effort, whatever the findings.
-  static constexpr double kBringUpLow = 2, kBringUpHigh = 6;
+  // Every port of a project with core code ends in runs on a TPU whose loss or metrics are compared
+  // with a GPU run's, and they take longer the more the port changed: a smoke run for TPU-ready
+  // code, a short parity run after mechanical changes, a training run that reproduces the
+  // reference metric after rewrites of the step (ops swapped, shapes made static, a matcher
+  // moved) or of its kernels. By verdict; the hours of the validation items of the calibration
+  // half's labels (docs/scoring.md).
+  static constexpr HoursRange kBringUp[4] = {{2, 6}, {3, 10}, {24, 60}, {24, 60}};
+  static constexpr HoursRange bring_up(Verdict v) { return kBringUp[int(v)]; }
 };
 
 // The summary of `findings` in the core code `code` (build_report gives it the analyzed files).

@@ -1,5 +1,7 @@
 #include "python/python_check.h"
 
+#include <algorithm>
+
 namespace tpulint::python {
 
 const ProjectIndex PythonContext::kNoProject;
@@ -44,6 +46,10 @@ std::optional<std::string> PythonContext::resolve(Node expr) const {
   Node root = expr;
   while (root.kind() == Kind::Attribute && root.field(Field::Attribute)) root = root.field(Field::Object);
   if (root.kind() != Kind::Identifier || !imports_.may_resolve(root.text())) return std::nullopt;
+  // A name no import statement binds can only come from a star import, which brings a module's
+  // public names: not a builtin, nor a name the code binds itself.
+  if (!imports_.binds(root.text()) && (is_builtin_name(root.text()) || bound_around(root.text(), root)))
+    return std::nullopt;
   std::optional<std::string> out = imports_.resolve(root.text(), scope_chain(root));
   if (!out) return out;
   // The members, from the root outwards, without the spaces, comments or line breaks between them.
@@ -55,6 +61,60 @@ std::optional<std::string> PythonContext::resolve(Node expr) const {
     *out += *it;
   }
   return out;
+}
+
+namespace {
+bool binds_identifier(Node parent, Node n);
+}  // namespace
+
+bool PythonContext::bound_around(std::string_view name, Node n) const {
+  const uint32_t at = n.span().begin;
+  for (Node f = n.tree()->enclosing_function(n); f; f = f.tree()->enclosing_function(f)) {
+    Node body = f.field(Field::Body);
+    if (body && body.span().begin <= at && at < body.span().end && names_bound_in(f).contains(name)) return true;
+  }
+  return names_bound_in(n.tree()->root()).contains(name);
+}
+
+const std::unordered_set<std::string_view>& PythonContext::names_bound_in(Node scope) const {
+  auto [it, added] = bound_names_.try_emplace(scope.id());
+  if (!added) return it->second;
+  std::unordered_set<std::string_view>& names = it->second;
+  const Tree& tree = *scope.tree();
+  const bool function = scope.kind() == Kind::FunctionDefinition;
+  for (uint32_t id = function ? scope.id() + 1 : scope.id(); id < tree.subtree_end(scope);) {
+    Node n(&tree, id);
+    if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition || n.kind() == Kind::Lambda) {
+      if (Node name = n.field(Field::Name)) names.insert(name.text());  // a def or class binds its name here
+      id = tree.subtree_end(n);
+      continue;
+    }
+    ++id;
+    if (n.kind() != Kind::Identifier) continue;
+    Node parent = n.parent();
+    if (!parent) continue;
+    if (binds_identifier(parent, n) || (parent.kind() == Kind::Assignment && parent.field(Field::Left) == n) ||
+        (parent.type() == "named_expression" && parent.field(Field::Name) == n))
+      names.insert(n.text());
+  }
+  return names;
+}
+
+bool is_builtin_name(std::string_view name) {
+  static constexpr auto kBuiltins = std::to_array<std::string_view>({
+      "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "Ellipsis", "EOFError", "Exception",
+      "False", "FileNotFoundError", "ImportError", "IndexError", "KeyError", "KeyboardInterrupt", "LookupError",
+      "MemoryError", "ModuleNotFoundError", "NameError", "None", "NotImplemented", "NotImplementedError",
+      "OSError", "OverflowError", "RecursionError", "RuntimeError", "RuntimeWarning", "StopIteration", "True",
+      "TypeError", "UserWarning", "ValueError", "Warning", "ZeroDivisionError", "__import__", "__name__", "abs",
+      "all", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod",
+      "compile", "complex", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "filter", "float",
+      "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int",
+      "isinstance", "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
+      "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed", "round",
+      "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
+  });
+  return std::find(kBuiltins.begin(), kBuiltins.end(), name) != kBuiltins.end();
 }
 
 const std::optional<std::string>& PythonContext::resolve_qualified_name(Node expr) const {

@@ -11,6 +11,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -109,6 +111,13 @@ class PythonContext {
   std::span<const uint32_t> scope_chain(Node n) const;
   // The qualified name of an identifier or attribute chain, resolved through the imports.
   std::optional<std::string> resolve(Node expr) const;
+  // Whether `name`, read at `n`, is bound in a scope around it by anything but an import: a
+  // parameter, an assignment, a loop, `with` or `except` target, a def or a class. A star import
+  // never brings such a name.
+  bool bound_around(std::string_view name, Node n) const;
+  // The names bound, not by imports, in the scope of `scope` (a function, or the module's root):
+  // once per scope and file.
+  const std::unordered_set<std::string_view>& names_bound_in(Node scope) const;
   const std::optional<std::string>& remember(std::vector<uint32_t>& slots, Node n, std::optional<std::string> name) const;
   const std::optional<std::string>& remembered(uint32_t slot) const {
     return slot == kNoName ? kNoNameValue : names_[slot - kFirstName];
@@ -138,6 +147,7 @@ class PythonContext {
   // Scratch space of scope_chain and resolve, kept from call to call instead of allocated by each.
   mutable std::vector<uint32_t> scope_chain_;
   mutable std::vector<std::string_view> members_;
+  mutable std::unordered_map<uint32_t, std::unordered_set<std::string_view>> bound_names_;  // by scope node id
   mutable std::vector<std::pair<const void*, std::shared_ptr<void>>> states_;  // file_state(), by type
 };
 
@@ -237,6 +247,9 @@ std::string_view last_name(Node n);
 // The last name of a callee or receiver, through the calls and subscripts it is reached by:
 // `opt` for `opt`, `self.opt`, `opts[0]`, `get_opt()`; "" for other expressions.
 std::string_view chain_last_name(Node n);
+
+// Whether `name` is one of Python's builtins (`len`, `print`, `isinstance`, ...).
+bool is_builtin_name(std::string_view name);
 
 // True for the literal `None`; false for a null node (an argument not given).
 bool is_none(Node n);

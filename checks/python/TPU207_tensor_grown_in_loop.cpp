@@ -118,13 +118,6 @@ bool fresh_each_iteration(std::string_view name, Node at, Node loop, const Pytho
   return common && common.kind() != Kind::IfStatement;
 }
 
-// Python's builtins that a loop may call without running anything of the program's.
-constexpr auto kBuiltins = std::to_array<std::string_view>({
-    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "getattr", "hasattr", "int",
-    "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next", "print", "range",
-    "reversed", "round", "set", "setattr", "sorted", "str", "sum", "super", "tuple", "type", "zip",
-});
-
 // True when the body of `loop` runs code of the program on each iteration: it calls `self`, a
 // method or submodule of `self`, or a local callable (a model, a parameter, a function of the
 // file), not only library functions, tensor methods and builtins. Such a loop is what feeds the
@@ -150,7 +143,7 @@ bool runs_program_code(Node loop, const PythonContext& ctx) {
     }
     if (callee.kind() != Kind::Identifier) continue;
     if (callee.text() == "self") return true;
-    if (!ctx.qualified_name(callee) && !dyn::contains(kBuiltins, callee.text())) return true;
+    if (!ctx.qualified_name(callee) && !python::is_builtin_name(callee.text())) return true;
   }
   return false;
 }
