@@ -98,6 +98,7 @@ TEST_CASE("a star import brings no builtin and no name the code binds itself", "
       "        n.bit_length()\n"
       "    helper(total)\n"
       "    Model()\n"
+      "    key = lambda item: item.score()\n"
       "    return roc_auc_score(data, data)\n");
   // Names nothing binds come from the star import.
   CHECK(seen["roc_auc_score(data, data)"].qualified == "sklearn.metrics.roc_auc_score");
@@ -106,7 +107,7 @@ TEST_CASE("a star import brings no builtin and no name the code binds itself", "
   // Builtins, parameters, locals, loop, `with`, `except` and walrus targets, defs and classes do not.
   for (const char* call : {"len(data)", "print(total)", "callbacks.on_epoch_begin(0)", "loss_func(batch)",
                            "loss.item()", "batch.cuda()", "bar.close()", "err.with_traceback(None)",
-                           "n.bit_length()", "helper(total)", "Model()"}) {
+                           "n.bit_length()", "helper(total)", "Model()", "item.score()"}) {
     CAPTURE(call);
     CHECK(seen[call].qualified == "?");
   }
