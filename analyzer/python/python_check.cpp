@@ -84,7 +84,8 @@ const std::unordered_set<std::string_view>& PythonContext::names_bound_in(Node s
   const bool function = scope.kind() == Kind::FunctionDefinition;
   for (uint32_t id = function ? scope.id() + 1 : scope.id(); id < tree.subtree_end(scope);) {
     Node n(&tree, id);
-    // A lambda's parameters are taken as the scope's own: a star import brings none of them.
+    // Nested defs and classes are scopes of their own; a lambda is walked as part of this one, so
+    // its parameters count here too (a star import brings none of them either).
     if (n.kind() == Kind::FunctionDefinition || n.kind() == Kind::ClassDefinition) {
       if (Node name = n.field(Field::Name)) names.insert(name.text());  // a def or class binds its name here
       id = tree.subtree_end(n);
