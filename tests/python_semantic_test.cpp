@@ -1256,3 +1256,28 @@ TEST_CASE("semantic: a head's private target builder is the hot path, a model's 
   CHECK(at(analyze("megablocks/ops/benchmarking.py", script), "TPU201", 2).context == Context::Test);
   CHECK(at(analyze("megablocks/ops/matmul.py", script), "TPU201", 2).context == Context::OneTime);
 }
+
+TEST_CASE("semantic: a loop calling a compiled function that takes gradients is a training loop", "[python][semantic]") {
+  auto seen = analyze("pkg/train.py",
+                      "import functools\n"                                        // 1
+                      "import jax\n"                                              // 2
+                      "def main(data, params):\n"                                 // 3
+                      "    @functools.partial(jax.jit, donate_argnums=(0,))\n"    // 4
+                      "    def update_fn(params, batch):\n"                       // 5
+                      "        def loss_fn(p):\n"                                 // 6
+                      "            return (p * batch).sum()\n"                    // 7
+                      "        loss, grads = jax.value_and_grad(loss_fn)(params)\n"  // 8
+                      "        return params - grads, loss\n"                     // 9
+                      "    for batch in data:\n"                                  // 10
+                      "        params, loss = update_fn(params, batch)\n"         // 11
+                      "        print(jax.device_get(loss))\n"                     // 12
+                      "def run(data, params):\n"                                  // 13
+                      "    @jax.jit\n"                                            // 14
+                      "    def apply(params, batch):\n"                           // 15
+                      "        return params * batch\n"                           // 16
+                      "    for batch in data:\n"                                  // 17
+                      "        print(jax.device_get(apply(params, batch)))\n");   // 18
+  CHECK(at(seen, "TPU605", 12).context == Context::Loop);
+  // Compiled but taking no gradients: an inference loop, not a training loop.
+  CHECK(at(seen, "TPU605", 18).context != Context::Loop);
+}

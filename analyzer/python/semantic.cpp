@@ -494,6 +494,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   };
   std::vector<Open> open;
   std::vector<Loop> loops;
+  std::vector<std::pair<int, std::string_view>> loop_calls;  // (loop, callee's last name) of calls in a loop's own function
   std::vector<int> open_loops;
   std::vector<std::vector<std::string>> decorators;
   const size_t first_function = functions_.size(), first_guard = guards_.size();
@@ -594,12 +595,16 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (steps)
           for (int l : open_loops)
             if (loops[l].function == caller) loops[l].training = true;
+        if (!steps && !last.empty())
+          for (int l : open_loops)
+            if (loops[l].function == caller) loop_calls.emplace_back(l, last);
         Node function = node.field(Field::Function);
         if (function && function.kind() == Kind::Subscript)
           if (Node kernel = function.field(Field::Value); kernel && kernel.kind() == Kind::Identifier)
             launches_.push_back({caller, std::string(kernel.text())});
         const auto& callee = ctx.qualified_name(function);
         if (callee && caller >= 0 && any_qualified(facts_.loader_classes, *callee)) functions_[caller].builds_loader = true;
+        if (callee && caller >= 0 && any_qualified(facts_.gradient_transforms, *callee)) functions_[caller].takes_gradients = true;
         if (callee && any_qualified(facts_.tracing_transforms, *callee) && !args.positional.empty())
           if (std::string_view fn = last_name(args.positional[0]); !fn.empty()) traced_names_.emplace_back(fn);
         for (const auto& [keyword, value] : args.keywords) {
@@ -761,6 +766,22 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           if (const int function = current_function(); function >= 0) functions_[function].returns = true;
         break;
     }
+  }
+  // A loop that calls a compiled function of the file taking gradients runs a training step
+  // (big_vision's `update_fn`, `@partial(jax.jit)` around `jax.value_and_grad(loss_fn)`), whatever
+  // the step is named.
+  if (!loop_calls.empty()) {
+    std::vector<std::string_view> steps;
+    for (size_t i = first_function; i < functions_.size(); ++i) {
+      const Function& f = functions_[i];
+      if (!f.takes_gradients) continue;
+      const auto& d = decorators[i - first_function];
+      if (std::any_of(d.begin(), d.end(), [&](const std::string& n) { return any_qualified(facts_.tracing_transforms, n); }) ||
+          std::find(traced_names_.begin(), traced_names_.end(), f.name) != traced_names_.end())
+        steps.push_back(f.name);
+    }
+    for (const auto& [l, name] : loop_calls)
+      if (std::find(steps.begin(), steps.end(), name) != steps.end()) loops[l].training = true;
   }
   for (const Loop& l : loops)
     if (l.training) {

@@ -25,6 +25,7 @@ namespace tpulint::python {
 // (transforms, bases): exact, or a name under an entry ending in "." ("torch.nn." covers "torch.nn.Module").
 struct CodeRoleFacts {
   std::vector<std::string> tracing_transforms;  // decorators and calls that trace the function they get
+  std::vector<std::string> gradient_transforms;  // calls that take gradients (qualified): a compiled function calling one is a training step
   std::vector<std::string> module_bases;        // model classes: their hot methods are the hot path
   std::vector<std::string> op_class_bases;      // of those, a custom op's (an autograd Function): not a model of a zoo
   std::vector<std::string> dataset_bases;       // dataset classes: their methods run on the host
@@ -157,6 +158,7 @@ class SemanticModel {
     bool builds_loader = false;  // names a data loader class or input pipeline (CodeRoleFacts::loader_classes)
     bool returns = false;        // returns a value
     bool hot_parameter = false;  // takes a parameter of a loss's target computation (CodeRoleFacts::hot_parameters)
+    bool takes_gradients = false;  // calls a gradient transform (`jax.value_and_grad(loss_fn)`)
     bool host_by_default = false;  // a dataset class's method of no role of its own: host code unless its callers give it one
     std::string optional_option;  // set by finish(): called only from code an off-by-default option runs
   };

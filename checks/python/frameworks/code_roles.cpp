@@ -38,7 +38,7 @@ CodeRoles load() {
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
       {"hot_class", &facts.hot_classes},               {"optimizer_base", &facts.optimizer_bases},
       {"tpu_word", &facts.tpu_words},                   {"training_flag", &facts.training_flags},
-      {"eval_mode_word", &facts.eval_mode_words},
+      {"eval_mode_word", &facts.eval_mode_words},         {"gradient_transform", &facts.gradient_transforms},
       {"abstract_transform", &roles.abstract_transforms}, {"jax_compiler", &roles.jax_compilers},
       {"tf_compiler", &roles.tf_compilers},             {"torch_compiler", &roles.torch_compilers},
   };
