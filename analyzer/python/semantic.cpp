@@ -771,17 +771,18 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   // (big_vision's `update_fn`, `@partial(jax.jit)` around `jax.value_and_grad(loss_fn)`), whatever
   // the step is named.
   if (!loop_calls.empty()) {
-    std::vector<std::string_view> steps;
+    std::unordered_set<std::string_view> steps;
+    const std::unordered_set<std::string_view> handed(traced_names_.begin(), traced_names_.end());
     for (size_t i = first_function; i < functions_.size(); ++i) {
       const Function& f = functions_[i];
       if (!f.takes_gradients) continue;
       const auto& d = decorators[i - first_function];
       if (std::any_of(d.begin(), d.end(), [&](const std::string& n) { return any_qualified(facts_.tracing_transforms, n); }) ||
-          std::find(traced_names_.begin(), traced_names_.end(), f.name) != traced_names_.end())
-        steps.push_back(f.name);
+          handed.contains(f.name))
+        steps.insert(f.name);
     }
     for (const auto& [l, name] : loop_calls)
-      if (std::find(steps.begin(), steps.end(), name) != steps.end()) loops[l].training = true;
+      if (steps.contains(name)) loops[l].training = true;
   }
   for (const Loop& l : loops)
     if (l.training) {
