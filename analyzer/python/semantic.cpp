@@ -770,17 +770,14 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
   // A loop that calls a compiled function of the file taking gradients runs a training step
   // (big_vision's `update_fn`, `@partial(jax.jit)` around `jax.value_and_grad(loss_fn)`), whatever
   // the step is named.
+  for (size_t i = first_function; i < functions_.size(); ++i)
+    functions_[i].traced = std::any_of(decorators[i - first_function].begin(), decorators[i - first_function].end(),
+                                       [&](const std::string& d) { return any_qualified(facts_.tracing_transforms, d); });
   if (!loop_calls.empty()) {
     std::unordered_set<std::string_view> steps;
     const std::unordered_set<std::string_view> handed(traced_names_.begin(), traced_names_.end());
-    for (size_t i = first_function; i < functions_.size(); ++i) {
-      const Function& f = functions_[i];
-      if (!f.takes_gradients) continue;
-      const auto& d = decorators[i - first_function];
-      if (std::any_of(d.begin(), d.end(), [&](const std::string& n) { return any_qualified(facts_.tracing_transforms, n); }) ||
-          handed.contains(f.name))
-        steps.insert(f.name);
-    }
+    for (size_t i = first_function; i < functions_.size(); ++i)
+      if (const Function& f = functions_[i]; f.takes_gradients && (f.traced || handed.contains(f.name))) steps.insert(f.name);
     for (const auto& [l, name] : loop_calls)
       if (steps.contains(name)) loops[l].training = true;
   }
@@ -794,8 +791,6 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
     Function& f = functions_[i];
     f.own = own_role(f, decorators[i - first_function]);
     f.host_by_default = f.own == Context::Unknown && f.class_index >= 0 && dataset_class(classes_[f.class_index], f.class_index);
-    f.traced = std::any_of(decorators[i - first_function].begin(), decorators[i - first_function].end(),
-                           [&](const std::string& d) { return any_qualified(facts_.tracing_transforms, d); });
   }
 }
 
