@@ -146,6 +146,12 @@ bool trivial_shape(const KernelShape& s) {
          s.statements <= kTrivialMaxStatements;
 }
 
+HoursRange novel_kernel_hours(uint32_t lines) {
+  if (lines <= 30) return {16, 40};
+  if (lines <= 100) return {24, 64};
+  return {40, 120};
+}
+
 HoursRange trivial_hours(uint32_t lines) {
   if (lines <= 10) return {0.5, 1.5};
   if (lines <= 25) return {1, 2};

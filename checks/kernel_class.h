@@ -52,6 +52,9 @@ struct KernelShape {
 // an elementwise map, a copy, fill, pad or transpose that tensor ops express and XLA fuses.
 bool trivial_shape(const KernelShape& s);
 HoursRange trivial_hours(uint32_t lines);
+// A novel thread-level kernel's rewrite (CUDA C, Numba, CuTe, a CUDA C source string), by its
+// length: 16-40 h up to 30 lines, 24-64 h up to 100, 40-120 h beyond (TPU101 scales it by features).
+HoursRange novel_kernel_hours(uint32_t lines);
 
 using tpulint::identifier_words;
 

@@ -324,18 +324,22 @@ TEST_CASE("a finding in auxiliary code lowers the score less than in the package
   CHECK(compute_score(aux, PathWeights{0.0, {}}, 1000).score == 100);
 }
 
-TEST_CASE("is_auxiliary_path recognises tests, examples, benchmarks and docs", "[core][score]") {
+TEST_CASE("is_auxiliary_path recognises tests, examples, demos, benchmarks, docs, vendored and scratch code", "[core][score]") {
   for (std::string_view p : {"tests/x.py", "test/x.py", "testing/x.py", "pkg/tests/x.py", "a/b/tests/c/d.cu",
                              "test_x.py", "pkg/test_model.py", "pkg/test_kernel.cu", "x_test.py", "pkg/model_test.py",
                              "conftest.py", "pkg/conftest.py", "benchmarks/b.py", "benchmark/b.py", "bench/b.py",
-                             "examples/e.py", "example/e.py", "docs/conf.py", "doc/x.py", "docs/source/api.py"}) {
+                             "examples/e.py", "example/e.py", "docs/conf.py", "doc/x.py", "docs/source/api.py",
+                             "demo/app.py", "demos/run.py", "third_party/cutlass/gemm.cu", "3rdparty/trt/k.cu",
+                             "csrc/thirdparty/x.h", "pkg/vendor/lib.py", "vendored/x.py", "dev/cuda/matmul.cu",
+                             "analyze/plot.py", "tools/analysis/flops.py"}) {
     INFO(p);
     CHECK(is_auxiliary_path(p));
   }
   for (std::string_view p : {"pkg/model.py", "model.py", "setup.py", "pkg/testing_utils.py", "pkg/tests.py",
                              "tests.py", "pkg/contest.py", "pkg/attest/x.py", "mytests/x.py", "pkg/latest.py",
                              "pkg/testdata.py", "documentation/x.py", "examples.py", "pkg/test.py", "",
-                             "pkg/model_test.cc", "Tests/x.py"}) {
+                             "pkg/model_test.cc", "Tests/x.py", "pkg/demo.py", "pkg/devices.py", "tools/train.py",
+                             "scripts/convert.py", "pkg/analyzer.py", "developer/x.py"}) {
     INFO(p);
     CHECK_FALSE(is_auxiliary_path(p));
   }

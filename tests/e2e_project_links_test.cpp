@@ -515,18 +515,27 @@ TEST_CASE("links: a function only tests use is test code, one core code also use
 TEST_CASE("links: an alternative backend's modules beside the default implementation are guarded code", "[e2e][links]") {
   TempDir dir;
   const std::string kernels = "import torch\nimport triton\ndef gate(x):\n    return torch.nonzero(x)\n";
-  // The Ascend NPU backend of pkg/ops, beside pkg/ops/gate.py; pkg/rocm has no namesake beside
-  // it: it is the only implementation there is.
+  // The Ascend NPU backend of pkg/ops, beside pkg/ops/gate.py, directly in its directory, or a
+  // level down and named with a leading '_' (Liger-Kernel's `ops/backends/_ascend/ops/`), and a
+  // cuTile one (`ops/cutile/ops/`); pkg/rocm has no namesake beside it: it is the only
+  // implementation there is.
   write_files(dir, {{"pkg/__init__.py", ""}, {"pkg/ops/__init__.py", ""}, {"pkg/ops/gate.py", kernels},
                     {"pkg/ops/backends/__init__.py", ""}, {"pkg/ops/backends/npu/__init__.py", ""},
                     {"pkg/ops/backends/npu/gate.py", kernels}, {"pkg/ops/backends/npu/layout.py", kernels},
-                    {"pkg/rocm/__init__.py", ""}, {"pkg/rocm/attention.py", kernels}});
+                    {"pkg/ops/backends/_ascend/ops/gate.py", kernels},
+                    {"pkg/ops/backends/_ascend/ops/layout.py", kernels}, {"pkg/ops/cutile/ops/gate.py", kernels},
+                    {"pkg/rocm/__init__.py", ""}, {"pkg/rocm/attention.py", kernels},
+                    {"pkg/rocm/ops/attention_fwd.py", kernels}});
   json report = scan(dir);
   const std::vector<std::string> guarded{"guarded+discounted"}, imported_once{"one-time"};
   CHECK(placed(report, "pkg/ops/backends/npu/gate.py", "TPU501") == guarded);
   CHECK(placed(report, "pkg/ops/backends/npu/layout.py", "TPU201") == guarded);
+  CHECK(placed(report, "pkg/ops/backends/_ascend/ops/gate.py", "TPU501") == guarded);
+  CHECK(placed(report, "pkg/ops/backends/_ascend/ops/layout.py", "TPU201") == guarded);
+  CHECK(placed(report, "pkg/ops/cutile/ops/gate.py", "TPU201") == guarded);
   CHECK(placed(report, "pkg/ops/gate.py", "TPU501") == imported_once);
   CHECK(placed(report, "pkg/rocm/attention.py", "TPU501") == imported_once);
+  CHECK(placed(report, "pkg/rocm/ops/attention_fwd.py", "TPU501") == imported_once);
 }
 
 TEST_CASE("links: each shard links the whole project, merged shards are the whole scan", "[e2e][links][shard]") {

@@ -35,27 +35,31 @@ std::string module_of(std::string_view path) {
 }
 
 // The directory of an alternative accelerator or kernel backend that `path` (a Python file) is
-// under, when the project has the default implementation beside it: "pkg/ops/backends/npu" of
-// "pkg/ops/backends/npu/gate.py" when `pkg/ops/backends/npu` holds a module with a namesake in the
-// directory holding it or the one above (`pkg/ops/backends/gate.py` or `pkg/ops/gate.py`); ""
-// otherwise.
-std::string alternative_backend_of(std::string_view path, std::span<const std::string> backend_dirs,
-                                   const std::unordered_map<std::string, size_t>& by_path) {
+// under, at any depth, a directory named for it (a leading '_' aside: Liger-Kernel's `_ascend`); ""
+// when there is none. `pkg/ops/backends/npu` of `pkg/ops/backends/npu/gate.py` and of
+// `pkg/ops/backends/npu/ops/gate.py`.
+std::string_view backend_dir_of(std::string_view path, std::span<const std::string> backend_dirs) {
   if (!path.ends_with(".py") || backend_dirs.empty()) return "";
   for (size_t begin = 0, slash; (slash = path.find('/', begin)) != std::string_view::npos; begin = slash + 1) {
-    const std::string part = ascii_lower(path.substr(begin, slash - begin));
-    if (std::find(backend_dirs.begin(), backend_dirs.end(), part) == backend_dirs.end()) continue;
-    const std::string_view dir = path.substr(0, slash), above = directory_of(dir), two_above = directory_of(above);
-    if (dir.find('/') == std::string_view::npos) return "";  // no directory holds it: nothing beside it
-    for (const auto& [other, i] : by_path) {
-      if (directory_of(other) != dir || !other.ends_with(".py") || is_package_init(other)) continue;
-      for (std::string_view home : {above, two_above})
-        if (!home.empty() && by_path.contains(std::string(home) + "/" + std::string(file_name_of(other))))
-          return std::string(dir);
-    }
-    return "";
+    std::string_view part = path.substr(begin, slash - begin);
+    while (part.starts_with('_')) part.remove_prefix(1);
+    if (std::find(backend_dirs.begin(), backend_dirs.end(), ascii_lower(part)) != backend_dirs.end())
+      return path.substr(0, slash);
   }
   return "";
+}
+
+// Whether the module `path`, under the backend directory `dir`, has a namesake in the directory
+// holding `dir` or the one above (`pkg/ops/backends/npu/gate.py`, or `.../npu/ops/gate.py`, beside
+// `pkg/ops/gate.py`): then `dir` is an alternative to the project's default implementation. A
+// backend directory at the top of the tree has nothing beside it.
+bool has_default_namesake(std::string_view path, std::string_view dir,
+                          const std::unordered_map<std::string, size_t>& by_path) {
+  if (dir.find('/') == std::string_view::npos || is_package_init(path)) return false;
+  const std::string_view above = directory_of(dir), two_above = directory_of(above);
+  for (std::string_view home : {above, two_above})
+    if (!home.empty() && by_path.contains(std::string(home) + "/" + std::string(file_name_of(path)))) return true;
+  return false;
 }
 
 // Whether `path` (a Python file) is a GPU backend's module beside its TPU namesake: one word of its
@@ -124,15 +128,18 @@ class Linker {
     alternative_.assign(n, false);
     std::unordered_set<std::string> lower_paths;
     for (const FileResult& f : files_) lower_paths.insert(ascii_lower(f.path));
-    std::unordered_map<std::string, bool> beside;  // by file directory
+    // A backend directory is an alternative when one module under it has a default namesake; then
+    // every module under it is.
+    std::vector<std::string_view> backend_dir(n);
+    std::unordered_set<std::string_view> alternative_dirs;
     for (size_t i = 0; i < n; ++i) {
-      const std::string_view dir = directory_of(files_[i].path);
-      auto it = beside.find(std::string(dir));
-      if (it == beside.end())
-        it = beside.emplace(dir, !alternative_backend_of(files_[i].path, backends.dirs, by_path_).empty()).first;
-      alternative_[i] = (it->second && files_[i].path.ends_with(".py")) ||
-                        gpu_module_beside_tpu_one(files_[i].path, backends, lower_paths);
+      backend_dir[i] = backend_dir_of(files_[i].path, backends.dirs);
+      if (!backend_dir[i].empty() && has_default_namesake(files_[i].path, backend_dir[i], by_path_))
+        alternative_dirs.insert(backend_dir[i]);
     }
+    for (size_t i = 0; i < n; ++i)
+      alternative_[i] = (!backend_dir[i].empty() && alternative_dirs.contains(backend_dir[i])) ||
+                        gpu_module_beside_tpu_one(files_[i].path, backends, lower_paths);
   }
 
   void settle() {
@@ -453,7 +460,7 @@ class Linker {
   std::unordered_map<std::string, std::vector<size_t>> extensions_;
   std::unordered_map<size_t, std::vector<Edge>> file_edges_;
   std::unordered_map<FunctionKey, std::vector<Edge>, FunctionKeyHash> name_edges_;
-  std::vector<bool> alternative_;  // modules of an alternative backend (alternative_backend_of)
+  std::vector<bool> alternative_;  // modules of an alternative backend (has_default_namesake)
   std::vector<bool> optional_;
   std::vector<std::vector<bool>> guarded_;
   std::vector<std::vector<Context>> role_;

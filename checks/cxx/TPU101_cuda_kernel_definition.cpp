@@ -10,13 +10,6 @@ namespace tpulint::checks {
 
 namespace {
 
-// A novel kernel's effort grows with its size; its features scale that (device_code.h).
-HoursRange kernel_hours(uint32_t lines) {
-  if (lines <= 30) return {16, 40};
-  if (lines <= 100) return {24, 64};
-  return {40, 120};
-}
-
 class CudaKernelDefinition final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
@@ -38,7 +31,8 @@ class CudaKernelDefinition final : public cxx::NativeCheck {
           f.name_span, what + " has no TPU equivalent",
           "rewrite it as a Pallas TPU kernel, or as tensor ops that XLA fuses when it is elementwise or a reduction",
           f.name);  // the launches name it unqualified: one work item for both
-      finding.hours = device_code::scaled(kernel_hours(f.lines), f);
+      // A novel kernel's effort grows with its size; its features scale that (device_code.h).
+      finding.hours = device_code::scaled(kernels::novel_kernel_hours(f.lines), f);
       finding.code_lines = f.lines;
     }
   }

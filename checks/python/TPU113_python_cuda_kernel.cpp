@@ -1,5 +1,5 @@
 // TPU113: a CUDA kernel built from Python: CuPy raw and elementwise kernels, Numba CUDA, PyCUDA
-// SourceModule, CuTe DSL, TileLang and torch.cuda.jiterator.
+// SourceModule, CuTe DSL, TileLang, cuTile and torch.cuda.jiterator.
 // User docs: docs/checks/TPU113.md (generated from the CheckInfo below).
 #include <fmt/format.h>
 
@@ -79,7 +79,7 @@ class PythonCudaKernel final : public python::PythonCheck {
   static bool imports_kernel_library(const python::PythonContext& ctx) {
     const python::ImportTable& im = ctx.imports();
     return im.imports("cupy") || im.imports("cupyx") || im.imports("numba") || im.imports("pycuda") ||
-           im.imports("cutlass") || im.imports("tilelang") || im.imports("torch");
+           im.imports("cutlass") || im.imports("tilelang") || im.imports("cuda.tile") || im.imports("torch");
   }
 
   // The APIs check_call reports.
@@ -106,7 +106,8 @@ class PythonCudaKernel final : public python::PythonCheck {
     uint32_t lines = fn.line_count();
     std::string subject = pyhelp::function_display_name(fn, ctx);
     KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx);
-    if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang) {
+    if (dsl == KernelDsl::NumbaCuda || dsl == KernelDsl::CuteKernel || dsl == KernelDsl::TileLang ||
+        dsl == KernelDsl::CuTile) {
       kernels::Classification c = pyhelp::classify_kernel(fn, dsl, ctx);
       if (c.kind != kernels::Kind::Novel) {
         Finding& f = ctx.report(name, fmt::format("{} kernel '{}' ({} lines) {}", pyhelp::display_name(dsl), subject,
@@ -119,7 +120,8 @@ class PythonCudaKernel final : public python::PythonCheck {
                               fmt::format("{} kernel '{}' ({} lines) cannot run on a TPU",
                                           pyhelp::display_name(dsl), subject, lines),
                               std::string(kRewriteHint), subject);
-      f.hours = dsl == KernelDsl::TileLang ? pyhelp::tile_kernel_hours(lines) : pyhelp::thread_kernel_hours(lines);
+      const bool tile_level = dsl == KernelDsl::TileLang || dsl == KernelDsl::CuTile;
+      f.hours = tile_level ? pyhelp::tile_kernel_hours(lines) : kernels::novel_kernel_hours(lines);
       f.code_lines = lines;
       return;
     }
@@ -135,7 +137,7 @@ class PythonCudaKernel final : public python::PythonCheck {
         Finding& f = ctx.report(
             name, fmt::format("CuPy JIT raw kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
             std::string(kRewriteHint), subject);
-        f.hours = pyhelp::thread_kernel_hours(lines);
+        f.hours = kernels::novel_kernel_hours(lines);
         return;
       }
       if (d.qualified == "cupy.fuse") {
@@ -187,7 +189,7 @@ class PythonCudaKernel final : public python::PythonCheck {
       }
       Finding& f = ctx.report(callee, fmt::format("{}{}{} cannot run on a TPU", what, label, lines),
                               std::string(kRewriteHint), name.empty() ? api : name);
-      f.hours = code ? pyhelp::thread_kernel_hours(code.line_count()) : HoursRange{16, 40};
+      f.hours = kernels::novel_kernel_hours(code ? code.line_count() : 0);  // no source: the smallest range
       return;
     }
 
@@ -248,12 +250,12 @@ const std::string kEffort =
     "file: 0.5-1 h for the call, its kernels are priced by TPU101 where they are written in the string, like those "
     "of a .cu file. Low, trivial: elementwise, reduction and jiterator kernels (1-2 h) and `cupy.fuse` "
     "(0.5-1 h), which become a few array ops, and kernels of the table's elementwise ops. Medium: a raw, Numba, CuTe "
-    "or TileLang kernel whose name or file is a standard op with a known TPU replacement, named in the message and "
+    "TileLang or cuTile kernel whose name or file is a standard op with a known TPU replacement, named in the message and "
     "hint (checks/data/standard_kernels.tsv): " +
     kernels::ops_doc("standard") +
     "; also a Numba device function (2-8 h up to 30 lines, 8-24 h beyond). High for any other raw CUDA C, Numba, "
-    "CuTe DSL and TileLang kernel, scaled by its length like TPU101 (16-40 h up to 30 lines, 24-64 h up to 100, "
-    "40-120 h beyond; TileLang like Triton, from 4-12 h).";
+    "CuTe DSL, TileLang and cuTile kernel, scaled by its length like TPU101 (16-40 h up to 30 lines, 24-64 h up to "
+    "100, 40-120 h beyond; TileLang and cuTile, tile-level languages, like Triton, from 4-12 h).";
 
 }  // namespace
 
@@ -262,7 +264,7 @@ extern const CheckDef TPU113_python_cuda_kernel{
         .id = "TPU113",
         .name = "python-cuda-kernel",
         .summary = "CUDA kernel built from Python: CuPy `RawKernel`/`ElementwiseKernel`, Numba `@cuda.jit`, "
-                   "PyCUDA `SourceModule`, CuTe DSL, TileLang, jiterator",
+                   "PyCUDA `SourceModule`, CuTe DSL, TileLang, cuTile, jiterator",
         .languages = uint8_t(Language::Python),
         .severity = Severity::Error,
         .effort = EffortClass::High,
@@ -272,7 +274,8 @@ extern const CheckDef TPU113_python_cuda_kernel{
                     "`ElementwiseKernel`, `ReductionKernel`, `@cupyx.jit.rawkernel` and `cupy.fuse`; Numba "
                     "`@cuda.jit` kernels and device functions (`from numba import cuda`); PyCUDA "
                     "`SourceModule`, `ElementwiseKernel`, `ReductionKernel`; CUTLASS CuTe DSL `@cute.kernel`; "
-                    "TileLang `@tilelang.jit` (and `@T.prim_func` outside one); "
+                    "TileLang `@tilelang.jit` (and `@T.prim_func` outside one); cuTile Python `@ct.kernel` (`import "
+                    "cuda.tile as ct`); "
                     "`torch.cuda.jiterator._create_jit_fn`. All under any alias (`import cupy as cp`).",
             .why = "Each of these compiles CUDA C, PTX or a GPU-only IR at run time and launches it on an NVIDIA "
                    "GPU; none has a TPU backend. The kernel has to be rewritten.",
@@ -288,8 +291,8 @@ extern const CheckDef TPU113_python_cuda_kernel{
                          "a literal argument or a literal assigned to the variable passed; otherwise the "
                          "smallest range is used. Kernels are classified by name: the kernel name given to "
                          "`RawKernel` (or the first `__global__` of the source), the decorated function's name for "
-                         "Numba, CuTe and TileLang, matched by whole words against "
-                         "checks/data/standard_kernels.tsv; then, for Numba, CuTe and TileLang kernels, by a file "
+                         "Numba, CuTe, TileLang and cuTile, matched by whole words against "
+                         "checks/data/standard_kernels.tsv; then, for those kernels, by a file "
                          "named for a standard op, then by their shape as TPU111 measures Triton's (no "
                          "`cute.gemm`/MMA, atomics, shared arrays, barriers, scans, no loop carrying a value, a "
                          "store, at most 80 lines and 40 statements: trivial), then by a file named for a trivial "

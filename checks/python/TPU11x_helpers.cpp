@@ -26,6 +26,7 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
     }
     if (q == "cutlass.cute.kernel") return KernelDsl::CuteKernel;
     if (q == "tilelang.jit") return KernelDsl::TileLang;
+    if (q == "cuda.tile.kernel") return KernelDsl::CuTile;
     if (q == "tilelang.language.prim_func") dsl = KernelDsl::TileLang;
   }
   if (dsl == KernelDsl::TileLang) {
@@ -97,7 +98,7 @@ struct PythonBody {
   bool memory = false;  // loads, stores, atomics, tl.program_id, element writes: a kernel, not a value helper
 };
 
-// The shape of a Triton, CuTe, Numba or TileLang function from its syntax tree.
+// The shape of a Triton, CuTe, Numba, TileLang or cuTile function from its syntax tree.
 PythonBody python_body(Node fn) {
   PythonBody b;
   kernels::KernelShape& k = b.shape;
@@ -270,6 +271,7 @@ std::string_view display_name(KernelDsl dsl) {
     case KernelDsl::NumbaCuda: case KernelDsl::NumbaCudaDevice: return "Numba CUDA";
     case KernelDsl::CuteKernel: return "CuTe DSL";
     case KernelDsl::TileLang: return "TileLang";
+    case KernelDsl::CuTile: return "cuTile";
     case KernelDsl::None: break;
   }
   return "";
@@ -280,12 +282,6 @@ HoursRange tile_kernel_hours(uint32_t lines) {
   if (lines <= 50) return {8, 24};
   if (lines <= 150) return {16, 48};
   return {24, 80};
-}
-
-HoursRange thread_kernel_hours(uint32_t lines) {
-  if (lines <= 30) return {16, 40};
-  if (lines <= 100) return {24, 64};
-  return {40, 120};
 }
 
 std::string function_display_name(Node function, const python::PythonContext& ctx) {

@@ -26,6 +26,7 @@ enum class KernelDsl : uint8_t {
   NumbaCudaDevice,   // @cuda.jit(device=True): a device function called from kernels
   CuteKernel,        // @cute.kernel (CUTLASS CuTe DSL)
   TileLang,          // @tilelang.jit, or a @T.prim_func outside one
+  CuTile,            // @ct.kernel (cuTile Python: `import cuda.tile as ct`)
 };
 KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
 std::string_view display_name(KernelDsl dsl);
@@ -33,11 +34,10 @@ std::string_view display_name(KernelDsl dsl);
 // ("triton": `@triton.jit`; "numba.cuda": `@cuda.jit`), at any depth.
 bool defines_kernels_of(std::string_view module, const python::PythonContext& ctx);
 
-// Hours to port a kernel of `lines` lines. Tile-level kernels (Triton, TileLang) share Pallas's
-// block-level model, so a port is closer to a translation; thread-level ones (CUDA C, Numba,
-// CuTe) are rewrites, on TPU101's scale.
+// Hours to port a tile-level kernel (Triton, TileLang, cuTile) of `lines` lines: these share
+// Pallas's block-level model, so a port is closer to a translation; thread-level ones (CUDA C,
+// Numba, CuTe) are rewrites, on TPU101's scale (kernels::novel_kernel_hours).
 HoursRange tile_kernel_hours(uint32_t lines);
-HoursRange thread_kernel_hours(uint32_t lines);
 
 // What a kernel function is (checks/kernel_class.h), by its name, its shape (from the syntax
 // tree: statements, loops that carry a value, tl.dot and MMA, atomics, scans, barriers) and its

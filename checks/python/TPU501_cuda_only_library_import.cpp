@@ -70,6 +70,13 @@ std::vector<const data::CudaOnlyLibrariesRow*> libraries_of(Node stmt, std::stri
   return out;
 }
 
+// Whether the file imports a language GPU kernels are written in (the table's `kernel-language` rows).
+bool imports_kernel_language(const python::PythonContext& ctx) {
+  return std::any_of(std::begin(data::kCudaOnlyLibraries), std::end(data::kCudaOnlyLibraries), [&](const auto& row) {
+    return row.role == "kernel-language" && ctx.imports().imports(row.module);
+  });
+}
+
 class CudaOnlyLibraryImport final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
@@ -133,7 +140,11 @@ class CudaOnlyLibraryImport final : public python::PythonCheck {
         fmt::format("'{}' is a CUDA-only library ({}){}", lib.module, lib.kind, no_path ? " with no TPU path" : ""),
         no_path ? fmt::format("remove the dependency on '{}' from TPU code paths", lib.module) : use,
         std::string(lib.module));
-    if (no_path) {
+    if (no_path && lib.role == "runtime-bindings" && imports_kernel_language(ctx)) {
+      // The streams and handles a file passes to its kernel language's launches: glue that goes
+      // with those kernels, whose findings price the rewrite.
+      f.hours = {};
+    } else if (no_path) {
       f.effort = EffortClass::High;
       f.hours = {16, 40};
     } else if (pyhelp::defines_kernels_of(lib.module, ctx)) {
@@ -162,7 +173,7 @@ extern const CheckDef TPU501_cuda_only_library_import{
             .what = "`import X` / `from X import ...` of a Python library that only runs on NVIDIA GPUs: "
                     "flash_attn, xformers, apex, bitsandbytes, triton, cupy, pycuda, cuda-python, numba.cuda, "
                     "deepspeed.ops (not DeepSpeed itself, which has a TPU accelerator), transformer_engine, "
-                    "TensorRT, DALI, RAPIDS, liger_kernel, unsloth, mamba_ssm, the CUTLASS and TileLang kernel "
+                    "TensorRT, DALI, RAPIDS, liger_kernel, unsloth, mamba_ssm, the CUTLASS, TileLang and cuTile kernel "
                     "languages, JAX Pallas's GPU backends, NVML monitoring and others (the table is "
                     "`checks/data/cuda_only_libraries.tsv`, with its sources). One finding per library and file, "
                     "at its first import.",
@@ -181,9 +192,11 @@ extern const CheckDef TPU501_cuda_only_library_import{
             .effort = "Medium (2-8 h per importing file) when a replacement exists; High (16-40 h) when the "
                       "table lists no TPU path and the code that uses the library must be rewritten; Low "
                       "(0.25-1 h) for an optional import, where the work is checking the fallback. A kernel "
-                      "language (Triton, Numba CUDA, CuTe, TileLang) imported by a file that defines kernels "
-                      "in it costs nothing of its own: those kernels' findings (TPU111, TPU113) price the "
-                      "rewrite.",
+                      "language (Triton, Numba CUDA, CuTe, TileLang, cuTile) imported by a file that defines "
+                      "kernels in it costs nothing of its own: those kernels' findings (TPU111, TPU113) price the "
+                      "rewrite. Nor do the CUDA driver and runtime bindings (cuda-python's `cuda.bindings`) in a "
+                      "file that imports a kernel language: there they are the streams and handles its kernels "
+                      "are launched with, glue that goes with the kernels (the table's `role` column).",
             .heuristic = "Imports of the scanned project's own package are not reported (scanning apex itself "
                          "reports its kernels, not `import apex`): a library is the project's own when the scan "
                          "root, its `src/` or the importing file's directory holds `<name>/__init__.py` or "
