@@ -687,6 +687,9 @@ TEST_CASE("kernel families: one directory, one name but for the words of a pass"
   CHECK(F::family_of("csrc/roi_align_kernel.cu") == F::family_of("csrc/roi_align_cuda.cu"));
   CHECK(F::family_of("gsplat/cuda/csrc/RasterizeToPixelsFwd.cu") == F::family_of("gsplat/cuda/csrc/RasterizeToPixelsBwd.cu"));
   CHECK(F::family_of("ops/GSForward.cu") == F::family_of("ops/GSBackward.cu"));
+  CHECK(F::family_of("conv/convolution_forward_implicit_gemm_cuda.cu") ==
+        F::family_of("conv/convolution_backward_wgrad_implicit_gemm_cuda.cu"));
+  CHECK(F::family_of("conv/sparse_conv_fprop.cu") == F::family_of("conv/sparse_conv_dgrad.cu"));
   CHECK(F::family_of("csrc/roi_align_fwd.cu") != F::family_of("csrc/nms_fwd.cu"));
   CHECK(F::family_of("a/causal_conv1d_fwd.cu") != F::family_of("b/causal_conv1d_fwd.cu"));
   CHECK(F::family_of("csrc/causal_conv1d_update.cu") != F::family_of("csrc/causal_conv1d_fwd.cu"));

@@ -283,8 +283,10 @@ bool is_variant_part(std::string_view part) {
 // A file's name without its directory, extension, the words of a pass and the parts that name a
 // variant (`causal_conv1d`); empty when it holds nothing else (`kernel.cu`).
 std::string name_without_pass_words(std::string_view path) {
-  static constexpr std::array<std::string_view, 10> kPassWords = {"fwd",    "bwd",     "forward", "backward", "grad",
-                                                                  "kernel", "kernels", "cuda",    "impl",     "cu"};
+  // A convolution's passes as cuDNN and CUTLASS name them too: fprop, dgrad (data), wgrad (weights).
+  static constexpr std::array<std::string_view, 14> kPassWords = {
+      "fwd",   "bwd",   "forward", "backward", "grad", "fprop", "bprop",
+      "dgrad", "wgrad", "kernel",  "kernels",  "cuda", "impl",  "cu"};
   const std::string_view file = file_name_of(path);
   const std::string_view name = file.substr(0, file.find('.'));
   std::string out;

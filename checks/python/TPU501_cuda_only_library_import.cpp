@@ -174,7 +174,8 @@ extern const CheckDef TPU501_cuda_only_library_import{
                     "flash_attn, xformers, apex, bitsandbytes, triton, cupy, pycuda, cuda-python, numba.cuda, "
                     "deepspeed.ops (not DeepSpeed itself, which has a TPU accelerator), transformer_engine, "
                     "TensorRT, DALI, RAPIDS, liger_kernel, unsloth, mamba_ssm, the CUTLASS, TileLang and cuTile kernel "
-                    "languages, JAX Pallas's GPU backends, NVML monitoring and others (the table is "
+                    "languages, JAX Pallas's GPU backends, PyTorch's FlexAttention (`torch.nn.attention.flex_attention`, "
+                    "which raises on an XLA device), NVML monitoring and others (the table is "
                     "`checks/data/cuda_only_libraries.tsv`, with its sources). One finding per library and file, "
                     "at its first import.",
             .why = "These libraries ship CUDA kernels or bind the CUDA runtime; they do not import, or do "
