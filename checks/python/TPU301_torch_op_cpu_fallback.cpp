@@ -82,11 +82,13 @@ std::optional<std::string> falling_back_op(const TorchOpsCpuFallbackRow& row, co
 }
 
 // Whether a call of `api`, a module class or a module wrapper of torch.nn (`nn.Upsample(mode="bicubic")`,
-// `weight_norm(conv)`), builds a layer of a model: it stands in a method of a torch module (its
+// `weight_norm(conv)`) or a torchaudio transform (`MelSpectrogram(...)`), builds a layer of a model: it stands in a method of a torch module (its
 // constructor, a `_make_layer`), and the op it reports runs in the model's forward, every step,
 // whatever runs the method.
 bool builds_model_layer(std::string_view api, const python::PythonContext& ctx) {
-  if (!api.starts_with("torch.nn.") || api.starts_with("torch.nn.functional.")) return false;
+  const bool layer = (api.starts_with("torch.nn.") && !api.starts_with("torch.nn.functional.")) ||
+                     api.starts_with("torchaudio.transforms.");
+  if (!layer) return false;
   std::span<const python::Frame> frames = ctx.frames();
   for (size_t i = frames.size(); i-- > 0;) {
     if (frames[i].type != python::Frame::Type::Function) continue;
@@ -127,7 +129,7 @@ class TorchOpCpuFallback final : public python::PythonCheck {
     const TorchOpsCpuFallbackRow* row = nullptr;
     bool method = false;
     if (const auto& q = ctx.qualified_name(callee)) {
-      if (!q->starts_with("torch.")) return;
+      if (!q->starts_with("torch.") && !q->starts_with("torchaudio.")) return;
       row = pa::find_row(data::kTorchOpsCpuFallback, &TorchOpsCpuFallbackRow::api, *q);
     } else if (callee.kind() == Kind::Attribute && is_table_method(callee.field(Field::Attribute).text()) &&
                pa::method_receiver_may_be(callee, ctx, "torch")) {
@@ -166,7 +168,8 @@ std::string api_list() {
 const std::string kWhat =
     "Calls of PyTorch APIs whose ATen op PyTorch/XLA 2.9 does not lower, so that on an XLA device the op is "
     "copied to the CPU, run there and copied back: special functions (`torch.lgamma`, `torch.special.*`), "
-    "`torch.fft.*` and `torch.stft` (through `_fft_r2c`/`_fft_c2c`/`_fft_c2r`), most of `torch.linalg` except "
+    "`torch.fft.*`, `torch.stft` and torchaudio's spectrogram transforms built on it (through "
+    "`_fft_r2c`/`_fft_c2c`/`_fft_c2r`), most of `torch.linalg` except "
     "`inv`, `pinv`, `svd`, `eigh` and `slogdet`, `F.grid_sample`, `F.unfold`/`nn.Unfold`, `F.ctc_loss`, "
     "`F.embedding_bag`, `weight_norm`, `F.interpolate` with a bicubic, trilinear, linear or nearest-exact mode or "
     "`antialias=True`, `torch.multinomial` without replacement, `scatter_reduce(reduce=\"mean\")` and more. "
