@@ -56,7 +56,7 @@ class TritonKernel final : public python::PythonCheck {
     }
     Finding& f = ctx.report(name, fmt::format("Triton kernel '{}' ({} lines) cannot run on a TPU", subject, lines),
                             std::string(kPortHint), subject);
-    f.hours = pyhelp::tile_kernel_hours(lines);
+    f.hours = pyhelp::novel_kernel_hours(pyhelp::KernelDsl::Triton, lines);
     f.code_lines = lines;
   }
 };

@@ -120,8 +120,7 @@ class PythonCudaKernel final : public python::PythonCheck {
                               fmt::format("{} kernel '{}' ({} lines) cannot run on a TPU",
                                           pyhelp::display_name(dsl), subject, lines),
                               std::string(kRewriteHint), subject);
-      const bool tile_level = dsl == KernelDsl::TileLang || dsl == KernelDsl::CuTile;
-      f.hours = tile_level ? pyhelp::tile_kernel_hours(lines) : kernels::novel_kernel_hours(lines);
+      f.hours = pyhelp::novel_kernel_hours(dsl, lines);
       f.code_lines = lines;
       return;
     }

@@ -277,7 +277,9 @@ std::string_view display_name(KernelDsl dsl) {
   return "";
 }
 
-HoursRange tile_kernel_hours(uint32_t lines) {
+HoursRange novel_kernel_hours(KernelDsl dsl, uint32_t lines) {
+  if (dsl != KernelDsl::Triton && dsl != KernelDsl::TileLang && dsl != KernelDsl::CuTile)
+    return kernels::novel_kernel_hours(lines);
   if (lines <= 15) return {4, 12};
   if (lines <= 50) return {8, 24};
   if (lines <= 150) return {16, 48};

@@ -34,10 +34,10 @@ std::string_view display_name(KernelDsl dsl);
 // ("triton": `@triton.jit`; "numba.cuda": `@cuda.jit`), at any depth.
 bool defines_kernels_of(std::string_view module, const python::PythonContext& ctx);
 
-// Hours to port a tile-level kernel (Triton, TileLang, cuTile) of `lines` lines: these share
-// Pallas's block-level model, so a port is closer to a translation; thread-level ones (CUDA C,
-// Numba, CuTe) are rewrites, on TPU101's scale (kernels::novel_kernel_hours).
-HoursRange tile_kernel_hours(uint32_t lines);
+// Hours to port a novel kernel of `lines` lines written in `dsl`. Tile-level languages (Triton,
+// TileLang, cuTile) share Pallas's block-level model, so a port is closer to a translation;
+// thread-level ones (Numba, CuTe) are rewrites, on TPU101's scale (kernels::novel_kernel_hours).
+HoursRange novel_kernel_hours(KernelDsl dsl, uint32_t lines);
 
 // What a kernel function is (checks/kernel_class.h), by its name, its shape (from the syntax
 // tree: statements, loops that carry a value, tl.dot and MMA, atomics, scans, barriers) and its

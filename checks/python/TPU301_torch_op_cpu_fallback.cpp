@@ -82,9 +82,9 @@ std::optional<std::string> falling_back_op(const TorchOpsCpuFallbackRow& row, co
 }
 
 // Whether a call of `api`, a module class or a module wrapper of torch.nn (`nn.Upsample(mode="bicubic")`,
-// `weight_norm(conv)`) or a torchaudio transform (`MelSpectrogram(...)`), builds a layer of a model: it stands in a method of a torch module (its
-// constructor, a `_make_layer`), and the op it reports runs in the model's forward, every step,
-// whatever runs the method.
+// `weight_norm(conv)`) or a torchaudio transform (`MelSpectrogram(...)`), builds a layer of a model:
+// it stands in a method of a torch module (its constructor, a `_make_layer`), and the op it reports
+// runs in the model's forward, every step, whatever runs the method.
 bool builds_model_layer(std::string_view api, const python::PythonContext& ctx) {
   const bool layer = (api.starts_with("torch.nn.") && !api.starts_with("torch.nn.functional.")) ||
                      api.starts_with("torchaudio.transforms.");
