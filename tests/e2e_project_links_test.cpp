@@ -1171,6 +1171,37 @@ TEST_CASE("links: a GPU backend's module beside its TPU namesake is an alternati
   CHECK_FALSE(contexts(scan(alone), "pkg/attention/GPU_Attention.py", "TPU501").empty());
 }
 
+TEST_CASE("links: a GPU backend's module no core module imports is a library's GPU variant", "[e2e][links][backend]") {
+  enum class Use { None, Test, Core, Script };
+  auto contexts_of = [](Use use) {
+    TempDir dir;
+    dir.write("pkg/__init__.py", "");
+    dir.write("pkg/layers/__init__.py", "");
+    dir.write("pkg/layers/attention.py", "def attend(q, k, v):\n    return q\n");
+    std::string module =
+        "import jax\n"
+        "def attend(q, k, v):\n"
+        "    return jax.nn.dot_product_attention(q, k, v, implementation='cudnn')\n";
+    if (use == Use::Script)
+      module += "if __name__ == '__main__':\n    import argparse\n    args = argparse.ArgumentParser().parse_args()\n";
+    dir.write("pkg/layers/gpu_fast_attention.py", module);
+    if (use == Use::Test) dir.write("tests/test_gpu.py", "from pkg.layers.gpu_fast_attention import attend\n");
+    if (use == Use::Core)
+      dir.write("pkg/model.py", "from pkg.layers.gpu_fast_attention import attend\ndef forward(q):\n    return attend(q, q, q)\n");
+    return contexts(scan(dir), "pkg/layers/gpu_fast_attention.py", "TPU414");
+  };
+  for (Use use : {Use::None, Use::Test}) {
+    const std::vector<std::string> found = contexts_of(use);
+    CHECK_FALSE(found.empty());
+    for (const std::string& c : found) CHECK(c == "guarded");
+  }
+  for (Use use : {Use::Core, Use::Script}) {
+    const std::vector<std::string> found = contexts_of(use);
+    CHECK_FALSE(found.empty());
+    for (const std::string& c : found) CHECK(c != "guarded");
+  }
+}
+
 TEST_CASE("links: an op module (an autograd Function in a Module) among a zoo's models is priced whole", "[e2e][links][zoo]") {
   TempDir dir;
   write_model_zoo(dir);

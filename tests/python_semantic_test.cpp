@@ -1281,3 +1281,100 @@ TEST_CASE("semantic: a loop calling a compiled function that takes gradients is 
   // Compiled but taking no gradients: an inference loop, not a training loop.
   CHECK(at(seen, "TPU605", 18).context != Context::Loop);
 }
+
+TEST_CASE("semantic: a name holding a guard's truth guards a branch on it, a name holding anything else does not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/mole.py",
+                      "import jax\n"                                                            // 1
+                      "import jax.numpy as jnp\n"                                               // 2
+                      "def mix(x, sizes, use_pallas=False):\n"                                  // 3
+                      "    use_kernel = (use_pallas and jax.default_backend() == 'gpu')\n"      // 4
+                      "    if use_kernel:\n"                                                    // 5
+                      "        return jnp.nonzero(x)\n"                                         // 6
+                      "    ready = sizes is not None and x.ndim == 2\n"                         // 7
+                      "    if ready:\n"                                                         // 8
+                      "        return jnp.nonzero(x)\n"                                         // 9
+                      "    device = 'gpu' if use_pallas else 'cpu'\n"                           // 10
+                      "    if device:\n"                                                        // 11
+                      "        return jnp.nonzero(x)\n"                                         // 12
+                      "    return x\n");                                                        // 13
+  CHECK(at(seen, "TPU210", 6).context == Context::Guarded);
+  CHECK(at(seen, "TPU210", 9).context != Context::Guarded);
+  // A value chosen by a guard is no truth of one: `if device:` is not a branch on the device.
+  CHECK(at(seen, "TPU210", 12).context != Context::Guarded);
+}
+
+TEST_CASE("semantic: a checkpoint conversion module's code of no other role is one-time code", "[python][semantic]") {
+  const std::string helper = "import torch\ndef compare(a, b, mask):\n    return a[mask]\n";
+  for (const char* path : {"pkg/checkpoint_conversion/utils/hf_utils.py", "tools/convert_weights.py",
+                           "pkg/llama_converter.py", "scripts/convert_hf_ckpt.py"}) {
+    INFO(path);
+    Seen one_time = at(analyze(path, helper), "TPU204", 3);
+    CHECK(one_time.context == Context::OneTime);
+    CHECK(one_time.discounted);
+  }
+  for (const char* path : {"pkg/conversation/utils.py", "pkg/models/convnext.py", "pkg/scalar_conversion_in_step.py"}) {
+    INFO(path);
+    CHECK(at(analyze(path, helper), "TPU204", 3).context == Context::Unknown);
+  }
+}
+
+TEST_CASE("semantic: a branch on a string that names a GPU-only implementation is guarded, on another string it is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/select.py",
+                      "import torch\n"                                                   // 1
+                      "def build(cfg, x):\n"                                             // 2
+                      "    if cfg.attn_implementation == 'flash_attention_2':\n"         // 3
+                      "        return torch.nonzero(x)\n"                                // 4
+                      "    elif cfg.quantization.startswith('te_'):\n"                   // 5
+                      "        return torch.nonzero(x)\n"                                // 6
+                      "    if cfg.split == 'test':\n"                                    // 7
+                      "        return torch.nonzero(x)\n"                                // 8
+                      "    te_loss = x.sum()\n"                                          // 9
+                      "    if te_loss is not None:\n"                                    // 10
+                      "        return torch.nonzero(x)\n"                                // 11
+                      "    return x\n");                                                 // 12
+  CHECK(at(seen, "TPU201", 4).context == Context::Guarded);
+  CHECK(at(seen, "TPU201", 6).context == Context::Guarded);
+  CHECK(at(seen, "TPU201", 8).context != Context::Guarded);
+  // `te_` as an identifier is as often a test split's: only a string names the library.
+  CHECK(at(seen, "TPU201", 11).context != Context::Guarded);
+}
+
+TEST_CASE("semantic: a module-level import its file uses only where a guard holds is guarded, one used elsewhere too is not",
+          "[python][semantic]") {
+  auto with = [](const std::string& tail) {
+    return analyze("pkg/mix.py",
+                   "import jax\n"                                                      // 1
+                   "from jax.experimental.pallas import triton as plt\n"               // 2
+                   "def gpu_load(x):\n"                                                // 3
+                   "    return plt.load(x)\n"                                          // 4
+                   "def mix(x, use_pallas=False):\n"                                   // 5
+                   "    use_kernel = use_pallas and jax.default_backend() == 'gpu'\n"  // 6
+                   "    if use_kernel:\n"                                              // 7
+                   "        return plt.load(x) + gpu_load(x)\n"                        // 8
+                   "    return x\n" +                                                  // 9
+                       tail);
+  };
+  Seen only_guarded = at(with(""), "TPU501", 2);
+  CHECK(only_guarded.context == Context::Guarded);
+  CHECK(only_guarded.discounted);
+  Seen also_plain = at(with("def plain(x):\n    return plt.load(x)\n"), "TPU501", 2);
+  CHECK(also_plain.context != Context::Guarded);
+  CHECK_FALSE(also_plain.discounted);
+}
+
+TEST_CASE("semantic: a function's own attribute cache is no guard, whatever the function's name", "[python][semantic]") {
+  auto seen = analyze("pkg/interface.py",
+                      "import torch\n"                                                  // 1
+                      "def _flash_attn_bwd(q, key):\n"                                  // 2
+                      "    if key not in _flash_attn_bwd.compile_cache:\n"              // 3
+                      "        _flash_attn_bwd.compile_cache[key] = torch.nonzero(q)\n"  // 4
+                      "    if flash_attn_cache is not None:\n"                          // 5
+                      "        return torch.nonzero(q)\n"                               // 6
+                      "    return q\n"                                                  // 7
+                      "_flash_attn_bwd.compile_cache = {}\n");                          // 8
+  CHECK(at(seen, "TPU201", 4).context != Context::Guarded);
+  // A name that is no function of the file keeps naming the library.
+  CHECK(at(seen, "TPU201", 6).context == Context::Guarded);
+}

@@ -163,9 +163,11 @@ struct FileLinks {
   // The lines of its module-level `if __name__ == "__main__":` block that does not read the command
   // line (0, 0: none, or a script's entry point): a library module's own smoke test.
   uint32_t main_first_line = 0, main_last_line = 0;
+  // Whether it is a script: a notebook, or a module whose main block reads the command line.
+  bool script = false;
   bool empty() const {
     return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty() && !defines_model &&
-           main_first_line == 0;
+           main_first_line == 0 && !script;
   }
 };
 

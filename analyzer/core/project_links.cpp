@@ -62,14 +62,11 @@ bool has_default_namesake(std::string_view path, std::string_view dir,
   return false;
 }
 
-// Whether `path` (a Python file) is a GPU backend's module beside its TPU namesake: one word of its
-// file name (split at '_', lower-cased) a GPU word, and a module of the same directory whose name
-// has a TPU word in its place. `lower_paths`: the project's paths, lower-cased.
-bool gpu_module_beside_tpu_one(std::string_view path, const BackendNames& backends,
-                               const std::unordered_set<std::string>& lower_paths) {
-  if (!path.ends_with(".py") || backends.gpu_words.empty() || backends.tpu_words.empty()) return false;
+// The words of a Python module's file name, split at '_' and lower-cased: "gpu_fast_attention.py"
+// -> gpu, fast, attention.
+std::vector<std::string> module_name_words(std::string_view path) {
   std::string_view stem = file_name_of(path);
-  stem.remove_suffix(3);
+  if (stem.ends_with(".py")) stem.remove_suffix(3);
   std::vector<std::string> words;
   for (size_t begin = 0;;) {
     const size_t end = stem.find('_', begin);
@@ -77,6 +74,23 @@ bool gpu_module_beside_tpu_one(std::string_view path, const BackendNames& backen
     if (end == std::string_view::npos) break;
     begin = end + 1;
   }
+  return words;
+}
+
+bool names_gpu_backend(std::string_view path, const BackendNames& backends) {
+  if (!path.ends_with(".py") || is_package_init(path)) return false;
+  for (const std::string& w : module_name_words(path))
+    if (std::find(backends.gpu_words.begin(), backends.gpu_words.end(), w) != backends.gpu_words.end()) return true;
+  return false;
+}
+
+// Whether `path` (a Python file) is a GPU backend's module beside its TPU namesake: one word of its
+// file name a GPU word, and a module of the same directory whose name has a TPU word in its place.
+// `lower_paths`: the project's paths, lower-cased.
+bool gpu_module_beside_tpu_one(std::string_view path, const BackendNames& backends,
+                               const std::unordered_set<std::string>& lower_paths) {
+  if (!path.ends_with(".py") || backends.gpu_words.empty() || backends.tpu_words.empty()) return false;
+  const std::vector<std::string> words = module_name_words(path);
   const std::string dir = ascii_lower(directory_of(path));
   for (size_t k = 0; k < words.size(); ++k) {
     if (std::find(backends.gpu_words.begin(), backends.gpu_words.end(), words[k]) == backends.gpu_words.end()) continue;
@@ -139,7 +153,18 @@ class Linker {
     }
     for (size_t i = 0; i < n; ++i)
       alternative_[i] = (!backend_dir[i].empty() && alternative_dirs.contains(backend_dir[i])) ||
-                        gpu_module_beside_tpu_one(files_[i].path, backends, lower_paths);
+                        gpu_module_beside_tpu_one(files_[i].path, backends, lower_paths) ||
+                        unused_gpu_module(i, backends);
+  }
+
+  // A GPU backend's module by its name (`gpu_fast_attention.py`) that no core module imports and
+  // that is no script: a library's GPU variant, which its users pick on a GPU and a TPU never runs
+  // (Praxis's `layers/gpu_fast_attention.py` beside its default attention).
+  bool unused_gpu_module(size_t i, const BackendNames& backends) const {
+    if (files_[i].links.script || !names_gpu_backend(files_[i].path, backends)) return false;
+    auto it = file_edges_.find(i);
+    return it == file_edges_.end() ||
+           std::none_of(it->second.begin(), it->second.end(), [&](const Edge& e) { return counts_[e.from] && !from_test(e); });
   }
 
   void settle() {

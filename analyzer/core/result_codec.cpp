@@ -301,6 +301,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   put_number(out, int(r.links.defines_model));
   put_number(out, r.links.main_first_line);
   put_number(out, r.links.main_last_line);
+  put_number(out, int(r.links.script));
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
@@ -374,6 +375,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   r.links.defines_model = in.number<int>() != 0;
   r.links.main_first_line = in.number<uint32_t>();
   r.links.main_last_line = in.number<uint32_t>();
+  r.links.script = in.number<int>() != 0;
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());
     return std::nullopt;

@@ -368,10 +368,14 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     links->write_options(result.links);
   }
   if (roles_) {
+    result.links.script = file.notebook();
     for (size_t t = 0; t < trees.size(); ++t) {
       if (!result.links.defines_model) result.links.defines_model = defines_model_class(*trees[t], *contexts[t], *roles_);
-      if (Node main = main_block(*trees[t]);
-          main && result.links.main_first_line == 0 && !file.notebook() && !reads_command_line(main, *roles_)) {
+      Node main = main_block(*trees[t]);
+      if (!main || file.notebook()) continue;
+      if (reads_command_line(main, *roles_)) {
+        result.links.script = true;
+      } else if (result.links.main_first_line == 0) {
         result.links.main_first_line = file.position(main.span().begin).line;
         result.links.main_last_line = file.position(main.span().end > main.span().begin ? main.span().end - 1 : main.span().begin).line;
       }

@@ -209,6 +209,7 @@ bool is_lazy_initialization(Node if_statement) {
 SemanticModel::SemanticModel(const CodeRoleFacts& facts, std::string_view path)
     : facts_(facts),
       host_module_(module_path_matches(path, facts.host_path_parts)),
+      one_time_module_(module_path_matches(path, facts.one_time_path_parts)),
       // Tests and benchmarks: code that checks or times the project, not code that trains or serves.
       test_module_(module_path_matches(path, facts.test_path_parts) ||
                    module_path_matches(path, facts.benchmark_path_parts)),
@@ -386,6 +387,16 @@ bool SemanticModel::exits_unless_guard_holds(Node condition) const {
   return false;
 }
 
+namespace {
+
+// Whether `n` is the object of an attribute access (`f` of `f.cache`).
+bool is_attribute_object(Node n) {
+  Node up = n.parent();
+  return up && up.kind() == Kind::Attribute && up.field(Field::Object) == n;
+}
+
+}  // namespace
+
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
   // An opt-in option is a guard when it names a GPU or backend concept (`if use_te:`, `if self.fuse:`);
@@ -395,12 +406,21 @@ bool SemanticModel::is_guard(Node condition) const {
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);
     if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
+    // A function of the file holding state in an attribute (`_flash_attn_bwd.compile_cache`) tests
+    // its own cache, whatever its name says.
+    if (n.kind() == Kind::Identifier && is_attribute_object(n) && defines_function(n.text())) continue;
     const std::string word = ascii_lower(n.text());
     if (any_name(facts_.guard_names, word)) return true;
+    if (n.kind() == Kind::StringContent && any_name(facts_.guard_strings, word)) return true;
     // A name an optional import binds (`if flash_attn_func is not None`).
     if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) return true;
+    if (n.kind() == Kind::Identifier && guard_flags_.contains(std::string(n.text()))) return true;
   }
   return false;
+}
+
+bool SemanticModel::defines_function(std::string_view name) const {
+  return std::any_of(functions_.begin(), functions_.end(), [&](const Function& f) { return f.name == name; });
 }
 
 bool SemanticModel::steps_a_schedule(Node call) const {
@@ -427,6 +447,24 @@ bool SemanticModel::read_in(std::string_view name, ByteSpan span) const {
 }
 
 namespace {
+
+// Whether an expression is a truth value: a comparison, `and`/`or`/`not`, or a predicate's call
+// (`is_*`, `has_*`), not a value that a later condition might test for something else.
+bool is_truth_value(Node n) {
+  if (!n) return false;
+  switch (n.kind()) {
+    case Kind::ComparisonOperator:
+    case Kind::BooleanOperator:
+    case Kind::NotOperator:
+      return true;
+    case Kind::Call: {
+      const std::string_view name = last_name(n.field(Field::Function));
+      return name.starts_with("is_") || name.starts_with("has_");
+    }
+    default:
+      return false;
+  }
+}
 
 // Calls `visit(cls, qualified_base)` for each base of each module-level class of `tree` that resolves
 // through `ctx` (decorated classes included).
@@ -741,6 +779,13 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::AssertStatement:
         add_required(node);
         break;
+      case Kind::Assignment:
+        // `use_kernel = fused and jax.default_backend() == "gpu"`: a name holding a guard's truth
+        // guards what a branch on it runs (`if use_kernel:`).
+        if (Node left = node.field(Field::Left); left && left.kind() == Kind::Identifier)
+          if (Node right = unparenthesized(node.field(Field::Right)); is_truth_value(right) && is_guard(right))
+            guard_flags_.insert(std::string(left.text()));
+        break;
       case Kind::Identifier: {
         if (!ctx.imports().binds(node.text()) && loader_class_names_.empty()) break;
         Node up = node.parent();
@@ -926,6 +971,7 @@ void SemanticModel::finish() {
       }
       Context role = vote.role();
       if (role == Context::Unknown && (host_module_ || f.host_by_default)) role = Context::Host;
+      if (role == Context::Unknown && one_time_module_) role = Context::OneTime;
       // A data loader's method the training loop calls (`next_batch`) is the host's data path, not
       // the step: what it computes is on the host's tensors.
       if (role == Context::HotPath && f.host_by_default) role = Context::Host;
@@ -1036,27 +1082,37 @@ void SemanticModel::place_module_imports() {
   struct Uses {
     Context best = Context::Unknown;
     bool unknown = false;  // a use in code of no known role
+    bool guarded = true;   // every use is on a guarded path (`if use_kernel: out = segment_mm(x)`)
   };
   // Per name: a name several imports bind (`import torch` in each of a file's sections) is used
   // at the same places for each.
   std::unordered_map<std::string_view, Uses> uses_of;
   for (ModuleImport& m : module_imports_) {
     Context best = Context::Unknown;
-    bool unknown = false;
+    bool unknown = false, used = false, guarded = true;
     for (const std::string& name : m.names) {
       auto [it, first] = uses_of.try_emplace(name);
+      const std::vector<uint32_t>& uses = import_uses_[name];
       if (first)
-        for (uint32_t at : import_uses_[name]) {
+        for (uint32_t at : uses) {
           const Context c = role_at(at);
           it->second.unknown = it->second.unknown || c == Context::Unknown;
           if (rank(c) > rank(it->second.best)) it->second.best = c;
+          it->second.guarded = it->second.guarded && (c == Context::Guarded || guarded_use(name, at, true));
         }
       unknown = unknown || it->second.unknown;
       if (rank(it->second.best) > rank(best)) best = it->second.best;
+      used = used || !uses.empty();
+      guarded = guarded && it->second.guarded;
     }
     // Code of no known role, and one-time code at most: unknown, as a helper's callers make it.
     m.used = unknown || best != Context::Unknown;
     m.context = rank(best) <= rank(Context::OneTime) && unknown ? Context::Unknown : best;
+    // Used only where a guard holds: the import serves the guarded path alone.
+    if (used && guarded) {
+      m.used = true;
+      m.context = Context::Guarded;
+    }
   }
 }
 

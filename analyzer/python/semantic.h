@@ -38,6 +38,7 @@ struct CodeRoleFacts {
   std::vector<std::string> preparation_methods;  // a dataset class's offline preparation: one-time code
   std::vector<std::string> host_keywords;       // a function passed as one of these runs on the host
   std::vector<std::string> host_path_parts;     // a module under such a directory (or so named) is host code
+  std::vector<std::string> one_time_path_parts; // ... is one-time code (checkpoint conversion)
   std::vector<std::string> hot_parameters;      // a function taking a parameter so named computes a loss's targets
   std::vector<std::string> hot_classes;         // a loss's matching helpers by name (assigners, match costs)
   std::vector<std::string> loop_functions;      // trainer hooks run every step or epoch of a training loop
@@ -49,6 +50,7 @@ struct CodeRoleFacts {
   std::vector<std::string> step_calls;          // last names of calls that make a loop a training loop
   std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
+  std::vector<std::string> guard_strings;       // ... string literals only (`attn_implementation == "flash_attention_2"`)
   std::vector<std::string> build_scripts;       // file names of build scripts: the sources they name are built, not loaded
   std::vector<std::string> backend_words;       // words (core/identifier_words) of an opt-in option's name that make it a backend guard
   std::vector<std::string> loader_classes;      // data loaders and input pipelines (qualified): a host module's function building one is setup
@@ -194,6 +196,7 @@ class SemanticModel {
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
+  bool defines_function(std::string_view name) const;  // of the trees added so far
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool is_tpu_path(Node block) const;  // a name or string in it has a word of facts_.tpu_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
@@ -213,6 +216,7 @@ class SemanticModel {
 
   const CodeRoleFacts& facts_;
   bool host_module_ = false;
+  bool one_time_module_ = false;
   bool test_module_ = false;
   bool eval_module_ = false;
   std::vector<Function> functions_;
@@ -293,6 +297,7 @@ class SemanticModel {
   // finish(): Function::optional_option, from the calls of each name.
   void mark_optional_functions(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
   std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
+  std::unordered_set<std::string> guard_flags_;     // names assigned a guard's truth (`use_kernel = ... == "gpu"`)
 };
 
 }  // namespace tpulint::python
