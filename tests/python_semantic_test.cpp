@@ -1378,3 +1378,26 @@ TEST_CASE("semantic: a function's own attribute cache is no guard, whatever the 
   // A name that is no function of the file keeps naming the library.
   CHECK(at(seen, "TPU201", 6).context == Context::Guarded);
 }
+
+TEST_CASE("semantic: a class beside its TPU namesake is another device's, the base the TPU class derives from is not",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/replicator.py",
+                      "import tensorflow as tf\n"                                  // 1
+                      "class Replicator(tf.distribute.MirroredStrategy):\n"        // 2
+                      "    pass\n"                                                 // 3
+                      "class TpuReplicator(tf.distribute.TPUStrategy):\n"          // 4
+                      "    pass\n"                                                 // 5
+                      "class Mirror(tf.distribute.MirroredStrategy):\n"            // 6
+                      "    pass\n");                                               // 7
+  CHECK(at(seen, "TPU416", 2).context == Context::Guarded);
+  CHECK(at(seen, "TPU416", 2).discounted);
+  // No TPU namesake: kept.
+  CHECK(at(seen, "TPU416", 6).context != Context::Guarded);
+  auto shared = analyze("pkg/strategies.py",
+                        "import tensorflow as tf\n"                                // 1
+                        "class Replicator(tf.distribute.MirroredStrategy):\n"      // 2
+                        "    pass\n"                                               // 3
+                        "class TpuReplicator(Replicator):\n"                       // 4
+                        "    pass\n");                                             // 5
+  CHECK(at(shared, "TPU416", 2).context != Context::Guarded);
+}

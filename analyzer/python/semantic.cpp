@@ -419,6 +419,49 @@ bool SemanticModel::is_guard(Node condition) const {
   return false;
 }
 
+void SemanticModel::add_classes_beside_tpu_ones(const Tree& tree) {
+  if (facts_.tpu_words.empty()) return;
+  auto is_in = [](const std::vector<std::string>& list, const std::string& w) {
+    return std::find(list.begin(), list.end(), w) != list.end();
+  };
+  // A class's name without its device words, joined: `TpuReplicator` and `GpuReplicator` -> "replicator_".
+  auto stem = [&](const std::vector<std::string>& words, const std::vector<std::string>& device_words) {
+    std::string out;
+    for (const std::string& w : words)
+      if (!is_in(device_words, w)) out += w + "_";
+    return out;
+  };
+  struct Stem {
+    std::vector<Node> others;                   // classes of no TPU word with this stem
+    std::unordered_set<std::string_view> bases; // what the TPU classes of this stem derive from
+    bool tpu = false;
+  };
+  std::unordered_map<std::string, Stem> stems;  // one pass and one lookup per class: linear in the classes
+  for (uint32_t i = 0; i < tree.root().named_child_count(); ++i) {
+    Node cls = tree.root().named_child(i);
+    if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
+    if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
+    const std::vector<std::string> words = identifier_words(cls.field(Field::Name).text());
+    if (std::none_of(words.begin(), words.end(), [&](const std::string& w) { return is_in(facts_.tpu_words, w); })) {
+      stems[stem(words, facts_.gpu_backend_words)].others.push_back(cls);
+      continue;
+    }
+    const std::string key = stem(words, facts_.tpu_words);
+    if (key.empty()) continue;
+    Stem& s = stems[key];
+    s.tpu = true;
+    for (uint32_t k = 0; k < cls.named_child_count(); ++k)
+      if (Node bases = cls.named_child(k); bases.kind() == Kind::ArgumentList)
+        for (uint32_t b = 0; b < bases.named_child_count(); ++b) s.bases.insert(last_name(bases.named_child(b)));
+  }
+  for (const auto& [key, s] : stems) {
+    if (!s.tpu) continue;
+    // The class a TPU one derives from is shared by both, not another device's.
+    for (Node other : s.others)
+      if (!s.bases.contains(other.field(Field::Name).text())) add_guard(other.span(), std::vector<Node>{other}, {true});
+  }
+}
+
 bool SemanticModel::defines_function(std::string_view name) const {
   return std::any_of(functions_.begin(), functions_.end(), [&](const Function& f) { return f.name == name; });
 }
@@ -831,6 +874,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       training_loops_.push_back(l.body);
       if (l.function >= 0) functions_[l.function].training_loop = true;
     }
+  add_classes_beside_tpu_ones(tree);
   if (guards_.size() > first_guard) index_reads(tree);
   for (size_t i = first_function; i < functions_.size(); ++i) {
     Function& f = functions_[i];

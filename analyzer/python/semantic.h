@@ -197,6 +197,10 @@ class SemanticModel {
   bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
   bool defines_function(std::string_view name) const;  // of the trees added so far
+  // A module-level class beside its TPU namesake (`Replicator`, a `MirroredStrategy`, beside
+  // `TpuReplicator`; `GpuAttention` beside `TpuAttention`): another device's, which a TPU user does
+  // not pick. Guarded, unless the TPU class derives from it.
+  void add_classes_beside_tpu_ones(const Tree& tree);
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool is_tpu_path(Node block) const;  // a name or string in it has a word of facts_.tpu_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
