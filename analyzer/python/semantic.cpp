@@ -462,9 +462,7 @@ void SemanticModel::add_classes_beside_tpu_ones(const Tree& tree) {
   }
 }
 
-bool SemanticModel::defines_function(std::string_view name) const {
-  return std::any_of(functions_.begin(), functions_.end(), [&](const Function& f) { return f.name == name; });
-}
+bool SemanticModel::defines_function(std::string_view name) const { return function_names_.contains(std::string(name)); }
 
 bool SemanticModel::steps_a_schedule(Node call) const {
   Node callee = call.field(Field::Function);
@@ -610,6 +608,7 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::FunctionDefinition: {
         Function f;
         if (Node name = node.field(Field::Name)) f.name = std::string(name.text());
+        function_names_.insert(f.name);
         // A decorated function's decorators are part of it: a finding on `@triton.jit` is the kernel's.
         f.span = node.parent() && node.parent().kind() == Kind::DecoratedDefinition ? node.parent().span() : node.span();
         f.parent = current_function();

@@ -197,6 +197,7 @@ class SemanticModel {
   bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
   bool defines_function(std::string_view name) const;  // of the trees added so far
+  std::unordered_set<std::string> function_names_;     // of functions_, for defines_function
   // A module-level class beside its TPU namesake (`Replicator`, a `MirroredStrategy`, beside
   // `TpuReplicator`; `GpuAttention` beside `TpuAttention`): another device's, which a TPU user does
   // not pick. Guarded, unless the TPU class derives from it.
