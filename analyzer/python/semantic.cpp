@@ -350,15 +350,19 @@ bool SemanticModel::is_tpu_path(Node block) const {
   const Tree& tree = *block.tree();
   for (uint32_t id = block.id(); id < tree.subtree_end(block); ++id) {
     Node n(&tree, id);
-    if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
-    const std::string text = ascii_lower(n.text());
-    // Split only a name that holds one of the words somewhere.
-    if (std::none_of(facts_.tpu_words.begin(), facts_.tpu_words.end(),
-                     [&](const std::string& w) { return text.find(w) != std::string::npos; }))
-      continue;
-    for (const std::string& word : identifier_words(n.text()))
-      if (std::find(facts_.tpu_words.begin(), facts_.tpu_words.end(), word) != facts_.tpu_words.end()) return true;
+    if ((n.kind() == Kind::Identifier || n.kind() == Kind::StringContent) && names_tpu(n.text())) return true;
   }
+  return false;
+}
+
+bool SemanticModel::names_tpu(std::string_view text) const {
+  // Split only a name that holds one of the words somewhere.
+  const std::string lower = ascii_lower(text);
+  if (std::none_of(facts_.tpu_words.begin(), facts_.tpu_words.end(),
+                   [&](const std::string& w) { return lower.find(w) != std::string::npos; }))
+    return false;
+  for (const std::string& word : identifier_words(text))
+    if (any_name(facts_.tpu_words, word)) return true;
   return false;
 }
 
@@ -421,14 +425,11 @@ bool SemanticModel::is_guard(Node condition) const {
 
 void SemanticModel::add_classes_beside_tpu_ones(const Tree& tree) {
   if (facts_.tpu_words.empty()) return;
-  auto is_in = [](const std::vector<std::string>& list, const std::string& w) {
-    return std::find(list.begin(), list.end(), w) != list.end();
-  };
   // A class's name without its device words, joined: `TpuReplicator` and `GpuReplicator` -> "replicator_".
   auto stem = [&](const std::vector<std::string>& words, const std::vector<std::string>& device_words) {
     std::string out;
     for (const std::string& w : words)
-      if (!is_in(device_words, w)) out += w + "_";
+      if (!any_name(device_words, w)) out += w + "_";
     return out;
   };
   struct Stem {
@@ -441,8 +442,9 @@ void SemanticModel::add_classes_beside_tpu_ones(const Tree& tree) {
     Node cls = tree.root().named_child(i);
     if (cls.kind() == Kind::DecoratedDefinition) cls = cls.field(Field::Definition);
     if (!cls || cls.kind() != Kind::ClassDefinition || !cls.field(Field::Name)) continue;
-    const std::vector<std::string> words = identifier_words(cls.field(Field::Name).text());
-    if (std::none_of(words.begin(), words.end(), [&](const std::string& w) { return is_in(facts_.tpu_words, w); })) {
+    const std::string_view name = cls.field(Field::Name).text();
+    const std::vector<std::string> words = identifier_words(name);
+    if (!names_tpu(name)) {
       stems[stem(words, facts_.gpu_backend_words)].others.push_back(cls);
       continue;
     }

@@ -204,6 +204,7 @@ class SemanticModel {
   void add_classes_beside_tpu_ones(const Tree& tree);
   bool names_backend(std::string_view option) const;  // a word of it is one of facts_.backend_words
   bool is_tpu_path(Node block) const;  // a name or string in it has a word of facts_.tpu_words
+  bool names_tpu(std::string_view text) const;  // one of its words (identifier_words) is one of facts_.tpu_words
   bool steps_a_schedule(Node call) const;  // `lr_scheduler.step()`: a step name on an excluded receiver
   bool evaluates(Node block) const;        // calls one of facts_.eval_calls
   Context caller_role(const CallSite& c) const;
