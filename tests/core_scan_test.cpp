@@ -1,9 +1,11 @@
 // The scan pipeline's language-independent steps: parallel_for, load_source, analyze_files
 // (with a fake FileAnalyzer) and build_report.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,6 +13,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -529,4 +532,98 @@ TEST_CASE("finding_less orders by path, position, then check ID", "[core][scan]"
   CHECK(finding_less(note("TPU401", "a.py", {2, 1}), note("TPU101", "a.py", {2, 3})));
   CHECK(finding_less(note("TPU101", "a.py", {2, 3}), note("TPU401", "a.py", {2, 3})));
   CHECK_FALSE(finding_less(note("TPU101", "a.py", {2, 3}), note("TPU101", "a.py", {2, 3})));
+}
+
+namespace {
+
+// Records the files it is handed together; throws on a batch holding a file named "throws", and
+// aborts the process on one holding "aborts" (analyzed alone, those files succeed or fail alone).
+class BatchRecorder : public FileAnalyzer {
+ public:
+  explicit BatchRecorder(std::vector<std::vector<std::string>>* batches) : batches_(batches) {}
+  void analyze(const SourceFile& file, FileResult& result) override {
+    if (file.path().find("aborts_alone") != std::string::npos) std::abort();
+    result.findings.push_back(note("TPU201", file.path(), {1, 1}, "alone"));
+  }
+  void analyze_together(std::span<const SourceFile> files, std::span<FileResult> results) override {
+    std::vector<std::string> paths;
+    for (const SourceFile& f : files) {
+      paths.push_back(f.path());
+      if (f.path().find("throws") != std::string::npos) throw std::runtime_error("batch failed");
+      if (f.path().find("aborts") != std::string::npos) std::abort();
+    }
+    if (batches_) batches_->push_back(paths);
+    for (size_t i = 0; i < files.size(); ++i)
+      results[i].findings.push_back(note("TPU201", files[i].path(), {1, 1}, "together"));
+  }
+
+ private:
+  std::vector<std::vector<std::string>>* batches_;
+};
+
+std::string key_by_directory(const DiscoveredFile& f) {
+  return f.path.find('/') == std::string::npos ? std::string() : fs::path(f.path).parent_path().string();
+}
+
+}  // namespace
+
+TEST_CASE("analyze_files hands the files of one batch key to analyze_together, at most 16 at a time", "[core][scan]") {
+  TempDir dir;
+  std::vector<DiscoveredFile> files;
+  for (int i = 0; i < 20; ++i) files.push_back(write_discovered(dir, fmt::format("inc/h{:02}.py", i), "x\n"));
+  files.push_back(write_discovered(dir, "other/one.py", "x\n"));
+  files.push_back(write_discovered(dir, "top.py", "x\n"));
+  std::vector<std::vector<std::string>> batches;
+  AnalysisOptions options;
+  options.jobs = 1;
+  options.batch_key = key_by_directory;
+  std::vector<FileResult> results =
+      analyze_files(files, [&] { return std::make_unique<BatchRecorder>(&batches); }, options);
+  REQUIRE(results.size() == files.size());
+  // inc/ in path order: 16, then 4; a key with one file, and a file with no key, alone.
+  REQUIRE(batches.size() == 2);
+  CHECK(batches[0].size() == 16);
+  CHECK(batches[0].front() == "inc/h00.py");
+  CHECK(batches[0].back() == "inc/h15.py");
+  CHECK(batches[1] == std::vector<std::string>{"inc/h16.py", "inc/h17.py", "inc/h18.py", "inc/h19.py"});
+  for (size_t i = 0; i < files.size(); ++i) {
+    CAPTURE(files[i].path);
+    CHECK(results[i].path == files[i].path);
+    REQUIRE(results[i].findings.size() == 1);
+    CHECK(results[i].findings[0].path == files[i].path);
+    CHECK(results[i].findings[0].message == (files[i].path.starts_with("inc/") ? "together" : "alone"));
+    CHECK(results[i].analysis_time.count() > 0);
+  }
+}
+
+TEST_CASE("a batch that throws, or whose worker dies, is analyzed again one file at a time", "[core][scan]") {
+  TempDir dir;
+  std::vector<DiscoveredFile> files;
+  for (std::string name : {"a/one.py", "a/throws.py", "a/two.py", "b/one.py", "b/aborts_alone.py", "b/two.py"})
+    files.push_back(write_discovered(dir, name, "x\n"));
+  for (bool isolate : {false, true}) {
+    for (unsigned jobs : {1u, 2u}) {
+      INFO("isolate " << isolate << ", jobs " << jobs);
+      AnalysisOptions options;
+      options.jobs = jobs;
+      options.isolate = isolate;
+      options.batch_key = key_by_directory;
+      // In-process, an abort would end the test: the batch that throws only.
+      std::span<const DiscoveredFile> scanned = isolate ? std::span(files) : std::span(files).first(3);
+      std::vector<FileResult> results =
+          analyze_files(scanned, [] { return std::make_unique<BatchRecorder>(nullptr); }, options);
+      REQUIRE(results.size() == scanned.size());
+      for (const FileResult& r : results) {
+        CAPTURE(r.path);
+        REQUIRE(r.findings.size() == 1);
+        if (isolate && r.path == "b/aborts_alone.py") {
+          CHECK(r.findings[0].check_id == notes::kAnalysisFailed.id);
+          CHECK_THAT(r.findings[0].message.str(), Catch::Contains("signal 6"));
+        } else {
+          CHECK(r.findings[0].check_id == "TPU201");
+          CHECK(r.findings[0].message == "alone");
+        }
+      }
+    }
+  }
 }

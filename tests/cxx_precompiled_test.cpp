@@ -9,36 +9,17 @@
 
 #include "cxx/clang_frontend.h"
 #include "cxx/project_headers.h"
+#include "cxx_facts_text.h"
 #include "temp_dir.h"
 
 using namespace tpulint;
 using namespace tpulint::cxx;
+using tpulint::testing::facts_text;
+using tpulint::testing::source;
 using tpulint::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Every fact of a parse, in one comparable text.
-std::string facts_text(const NativeFile& f) {
-  std::ostringstream o;
-  for (const FunctionFact& fn : f.functions)
-    o << "fn " << fn.qualified_name << ' ' << fn.span.begin << '-' << fn.span.end << ' ' << fn.is_kernel << fn.is_device
-      << fn.is_host << fn.is_template << fn.lexical << ' ' << fn.lines << '\n';
-  for (const LaunchFact& l : f.launches) o << "launch " << l.kernel << ' ' << l.span.begin << '\n';
-  for (const AsmFact& a : f.asm_statements) o << "asm " << a.span.begin << ' ' << a.function << a.in_device_code << '\n';
-  for (const CallFact& c : f.calls) o << "call " << c.callee << ' ' << c.span.begin << ' ' << c.function << ' ' << c.first_argument << '\n';
-  for (const IncludeFact& i : f.includes) o << "include " << i.spelled << ' ' << i.found << ' ' << i.span.begin << '\n';
-  for (const MacroUseFact& m : f.macro_uses) o << "macro " << m.name << ' ' << m.span.begin << '\n';
-  for (const QualifiedNameFact& q : f.qualified_names) o << "name " << q.name << ' ' << q.span.begin << ' ' << q.inactive << '\n';
-  for (const std::string& t : f.instantiated_templates) o << "instantiates " << t << '\n';
-  o << "fatal " << f.fatal_error << " over budget " << f.over_budget << '\n';
-  return o.str();
-}
-
-SourceFile source(const fs::path& root, const std::string& rel, std::string text) {
-  Language language = rel.ends_with(".cu") || rel.ends_with(".cuh") ? Language::Cuda : Language::Cxx;
-  return SourceFile(rel, root / rel, language, std::move(text));
-}
 
 // Files like real extension code: standard headers beside missing torch and CUDA headers, a
 // device pass (__CUDA_ARCH__), a macro set before a standard header, and standard names used.

@@ -69,6 +69,28 @@ TEST_CASE("a crash, an abort or an exception in a frontend costs only that file"
   }
 }
 
+// Headers of one directory share a parse (a batch): a fault in one costs that header only, as the
+// batch is analyzed again one header at a time.
+TEST_CASE("a crash, an abort or an exception in a batch of headers costs only that header", "[e2e][reliability]") {
+  for (std::string marker : {"TPULINT_FAULT_CRASH", "TPULINT_FAULT_ABORT", "TPULINT_FAULT_THROW"}) {
+    INFO(marker);
+    TempDir dir;
+    dir.write("inc/a_good.cuh", "#pragma once\n__global__ void ka(float* x) {}\n");
+    dir.write("inc/b_bad.cuh", "#pragma once\n// " + marker + "\n__global__ void kb(float* x) {}\n");
+    dir.write("inc/c_good.cuh", "#pragma once\n#include \"a_good.cuh\"\n__global__ void kc(float* x) {}\n");
+    for (std::string jobs : {"1", "2"}) {
+      auto r = run_program(TPULINT_FAULT_INJECTING_BINARY, "scan '" + dir.str() + "' --format json --jobs " + jobs,
+                           TPULINT_SOURCE_DIR, "TPULINT_FAULT_INJECTION=1");
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      auto files = by_file(r.out);
+      CHECK(files["inc/a_good.cuh"].ids == std::vector<std::string>{"TPU101"});
+      CHECK(files["inc/c_good.cuh"].ids == std::vector<std::string>{"TPU101"});
+      CHECK(files["inc/b_bad.cuh"].ids == std::vector<std::string>{"TPU903"});
+    }
+  }
+}
+
 TEST_CASE("a file that takes longer than --file-timeout is stopped and reported", "[e2e][reliability]") {
   TempDir dir;
   write_tree(dir, "TPULINT_FAULT_HANG");

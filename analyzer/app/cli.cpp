@@ -409,7 +409,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                        "write the report (in --format) to FILE instead of standard output");
   scan_cmd->add_option("--timings", scan.timings,
                        "write each analyzed file's time (seconds, language, path; slowest first) to FILE, "
-                       "and a summary per frontend to stderr");
+                       "and a summary per frontend to stderr (C/C++ headers analyzed together share their "
+                       "task's time equally)");
 
   ScanArgs baseline;
   CLI::App* baseline_cmd =

@@ -83,6 +83,22 @@ class LanguageDispatcher final : public FileAnalyzer {
     run_with_large_stack([&] { analyze_here(file, result); });
   }
 
+  // A batch is C/C++/CUDA headers (native_batch_key).
+  void analyze_together(std::span<const SourceFile> files, std::span<FileResult> results) override {
+    if (g_fault_hook)
+      for (const SourceFile& f : files) g_fault_hook(f);
+    if (enabled_.native.empty() && !enabled_.parse_only) return;
+    run_with_large_stack([&] {
+      if (enabled_.parse_only) {
+        if (!clang_) clang_ = std::make_unique<cxx::ClangFrontend>(clang_options_);
+        clang_->parse_together(files);
+        return;
+      }
+      if (!native_) native_ = std::make_unique<cxx::NativeAnalyzer>(enabled_.native, clang_options_);
+      native_->analyze_together(files, results);
+    });
+  }
+
  private:
   void analyze_here(const SourceFile& file, FileResult& result) {
     if (enabled_.parse_only) return parse_only(file);
@@ -283,6 +299,12 @@ std::string Engine::cache_settings_key(const std::string& database_key, uint64_t
   return key;
 }
 
+std::string native_batch_key(const DiscoveredFile& file) {
+  if (file.language != Language::Cxx && file.language != Language::Cuda) return {};
+  if (!cxx::is_header_extension(file.absolute_path.extension().string())) return {};
+  return std::filesystem::path(file.path).parent_path().string() + '/';
+}
+
 bool in_shard(std::string_view path, unsigned index, unsigned count) {
   return count <= 1 || content_hash(path) % count == index - 1;
 }
@@ -330,7 +352,7 @@ ScanReport Engine::scan(const ScanRequest& request) const {
   AnalysisOptions analysis{request.jobs,         request.max_file_size,       suppression_policy(),
                            cache ? &*cache : nullptr, request.isolate,      request.file_timeout,
                            request.worker_memory_limit, project->key(),              {},
-                           {},                          {}};
+                           {},                          {},                          native_batch_key};
   analysis.is_build_script = [](std::string_view path) {
     return python::is_build_script(checks::code_role_facts(), path);
   };
@@ -366,7 +388,7 @@ FileResult Engine::analyze_file(const std::filesystem::path& absolute_path, cons
   auto results = analyze_files(std::span(&file, 1),
                                analyzer_factory(absolute_path.parent_path(), compile_database(absolute_path.parent_path()).database,
                                                 project),
-                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, project->key(), {}, {}, {}});
+                               {1, kDefaultMaxFileSize, suppression_policy(), nullptr, false, {}, 0, project->key(), {}, {}, {}, {}});
   return std::move(results.front());
 }
 

@@ -54,6 +54,11 @@ struct ScanRequest {
   uint64_t worker_memory_limit = uint64_t(2048) << 20;
 };
 
+// Which C/C++/CUDA files are analyzed together (AnalysisOptions::batch_key): the headers of one
+// directory, which mostly include the same headers, read once for all of them instead of once each.
+// Sources are analyzed alone: two may define the same names.
+std::string native_batch_key(const DiscoveredFile& file);
+
 // Whether `path` belongs to shard `index` (1-based) of `count`: a stable hash of the path, so
 // a file's shard does not depend on the other files.
 bool in_shard(std::string_view path, unsigned index, unsigned count);

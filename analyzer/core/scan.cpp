@@ -9,6 +9,7 @@
 #include <numeric>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 
 #include "core/analyzer_notes.h"
 #include "core/notebook.h"
@@ -139,46 +140,65 @@ void set_aside_launches(FileResult& result) {
   std::erase_if(launches, [](const FileLinks::Launch& l) { return !l.finding.awaits_link; });
 }
 
-FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer>& analyzer, const AnalysisContext& c) {
-  const auto started = std::chrono::steady_clock::now();
+// A file of a task, between its load and its analysis: its outcome so far, and its text when it
+// is still to be analyzed (not skipped, not answered by the cache).
+struct TaskFile {
   FileOutcome out;
-  FileResult& result = out.result;
+  std::optional<SourceFile> source;
+  std::optional<FileStamp> stamp;  // as read, when the result may be cached
+  uint64_t hash = 0;
+};
+
+// Loads a file and asks the cache for a result of its bytes.
+TaskFile load_task_file(const DiscoveredFile& file, const AnalysisContext& c) {
+  TaskFile t;
+  FileResult& result = t.out.result;
   result.path = file.path;
   result.language = file.language;
   const uint64_t hkey = c.dependency_key(file);
   FileStamp read_stamp;
   auto loaded = load_source(file, c.max_file_size, &read_stamp);
   // The stamp of the file as it was opened and read, not as a separate look found it.
-  std::optional<FileStamp> stamp = c.cache ? std::optional(read_stamp) : std::nullopt;
+  if (c.cache) t.stamp = read_stamp;
   if (auto* reason = std::get_if<std::string>(&loaded)) {
     result.skip_reason = *reason;
     result.findings.push_back(file_note(notes::kFileSkipped, file.path, "file skipped: " + *reason));
-    return out;
+    return t;
   }
-  const SourceFile& source = std::get<SourceFile>(loaded);
+  SourceFile& source = std::get<SourceFile>(loaded);
   result.analyzed = true;
   if (file.language != Language::Cmake && generator_of(source.text()).empty())
     result.code_lines = count_code_lines(source.text(), file.language);
-  uint64_t hash = 0;
-  if (stamp) {
+  if (t.stamp) {
     // A notebook's findings are placed in its JSON text, not only in its code.
-    hash = content_hash(source.notebook() ? source.notebook()->json() : std::string_view(source.text()));
-    if (auto hit = c.cache->find_by_hash(file.path, hash, hkey)) {
+    t.hash = content_hash(source.notebook() ? source.notebook()->json() : std::string_view(source.text()));
+    if (auto hit = c.cache->find_by_hash(file.path, t.hash, hkey)) {
       result = std::move(*hit);
-      out.store = true;  // same bytes, new time stamp: refresh the entry
-      out.stamp = *stamp;
-      out.hash = hash;
-      return out;
+      t.out.store = true;  // same bytes, new time stamp: refresh the entry
+      t.out.stamp = *t.stamp;
+      t.out.hash = t.hash;
+      return t;
     }
   }
+  t.source = std::move(source);
+  return t;
+}
+
+// Runs the analyzer on one file; an exception becomes a TPU903 note of the file.
+void analyze_guarded(FileAnalyzer& analyzer, const SourceFile& source, FileResult& result) {
   try {
-    if (!analyzer) analyzer = c.make_analyzer();
-    analyzer->analyze(source, result);
+    analyzer.analyze(source, result);
   } catch (const std::exception& e) {
-    result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, std::string("analysis failed: ") + e.what()));
+    result.findings.push_back(file_note(notes::kAnalysisFailed, source.path(), std::string("analysis failed: ") + e.what()));
   } catch (...) {
-    result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, "analysis failed: unknown error"));
+    result.findings.push_back(file_note(notes::kAnalysisFailed, source.path(), "analysis failed: unknown error"));
   }
+}
+
+// What follows a file's analysis: its suppressions, its findings in order, what the cache learns.
+void finish_task_file(TaskFile& t, std::chrono::nanoseconds analysis_time, const AnalysisContext& c) {
+  FileResult& result = t.out.result;
+  const SourceFile& source = *t.source;
   apply_suppressions(source, result.findings, c.policy);
   set_aside_launches(result);
   if (source.notebook()) {
@@ -189,17 +209,64 @@ FileOutcome analyze_one(const DiscoveredFile& file, std::unique_ptr<FileAnalyzer
   // this order, and the parent's end of the scan runs alone.
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   // At least 1 ns, so that 0 means "not analyzed in this run" whatever the clock's resolution.
-  result.analysis_time = std::max(std::chrono::nanoseconds(1), std::chrono::steady_clock::now() - started);
+  result.analysis_time = std::max(std::chrono::nanoseconds(1), analysis_time);
   // A failed analysis may be transient, and one cut short by a time budget depends on the
   // machine's speed: never cache either.
   bool failed = std::any_of(result.findings.begin(), result.findings.end(), [](const Finding& f) {
     return f.check_id == notes::kAnalysisFailed.id || f.check_id == notes::kTimeBudget.id;
   });
-  if (stamp && !failed) {
-    out.store = true;
-    out.stamp = *stamp;
-    out.hash = hash;
+  if (t.stamp && !failed) {
+    t.out.store = true;
+    t.out.stamp = *t.stamp;
+    t.out.hash = t.hash;
   }
+}
+
+// Analyzes a task's files: one alone, or several together (AnalysisOptions::batch_key), whose
+// analysis time is shared out equally. When analyzing them together throws, each is analyzed
+// alone, so that the exception is one file's note.
+std::vector<FileOutcome> analyze_task(std::span<const DiscoveredFile* const> task, std::unique_ptr<FileAnalyzer>& analyzer,
+                                      const AnalysisContext& c) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<TaskFile> loaded;
+  loaded.reserve(task.size());
+  for (const DiscoveredFile* f : task) loaded.push_back(load_task_file(*f, c));
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < loaded.size(); ++i)
+    if (loaded[i].source) todo.push_back(i);
+  if (!todo.empty()) {
+    if (!analyzer) analyzer = c.make_analyzer();
+    bool alone = todo.size() == 1;
+    if (!alone) {
+      std::vector<SourceFile> sources;
+      std::vector<FileResult> results;
+      for (size_t i : todo) {
+        sources.push_back(*loaded[i].source);
+        results.push_back(std::move(loaded[i].out.result));
+      }
+      try {
+        analyzer->analyze_together(sources, results);
+        for (size_t k = 0; k < todo.size(); ++k) loaded[todo[k]].out.result = std::move(results[k]);
+      } catch (...) {
+        alone = true;
+        for (size_t k = 0; k < todo.size(); ++k) {
+          FileResult& r = loaded[todo[k]].out.result;
+          r = FileResult{};
+          r.path = task[todo[k]]->path;
+          r.language = task[todo[k]]->language;
+          r.analyzed = true;
+          r.code_lines = results[k].code_lines;
+        }
+      }
+    }
+    if (alone)
+      for (size_t i : todo) analyze_guarded(*analyzer, *loaded[i].source, loaded[i].out.result);
+    const auto each = (std::chrono::steady_clock::now() - started) / todo.size();
+    for (size_t i : todo) finish_task_file(loaded[i], each, c);
+  }
+  std::vector<FileOutcome> out;
+  out.reserve(loaded.size());
+  for (TaskFile& t : loaded) out.push_back(std::move(t.out));
   return out;
 }
 
@@ -226,6 +293,33 @@ std::string encode_outcome(const FileOutcome& o) {
   *at++ = '\n';
   out.append(buf, at);
   append_encoded_result(out, o.result);
+  return out;
+}
+
+// A task's outcomes as one string: each encoded outcome after its length and a newline.
+std::string encode_outcomes(const std::vector<FileOutcome>& outcomes) {
+  std::string out;
+  for (const FileOutcome& o : outcomes) {
+    std::string one = encode_outcome(o);
+    out += std::to_string(one.size());
+    out += '\n';
+    out += one;
+  }
+  return out;
+}
+
+// The encoded outcomes of a task's string, `count` of them; fewer when it is damaged.
+std::vector<std::string_view> split_outcomes(std::string_view text, size_t count) {
+  std::vector<std::string_view> out;
+  while (out.size() < count) {
+    size_t nl = text.find('\n');
+    size_t size = 0;
+    if (nl == std::string_view::npos) break;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + nl, size);
+    if (ec != std::errc() || end != text.data() + nl || size > text.size() - nl - 1) break;
+    out.push_back(text.substr(nl + 1, size));
+    text.remove_prefix(nl + 1 + size);
+  }
   return out;
 }
 
@@ -278,21 +372,60 @@ FileOutcome decode_outcome(const DiscoveredFile& file, std::string_view text, An
 
 }  // namespace
 
-// Workers take the next file as they finish one. Handing out the costliest files first keeps
-// one long C++ parse from running alone at the end while the other workers idle (the
+// Workers take the next task as they finish one. Handing out the costliest first keeps one long
+// C++ parse from running alone at the end while the other workers idle (the
 // longest-processing-time-first rule). A C/C++ file costs a Clang parse, tens of times a Python
-// file of its size; within a language, cost grows with size. Results keep the files' order.
-// `size` holds the sizes the cache lookup already read (0: not read).
-static void order_longest_first(std::vector<size_t>& pending, std::span<const DiscoveredFile> files,
+// file of its size; within a language, cost grows with size (a task's, its files' sizes together).
+// Results keep the files' order. `size` holds the sizes the cache lookup already read (0: not read).
+static void order_longest_first(std::vector<std::vector<size_t>>& tasks, std::span<const DiscoveredFile> files,
                                 std::vector<uint64_t>& size) {
-  auto native = [&](size_t i) { return files[i].language == Language::Cxx || files[i].language == Language::Cuda; };
-  for (size_t i : pending)
-    if (size[i] == 0)
-      if (auto stamp = stamp_of(files[i].absolute_path)) size[i] = stamp->size;
-  std::stable_sort(pending.begin(), pending.end(), [&](size_t a, size_t b) {
-    if (native(a) != native(b)) return native(a);
-    return size[a] > size[b];
+  auto native = [&](const std::vector<size_t>& t) {
+    return files[t.front()].language == Language::Cxx || files[t.front()].language == Language::Cuda;
+  };
+  std::vector<uint64_t> task_size;
+  for (const std::vector<size_t>& t : tasks) {
+    uint64_t total = 0;
+    for (size_t i : t) {
+      if (size[i] == 0)
+        if (auto stamp = stamp_of(files[i].absolute_path)) size[i] = stamp->size;
+      total += size[i];
+    }
+    task_size.push_back(total);
+  }
+  std::vector<size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (native(tasks[a]) != native(tasks[b])) return native(tasks[a]);
+    return task_size[a] > task_size[b];
   });
+  std::vector<std::vector<size_t>> ordered;
+  ordered.reserve(tasks.size());
+  for (size_t k : order) ordered.push_back(std::move(tasks[k]));
+  tasks = std::move(ordered);
+}
+
+// The pending files as tasks: files of one batch key (AnalysisOptions::batch_key) together, in the
+// order of `files`, at most kMostInBatch a task; every other file alone.
+static std::vector<std::vector<size_t>> tasks_of(const std::vector<size_t>& pending, std::span<const DiscoveredFile> files,
+                                                 const std::function<std::string(const DiscoveredFile&)>& batch_key) {
+  constexpr size_t kMostInBatch = 16;
+  std::vector<std::vector<size_t>> tasks;
+  std::unordered_map<std::string, size_t> open;  // by key: its task still taking files
+  for (size_t i : pending) {
+    std::string key = batch_key ? batch_key(files[i]) : std::string();
+    if (key.empty()) {
+      tasks.push_back({i});
+      continue;
+    }
+    auto [it, added] = open.try_emplace(std::move(key), tasks.size());
+    if (!added && tasks[it->second].size() < kMostInBatch) {
+      tasks[it->second].push_back(i);
+      continue;
+    }
+    it->second = tasks.size();
+    tasks.push_back({i});
+  }
+  return tasks;
 }
 
 AnalyzedFiles::Range AnalyzedFiles::take(std::vector<Finding>& own) {
@@ -357,34 +490,64 @@ AnalyzedFiles analyze_files_into_one_list(std::span<const DiscoveredFile> files,
     }
     pending.push_back(i);
   }
-  if (jobs > 1 && pending.size() > 1) order_longest_first(pending, files, size);
+  std::vector<std::vector<size_t>> tasks = tasks_of(pending, files, options.batch_key);
+  if (jobs > 1 && tasks.size() > 1) order_longest_first(tasks, files, size);
   if (options.prepare && !pending.empty()) {
     LanguageSet languages = 0;
     for (size_t i : pending) languages = languages | files[i].language;
     options.prepare(languages);
   }
-  if (options.isolate && !pending.empty()) {
+  auto task_files = [&](const std::vector<size_t>& task) {
+    std::vector<const DiscoveredFile*> out;
+    for (size_t i : task) out.push_back(&files[i]);
+    return out;
+  };
+  if (options.isolate && !tasks.empty()) {
     // Each worker process creates its analyzer on its first file; the parent never does.
     std::unique_ptr<FileAnalyzer> analyzer;
-    run_in_workers(
-        pending.size(), {jobs, options.file_timeout, options.worker_memory_limit, options.workers_started},
-        [&](size_t k) { return encode_outcome(analyze_one(files[pending[k]], analyzer, context)); },
-        [&](size_t k, const std::string& reason) {
-          const DiscoveredFile& file = files[pending[k]];
-          FileOutcome failed;
-          failed.result.path = file.path;
-          failed.result.language = file.language;
-          failed.result.analyzed = true;
-          failed.result.findings.push_back(file_note(notes::kAnalysisFailed, file.path, reason));
-          return encode_outcome(failed);
-        },
-        [&](size_t k, std::string_view encoded) {
-          outcomes[pending[k]] = decode_outcome(files[pending[k]], encoded, out);
-        });
+    // Tasks of several files whose worker died or ran out of time: their files are analyzed again,
+    // each alone, so that what stopped the worker is one file's note.
+    std::vector<size_t> retry;
+    auto run = [&](const std::vector<std::vector<size_t>>& round, bool last) {
+      run_in_workers(
+          round.size(), {jobs, options.file_timeout, options.worker_memory_limit, options.workers_started},
+          [&](size_t k) { return encode_outcomes(analyze_task(task_files(round[k]), analyzer, context)); },
+          [&](size_t k, const std::string& reason) {
+            std::vector<FileOutcome> failed;
+            for (size_t i : round[k]) {
+              FileOutcome o;
+              o.result.path = files[i].path;
+              o.result.language = files[i].language;
+              o.result.analyzed = true;
+              o.result.findings.push_back(file_note(notes::kAnalysisFailed, files[i].path, reason));
+              failed.push_back(std::move(o));
+            }
+            if (!last && round[k].size() > 1) {
+              retry.insert(retry.end(), round[k].begin(), round[k].end());
+              return std::string();
+            }
+            return encode_outcomes(failed);
+          },
+          [&](size_t k, std::string_view encoded) {
+            const std::vector<size_t>& task = round[k];
+            if (encoded.empty() && task.size() > 1 && !last) return;  // retried
+            std::vector<std::string_view> parts = split_outcomes(encoded, task.size());
+            for (size_t j = 0; j < task.size(); ++j)
+              outcomes[task[j]] = decode_outcome(files[task[j]], j < parts.size() ? parts[j] : std::string_view(), out);
+          });
+    };
+    run(tasks, false);
+    if (!retry.empty()) {
+      std::sort(retry.begin(), retry.end());
+      std::vector<std::vector<size_t>> alone;
+      for (size_t i : retry) alone.push_back({i});
+      run(alone, true);
+    }
   } else {
     std::vector<std::unique_ptr<FileAnalyzer>> analyzers(jobs);
-    parallel_for(pending.size(), jobs, [&](unsigned worker, size_t k) {
-      outcomes[pending[k]] = analyze_one(files[pending[k]], analyzers[worker], context);
+    parallel_for(tasks.size(), jobs, [&](unsigned worker, size_t k) {
+      std::vector<FileOutcome> done = analyze_task(task_files(tasks[k]), analyzers[worker], context);
+      for (size_t j = 0; j < tasks[k].size(); ++j) outcomes[tasks[k][j]] = std::move(done[j]);
     });
   }
   // In-process analyses leave their findings in their results.

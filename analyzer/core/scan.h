@@ -30,6 +30,12 @@ class FileAnalyzer {
   // Adds findings (and, for C/C++, missing headers) to `result`. May throw: the scan turns an
   // exception into a TPU903 note for this file and goes on with the others.
   virtual void analyze(const SourceFile& file, FileResult& result) = 0;
+  // Analyzes files of one batch (AnalysisOptions::batch_key) at once, each into its result, as
+  // `analyze` would each: by default one after the other. May throw: the scan then analyzes each
+  // alone.
+  virtual void analyze_together(std::span<const SourceFile> files, std::span<FileResult> results) {
+    for (size_t i = 0; i < files.size(); ++i) analyze(files[i], results[i]);
+  }
 };
 using AnalyzerFactory = std::function<std::unique_ptr<FileAnalyzer>()>;
 
@@ -113,6 +119,11 @@ struct AnalysisOptions {
   std::function<void(LanguageSet)> prepare;
   // With `isolate`: called in this process once the workers are forked (WorkerPoolOptions::started).
   std::function<void()> workers_started;
+  // Files of one non-empty key are analyzed together (FileAnalyzer::analyze_together), up to 16 at
+  // a time in path order; a task of several files whose worker dies or runs out of time is run
+  // again one file at a time. Null or empty: every file alone. What it returns must depend on the
+  // file alone, so that a file's batch is the same in every run.
+  std::function<std::string(const DiscoveredFile&)> batch_key;
 };
 
 // The results of a scan's files with all their findings in one list, not each file's in its
@@ -146,7 +157,7 @@ std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files, con
 inline std::vector<FileResult> analyze_files(std::span<const DiscoveredFile> files,
                                              const AnalyzerFactory& make_analyzer, unsigned jobs,
                                              uint64_t max_file_size) {
-  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, 0, {}, {}, {}});
+  return analyze_files(files, make_analyzer, AnalysisOptions{jobs, max_file_size, {}, nullptr, false, {}, 0, 0, {}, {}, {}, {}});
 }
 
 // Puts the results together: adds the files discovery skipped, sorts everything, keeps only

@@ -13,6 +13,7 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticSema.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -32,6 +33,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <unistd.h>
 
 namespace tpulint::cxx {
@@ -188,21 +190,148 @@ class TreeFileSystem final : public llvm::vfs::FileSystem {
 
 namespace {
 
-class MainFileSpans {
+// The files whose facts a parse records, each by the FileID of its first entry: the main file
+// alone, or the headers of a batch (ClangParser::parse_together), included one after the other by
+// a virtual main file. A header entered again (one with no include guard) records nothing there.
+//
+// A header of a batch must see what it sees alone. Headers of one directory rarely clash, but
+// when one does, the batch put something before it that it would not see alone: it is then
+// marked conflicted (and parse_together parses it alone). Two signs: an error whose note names
+// an earlier declaration in another file (two headers each defining `struct Point`); a name it
+// uses (a macro it tests or expands, a function or variable it refers to) declared in a file it
+// does not include, directly or through others (another header's include guard, when two share
+// one; a standard header only an earlier header included). What every header sees alike (the
+// built-in shims, force-included before the first header) is no sign.
+class RecordedFiles {
  public:
-  MainFileSpans(const SourceManager& sm, const LangOptions& lang) : sm_(sm), lang_(lang) {}
+  // `members`: the batch's headers, by absolute path; empty: the main file alone.
+  explicit RecordedFiles(std::vector<std::string> members)
+      : members_(std::move(members)), conflicted_(members_.size(), false) {}
 
-  // Whether `loc` is written in the file being analyzed. Code in a macro's arguments counts
-  // where it is written (the launch inside `AT_DISPATCH_*(..., [&] {...})`), code of a macro's
-  // body where the macro is used.
-  bool in_main_file(SourceLocation loc) const { return loc.isValid() && sm_.isWrittenInMainFile(sm_.getFileLoc(loc)); }
+  size_t size() const { return std::max<size_t>(members_.size(), 1); }
+  bool batch() const { return !members_.empty(); }
+
+  // Before a pass: its source manager, whose files are found again as they are entered.
+  void begin_pass(const SourceManager& sm) {
+    sm_ = &sm;
+    recorded_.clear();
+    includes_.clear();
+    prelude_.clear();
+    uses_.clear();
+    entries_.assign(members_.size(), nullptr);
+    for (size_t i = 0; i < members_.size(); ++i)
+      if (auto ref = sm.getFileManager().getOptionalFileRef(members_[i])) entries_[i] = &ref->getFileEntry();
+  }
+  // A file the preprocessor enters: a member entered for the first time is recorded; a file
+  // entered before any member is common to all.
+  void entered(FileID id) {
+    if (members_.empty()) return;
+    const FileEntry* entry = entry_of(id);
+    if (!entry) return;
+    bool member = false;
+    for (size_t i = 0; i < members_.size(); ++i)
+      if (entries_[i] == entry) {
+        member = true;
+        if (!was_entered(i)) recorded_.push_back({id, unsigned(i)});
+      }
+    if (!member && recorded_.empty()) prelude_.insert(entry);
+  }
+  // An #include in file `from` of `to` (entered, or skipped as already included).
+  void included(FileID from, const FileEntry& to) {
+    if (members_.empty()) return;
+    if (const FileEntry* entry = entry_of(from)) includes_[entry].push_back(&to);
+  }
+
+  // Whether batch member `index` was entered in the last pass.
+  bool was_entered(size_t index) const {
+    return std::any_of(recorded_.begin(), recorded_.end(), [&](const auto& r) { return r.second == index; });
+  }
+  void mark_conflicted(size_t index) {
+    if (index < conflicted_.size()) conflicted_[index] = true;
+  }
+  bool conflicted(size_t index) const { return conflicted_[index]; }
+
+  // Member `index` uses a name declared at `declared`: checked, once the pass has read every
+  // #include, by check_uses.
+  void used(size_t index, SourceLocation declared) {
+    if (members_.empty() || conflicted_[index] || declared.isInvalid()) return;
+    const FileEntry* entry = entry_of(sm_->getFileID(sm_->getFileLoc(declared)));
+    if (entry && entry != entries_[index] && !prelude_.count(entry)) uses_.insert({unsigned(index), entry});
+  }
+  // Marks each member that used a name declared in a file it does not include.
+  void check_uses() {
+    std::vector<std::unordered_set<const FileEntry*>> reach(members_.size());
+    for (const auto& [index, entry] : uses_) {
+      std::unordered_set<const FileEntry*>& files = reach[index];
+      if (files.empty()) {
+        std::vector<const FileEntry*> todo = {entries_[index]};
+        while (!todo.empty()) {
+          const FileEntry* f = todo.back();
+          todo.pop_back();
+          if (!files.insert(f).second) continue;
+          if (auto e = includes_.find(f); e != includes_.end()) todo.insert(todo.end(), e->second.begin(), e->second.end());
+        }
+      }
+      if (!files.count(entry)) conflicted_[index] = true;
+    }
+    uses_.clear();
+  }
+
+  // The index of the recorded file `id` is, if it is one.
+  std::optional<size_t> index_of(FileID id) const {
+    if (members_.empty()) return id.isValid() && id == sm_->getMainFileID() ? std::optional<size_t>(0) : std::nullopt;
+    for (const auto& [fid, i] : recorded_)
+      if (fid == id) return i;
+    return std::nullopt;
+  }
+  // The FileID of recorded file `index` in this pass; invalid when it was never entered.
+  FileID file_id(size_t index) const {
+    if (members_.empty()) return sm_->getMainFileID();
+    for (const auto& [fid, i] : recorded_)
+      if (i == index) return fid;
+    return {};
+  }
+  // The recorded file `loc` is written in: code in a macro's arguments counts where it is written
+  // (the launch inside `AT_DISPATCH_*(..., [&] {...})`), code of a macro's body where the macro is
+  // used.
+  std::optional<size_t> index_at(SourceLocation loc) const {
+    if (loc.isInvalid()) return std::nullopt;
+    return index_of(sm_->getFileID(sm_->getFileLoc(loc)));
+  }
+
+ private:
+  const FileEntry* entry_of(FileID id) const {
+    if (!id.isValid()) return nullptr;
+    auto ref = sm_->getFileEntryRefForID(id);
+    return ref ? &ref->getFileEntry() : nullptr;
+  }
+  struct PairHash {
+    size_t operator()(const std::pair<unsigned, const FileEntry*>& p) const {
+      return std::hash<const void*>()(p.second) * 31 + p.first;
+    }
+  };
+  std::vector<std::string> members_;
+  std::vector<bool> conflicted_;
+  const SourceManager* sm_ = nullptr;
+  std::vector<const FileEntry*> entries_;
+  // A batch holds a few files: a list is the fastest map.
+  std::vector<std::pair<FileID, unsigned>> recorded_;
+  std::unordered_map<const FileEntry*, std::vector<const FileEntry*>> includes_;
+  std::unordered_set<const FileEntry*> prelude_;
+  std::unordered_set<std::pair<unsigned, const FileEntry*>, PairHash> uses_;  // (member, declaring file)
+};
+
+class FileSpans {
+ public:
+  FileSpans(const SourceManager& sm, const LangOptions& lang) : sm_(sm), lang_(lang) {}
 
   ByteSpan span(SourceRange range) const {
     SourceLocation b = sm_.getFileLoc(range.getBegin());
     SourceLocation e = sm_.getFileLoc(range.getEnd());
     uint32_t begin = sm_.getFileOffset(b);
     SourceLocation after = Lexer::getLocForEndOfToken(e, 0, sm_, lang_);
-    uint32_t end = after.isValid() && sm_.isWrittenInMainFile(after) ? sm_.getFileOffset(after) : sm_.getFileOffset(e);
+    uint32_t end = after.isValid() && sm_.getFileID(after) == sm_.getFileID(b) ? sm_.getFileOffset(after)
+                                                                                : sm_.getFileOffset(e);
     return {begin, std::max(begin, end)};
   }
 
@@ -217,15 +346,16 @@ class MainFileSpans {
   const LangOptions& lang_;
 };
 
-// What one parse collects: the facts, plus the preprocessor's skipped ranges (inactive
-// #if branches), which the lexical passes must ignore. A CUDA file with `__CUDA_ARCH__` code is
-// parsed twice (device side, then host side) into the same facts; the lexical passes run once,
-// in the last pass, and treat as inactive only what both passes skipped.
+// What one parse collects: the facts of each recorded file, plus the preprocessor's skipped ranges
+// (inactive #if branches), which the lexical passes must ignore. A CUDA file with `__CUDA_ARCH__`
+// code is parsed twice (device side, then host side) into the same facts; the lexical passes run
+// once, in the last pass, and treat as inactive only what both passes skipped.
 struct ParseState {
-  NativeFile& out;
+  std::span<NativeFile> out;  // one per recorded file
+  RecordedFiles& recorded;
   bool last_pass = true;
-  std::vector<ByteSpan> skipped;
-  std::vector<ByteSpan> skipped_in_earlier_pass;
+  std::vector<std::vector<ByteSpan>> skipped;  // per recorded file
+  std::vector<std::vector<ByteSpan>> skipped_in_earlier_pass;
   bool had_earlier_pass = false;
   // The file system of the parse, restricted as the source file begins to the header search
   // directories Clang settled on, less `foreign_directories`: directories named by a tree's
@@ -268,12 +398,18 @@ class SkipMissingHeaders : public PPCallbacks {
 
 class PreprocessorRecorder : public SkipMissingHeaders {
  public:
-  PreprocessorRecorder(const SourceManager& sm, ParseState& state) : sm_(sm), state_(state), out_(state.out) {}
+  PreprocessorRecorder(const SourceManager& sm, ParseState& state) : sm_(sm), state_(state) {}
+
+  void FileChanged(SourceLocation loc, FileChangeReason reason, SrcMgr::CharacteristicKind, FileID) override {
+    if (reason == EnterFile) state_.recorded.entered(sm_.getFileID(loc));
+  }
 
   void InclusionDirective(SourceLocation hash, const Token&, StringRef name, bool angled,
                           CharSourceRange range, OptionalFileEntryRef file, StringRef, StringRef,
                           const Module*, bool, SrcMgr::CharacteristicKind) override {
-    if (!sm_.isWrittenInMainFile(hash)) return;
+    if (file) state_.recorded.included(sm_.getFileID(hash), file->getFileEntry());
+    std::optional<size_t> in = state_.recorded.index_of(sm_.getFileID(hash));
+    if (!in) return;
     IncludeFact f;
     f.spelled = name.str();
     f.angled = angled;
@@ -281,18 +417,37 @@ class PreprocessorRecorder : public SkipMissingHeaders {
     if (file && state_.files)
       if (auto beneath = state_.files->beneath_root(file->getName().str())) f.resolved = std::move(*beneath);
     f.span = {sm_.getFileOffset(range.getBegin()), sm_.getFileOffset(range.getEnd())};
-    out_.includes.push_back(std::move(f));
+    state_.out[*in].includes.push_back(std::move(f));
+  }
+
+  // A batch's header must not see a macro only another header of the batch brought in.
+  void MacroExpands(const Token& name, const MacroDefinition& macro, SourceRange, const MacroArgs*) override {
+    used(name.getLocation(), macro);
+  }
+  void Defined(const Token& name, const MacroDefinition& macro, SourceRange) override { used(name.getLocation(), macro); }
+  void Ifdef(SourceLocation, const Token& name, const MacroDefinition& macro) override { used(name.getLocation(), macro); }
+  void Ifndef(SourceLocation, const Token& name, const MacroDefinition& macro) override { used(name.getLocation(), macro); }
+  void Elifdef(SourceLocation, const Token& name, const MacroDefinition& macro) override { used(name.getLocation(), macro); }
+  void Elifndef(SourceLocation, const Token& name, const MacroDefinition& macro) override {
+    used(name.getLocation(), macro);
   }
 
   void SourceRangeSkipped(SourceRange range, SourceLocation) override {
-    if (!sm_.isWrittenInMainFile(range.getBegin())) return;
-    state_.skipped.push_back({sm_.getFileOffset(range.getBegin()), sm_.getFileOffset(range.getEnd())});
+    std::optional<size_t> in = state_.recorded.index_of(sm_.getFileID(range.getBegin()));
+    if (!in) return;
+    state_.skipped[*in].push_back({sm_.getFileOffset(range.getBegin()), sm_.getFileOffset(range.getEnd())});
   }
 
  private:
+  void used(SourceLocation at, const MacroDefinition& macro) {
+    if (!state_.recorded.batch()) return;
+    const MacroInfo* info = macro.getMacroInfo();
+    if (!info) return;
+    if (std::optional<size_t> in = state_.recorded.index_at(at)) state_.recorded.used(*in, info->getDefinitionLoc());
+  }
+
   const SourceManager& sm_;
   ParseState& state_;
-  NativeFile& out_;
 };
 
 std::string callee_name(const Expr* callee, bool qualified = true) {
@@ -329,7 +484,8 @@ std::string argument_name(const Expr* arg) {
 
 class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
  public:
-  FactVisitor(const MainFileSpans& spans, NativeFile& out) : spans_(spans), out_(out) {}
+  FactVisitor(RecordedFiles& recorded, const FileSpans& spans, std::span<NativeFile> out)
+      : recorded_(recorded), spans_(spans), out_(out) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -343,7 +499,9 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   }
 
   bool VisitFunctionDecl(FunctionDecl* d) {
-    if (!d->doesThisDeclarationHaveABody() || !spans_.in_main_file(d->getLocation())) return true;
+    if (!d->doesThisDeclarationHaveABody()) return true;
+    std::optional<size_t> in = recorded_.index_at(d->getLocation());
+    if (!in) return true;
     FunctionFact f;
     f.name = d->getNameAsString();
     f.qualified_name = d->getQualifiedNameAsString();
@@ -354,20 +512,29 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     f.is_host = d->hasAttr<CUDAHostAttr>() && !d->getAttr<CUDAHostAttr>()->isImplicit();
     f.is_template = d->isTemplated();
     f.lines = spans_.lines(d->getSourceRange());
-    out_.functions.push_back(std::move(f));
+    out_[*in].functions.push_back(std::move(f));
     return true;
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr* e) {
-    if (!spans_.in_main_file(e->getBeginLoc())) return true;
-    out_.launches.push_back({callee_name(e->getCallee(), false), spans_.span(e->getSourceRange())});
+    std::optional<size_t> in = recorded_.index_at(e->getBeginLoc());
+    if (!in) return true;
+    out_[*in].launches.push_back({callee_name(e->getCallee(), false), spans_.span(e->getSourceRange())});
     // Its configuration is an implicit call of cudaConfigureCall, which the code never wrote.
     if (const CallExpr* config = e->getConfig()) launch_configs_.push_back(config);
     return true;
   }
 
+  // A batch's header must not refer to what only another header brought in (RecordedFiles).
+  bool VisitDeclRefExpr(DeclRefExpr* e) {
+    if (recorded_.batch())
+      if (std::optional<size_t> in = recorded_.index_at(e->getLocation())) recorded_.used(*in, e->getDecl()->getLocation());
+    return true;
+  }
+
   bool VisitAsmStmt(AsmStmt* s) {
-    if (!spans_.in_main_file(s->getAsmLoc())) return true;
+    std::optional<size_t> in = recorded_.index_at(s->getAsmLoc());
+    if (!in) return true;
     AsmFact f;
     f.span = spans_.span(s->getSourceRange());
     f.is_volatile = s->isVolatile();
@@ -378,14 +545,16 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
       f.function = fn->getNameAsString();
       f.in_device_code = fn->hasAttr<CUDAGlobalAttr>() || fn->hasAttr<CUDADeviceAttr>();
     }
-    out_.asm_statements.push_back(std::move(f));
+    out_[*in].asm_statements.push_back(std::move(f));
     return true;
   }
 
   bool VisitCallExpr(CallExpr* e) {
-    if (isa<CUDAKernelCallExpr>(e) || !spans_.in_main_file(e->getBeginLoc()) || !e->getCallee()) return true;
+    if (isa<CUDAKernelCallExpr>(e) || !e->getCallee()) return true;
+    std::optional<size_t> in = recorded_.index_at(e->getBeginLoc());
+    if (!in) return true;
     if (std::find(launch_configs_.begin(), launch_configs_.end(), e) != launch_configs_.end()) return true;
-    record_call(callee_name(e->getCallee()), e->getCallee()->getSourceRange(),
+    record_call(out_[*in], callee_name(e->getCallee()), e->getCallee()->getSourceRange(),
                 e->getNumArgs() ? e->getArg(0) : nullptr);
     return true;
   }
@@ -393,27 +562,29 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   // An undeclared function called with valid arguments becomes a RecoveryExpr over an
   // UnresolvedLookupExpr: still a call for our purposes.
   bool VisitRecoveryExpr(RecoveryExpr* e) {
-    if (!spans_.in_main_file(e->getBeginLoc())) return true;
+    std::optional<size_t> in = recorded_.index_at(e->getBeginLoc());
+    if (!in) return true;
     auto subs = e->subExpressions();
     if (subs.empty() || !subs.front()) return true;
     if (auto* ule = dyn_cast<UnresolvedLookupExpr>(subs.front()->IgnoreParenImpCasts()))
-      record_call(callee_name(ule), ule->getSourceRange(), subs.size() > 1 ? subs[1] : nullptr);
+      record_call(out_[*in], callee_name(ule), ule->getSourceRange(), subs.size() > 1 ? subs[1] : nullptr);
     return true;
   }
 
  private:
-  void record_call(std::string name, SourceRange range, const Expr* first_argument) {
+  void record_call(NativeFile& out, std::string name, SourceRange range, const Expr* first_argument) {
     if (name.empty()) return;
     CallFact c;
     c.callee = std::move(name);
     c.span = spans_.span(range);
     if (first_argument) c.first_argument = argument_name(first_argument);
     if (!functions_.empty()) c.function = functions_.back()->getNameAsString();
-    out_.calls.push_back(std::move(c));
+    out.calls.push_back(std::move(c));
   }
 
-  const MainFileSpans& spans_;
-  NativeFile& out_;
+  RecordedFiles& recorded_;
+  const FileSpans& spans_;
+  std::span<NativeFile> out_;
   std::vector<const FunctionDecl*> functions_;
   std::vector<const CallExpr*> launch_configs_;  // of the launches visited (before their children)
 };
@@ -455,37 +626,48 @@ std::vector<ByteSpan> intersection(const std::vector<ByteSpan>& a, const std::ve
 
 class FactConsumer : public ASTConsumer {
  public:
-  FactConsumer(ParseState& state, const SourceManager& sm) : state_(state), sm_(sm) {}
+  explicit FactConsumer(ParseState& state) : state_(state) {}
 
-  // Facts come from the analyzed file only (a header is analyzed as a file of its own), so the
-  // bodies of the functions it includes are never needed: their declarations are. Clang still
-  // parses the bodies it cannot do without (constexpr functions, deduced return types).
-  bool shouldSkipFunctionBody(Decl* d) override {
-    return !sm_.isWrittenInMainFile(sm_.getFileLoc(d->getLocation()));
-  }
+  // Facts come from the analyzed files only (a header is analyzed as a file of its own, or in a
+  // batch of headers), so the bodies of the functions they include are never needed: their
+  // declarations are. Clang still parses the bodies it cannot do without (constexpr functions,
+  // deduced return types).
+  bool shouldSkipFunctionBody(Decl* d) override { return !state_.recorded.index_at(d->getLocation()); }
 
   void HandleTranslationUnit(ASTContext& ctx) override {
-    NativeFile& out = state_.out;
     if (state_.over_budget) {
       // Stopped part-way, at a point that differs from run to run: what Clang recorded is dropped,
-      // and the file's facts are its tokens', the same in every run.
-      out.functions.clear();
-      out.launches.clear();
-      out.asm_statements.clear();
-      out.calls.clear();
-      out.includes.clear();
+      // and the files' facts are their tokens', the same in every run.
+      for (NativeFile& out : state_.out) {
+        out.functions.clear();
+        out.launches.clear();
+        out.asm_statements.clear();
+        out.calls.clear();
+        out.includes.clear();
+      }
     } else {
-      MainFileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
-      FactVisitor(spans, out).TraverseDecl(ctx.getTranslationUnitDecl());
+      FileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
+      FactVisitor(state_.recorded, spans, state_.out).TraverseDecl(ctx.getTranslationUnitDecl());
     }
+    state_.recorded.check_uses();
     if (!state_.last_pass) return;
+    for (size_t i = 0; i < state_.out.size(); ++i)
+      // A batch's header never entered has no facts here: it is parsed alone (parse_together).
+      if (FileID id = state_.recorded.file_id(i); id.isValid()) add_token_facts(ctx, id, i);
+  }
+
+ private:
+  // The facts of recorded file `index` (FileID `id`) found in its tokens, once its parse is done.
+  void add_token_facts(ASTContext& ctx, FileID id, size_t index) {
+    NativeFile& out = state_.out[index];
     dedupe(out);
     // Without the preprocessor's word (it was stopped), no branch is known to be inactive.
-    std::vector<ByteSpan> inactive = state_.over_budget        ? std::vector<ByteSpan>{}
-                                     : state_.had_earlier_pass ? intersection(state_.skipped, state_.skipped_in_earlier_pass)
-                                                               : state_.skipped;
+    std::vector<ByteSpan> inactive = state_.over_budget ? std::vector<ByteSpan>{}
+                                     : state_.had_earlier_pass
+                                         ? intersection(state_.skipped[index], state_.skipped_in_earlier_pass[index])
+                                         : state_.skipped[index];
     const SourceManager& sm = ctx.getSourceManager();
-    const std::string_view text = sm.getBufferData(sm.getMainFileID());  // null-terminated
+    const std::string_view text = sm.getBufferData(id);  // null-terminated
     LexicalFile file(text, raw_tokens(text, 0, text, ctx.getLangOpts()), std::move(inactive));
     if (ctx.getLangOpts().CUDA) {
       add_lexical_launches(file, out);
@@ -507,7 +689,6 @@ class FactConsumer : public ASTConsumer {
     }
   }
 
- private:
   // Two passes see the same code twice: keep each fact once, ordered by position.
   static void dedupe(NativeFile& out) {
     auto by = [](auto& facts, auto key) {
@@ -522,14 +703,7 @@ class FactConsumer : public ASTConsumer {
     by(out.includes, [](const IncludeFact& f) { return f.span.begin; });
   }
 
-  bool could_hold_main_file_code(const Decl* d) const {
-    FileID begin = sm_.getFileID(sm_.getFileLoc(d->getBeginLoc()));
-    FileID end = sm_.getFileID(sm_.getFileLoc(d->getEndLoc()));
-    return begin != end || begin == sm_.getMainFileID();
-  }
-
   ParseState& state_;
-  const SourceManager& sm_;
 };
 
 // Once the source file begins, outside the tree only the header search directories Clang settled
@@ -558,13 +732,14 @@ class FactAction : public ASTFrontendAction {
 
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getFrontendOpts().SkipFunctionBodies = true;  // where FactConsumer::shouldSkipFunctionBody says
+    state_.recorded.begin_pass(ci.getSourceManager());
     if (state_.deadline_ns) watch_budget(ci.getPreprocessor(), state_.deadline_ns, state_.over_budget);
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(ci.getSourceManager(), state_));
     if (TreeFileSystem* files = state_.files) restrict_to_header_search(ci, *files, state_.foreign_directories);
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<FactConsumer>(state_, ci.getSourceManager());
+    return std::make_unique<FactConsumer>(state_);
   }
 
  private:
@@ -583,23 +758,49 @@ class ActionFactory : public tooling::FrontendActionFactory {
 };
 
 // Counts diagnostics without printing them (header-free parses produce many expected errors),
-// and keeps the first fatal one: Clang stops parsing there.
+// the errors written in each recorded file, and keeps the first fatal one: Clang stops parsing
+// there. In a batch of headers, an error in one header whose note names an earlier declaration
+// elsewhere (two headers of a directory each defining `struct Point`) marks that header: what
+// the batch put before it conflicts with it, so it is parsed alone.
 class CountingDiagnostics : public DiagnosticConsumer {
  public:
+  // `recorded`: the parse's files (null: none, as in a precompiled header's build).
+  CountingDiagnostics(RecordedFiles* recorded, size_t files) : errors_in(files, 0), recorded_(recorded) {}
+
   void HandleDiagnostic(DiagnosticsEngine::Level level, const Diagnostic& info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
+    std::optional<size_t> in =
+        recorded_ && info.hasSourceManager() ? recorded_->index_at(info.getLocation()) : std::nullopt;
+    if (level == DiagnosticsEngine::Note) {
+      if (last_error_in && in != last_error_in && is_earlier_declaration(info.getID()))
+        recorded_->mark_conflicted(*last_error_in);
+      return;
+    }
+    if (level < DiagnosticsEngine::Error) return;
+    last_error_in = in;
+    if (in) ++errors_in[*in];
     if (level != DiagnosticsEngine::Fatal || !fatal.empty()) return;
     llvm::SmallString<128> text;
     info.FormatDiagnostic(text);
     fatal = text.str().str();
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const SourceManager& sm = info.getSourceManager();
-      SourceLocation at = sm.getExpansionLoc(info.getLocation());
-      if (sm.isWrittenInMainFile(at)) fatal_at = sm.getFileOffset(at);
+    if (in) {
+      fatal_in = in;
+      fatal_at = info.getSourceManager().getFileOffset(info.getSourceManager().getExpansionLoc(info.getLocation()));
     }
   }
   std::string fatal;
+  std::optional<size_t> fatal_in;  // the recorded file it is written in
   uint32_t fatal_at = 0;
+  std::vector<unsigned> errors_in;
+
+ private:
+  static bool is_earlier_declaration(unsigned id) {
+    return id == diag::note_previous_definition || id == diag::note_previous_declaration ||
+           id == diag::note_previous_declaration_as || id == diag::note_previous_template_specialization ||
+           id == diag::note_previous_namespace_alias || id == diag::note_previous_explicit_instantiation;
+  }
+  RecordedFiles* recorded_;
+  std::optional<size_t> last_error_in;  // the recorded file of the last error, whose notes follow it
 };
 
 // A C++ file with CUDA in it: headers (.h, .hpp) of CUDA code, or .cpp files compiled by nvcc.
@@ -694,6 +895,8 @@ const char kStandardLibraryPath[] = "/__tpulint__/standard_library.h";
 const char kPrecompiledPath[] = "/__tpulint__/precompiled.pch";
 const char kPreambleName[] = "__tpulint_preamble__.h";
 const char kPreambleOutsideDirectory[] = "/__tpulint__/preamble.h";
+// The virtual main file of a batch of headers parsed together (ClangParser::parse_together).
+const char kBatchPath[] = "/__tpulint__/batch.h";
 
 // Serializes the AST of the main file into `buffer`, in Clang's raw PCH format (which the default
 // PCHContainerOperations read back), instead of writing a file. Missing headers are skipped, as
@@ -750,7 +953,7 @@ std::string precompile(const std::vector<std::string>& flags, bool device, const
   tool.mapVirtualFile(kTorchShimPath, kTorchShim);
   tool.appendArgumentsAdjuster(common_adjuster(device));
   tool.setPrintErrorMessage(false);
-  CountingDiagnostics diagnostics;
+  CountingDiagnostics diagnostics(nullptr, 0);
   tool.setDiagnosticConsumer(&diagnostics);
   auto buffer = std::make_shared<PCHBuffer>();
   bool over_budget = false;
@@ -785,10 +988,28 @@ class ClangParser final : public NativeParser {
  public:
   explicit ClangParser(ClangFrontendOptions options) : options_(std::move(options)) {}
   NativeFile parse(const SourceFile& file) override;
+  std::vector<NativeFile> parse_together(std::span<const SourceFile> files) override;
   std::vector<std::vector<std::string>> commands(const SourceFile& file) override;
 
  private:
   ParsePlan plan(const SourceFile& file) const;
+  // What a parse gives besides the facts it records.
+  struct Parsed {
+    int status = 0;  // ClangTool::run's: 2 is "no AST at all"
+    bool over_budget = false;
+    std::string fatal_error;  // Clang's first fatal error, wherever it is written
+  };
+  // One parse by `plan` of `main_path` (a file, or a batch's virtual main file) holding
+  // `main_text`, recording the facts of `recorded`'s files into `out`, one per file, under
+  // `budget` of CPU time. `members`: a batch's headers, mapped to their loaded texts.
+  Parsed run(ParsePlan plan, const std::string& main_path, const std::string& main_text,
+             std::span<const SourceFile* const> members, RecordedFiles& recorded, std::span<NativeFile> out,
+             std::chrono::milliseconds budget);
+  static bool batchable(const SourceFile& file, const ParsePlan& plan);
+  // The facts of `files[batch]` from one parse, each, or nothing for a header to parse alone;
+  // nothing at all when that parse failed.
+  std::vector<std::optional<NativeFile>> parse_batch(std::span<const SourceFile> files, std::span<const ParsePlan> plans,
+                                      std::span<const size_t> batch);
   struct Precompiled {
     std::string path;    // of the virtual header
     std::string header;  // its text
@@ -936,42 +1157,41 @@ std::vector<std::vector<std::string>> ClangParser::commands(const SourceFile& fi
   return out;
 }
 
-NativeFile ClangParser::parse(const SourceFile& file) {
-  ParsePlan plan = this->plan(file);
-  // Built before the file's clock starts: the budget is the file's own.
+ClangParser::Parsed ClangParser::run(ParsePlan plan, const std::string& main_path, const std::string& main_text,
+                                     std::span<const SourceFile* const> members, RecordedFiles& recorded,
+                                     std::span<NativeFile> out, std::chrono::milliseconds budget) {
+  // Built before the parse's clock starts: the budget is the parse's own.
   const Precompiled* precompiled_of_pass[2] = {nullptr, nullptr};  // host, device
   for (bool device : {false, true})
     if (!device || plan.device_pass) precompiled_of_pass[device] = precompiled(plan, device);
 
   const int64_t started_ns = thread_cpu_ns();
-  NativeFile out;
-  out.language = file.language();
-  if (const Precompiled* host = precompiled_of_pass[false])
-    (host->preamble ? out.precompiled_preamble : out.precompiled_standard_headers) = true;
-  std::string abs = file.absolute_path().string();
-
+  for (NativeFile& f : out) {
+    if (const Precompiled* host = precompiled_of_pass[false])
+      (host->preamble ? f.precompiled_preamble : f.precompiled_standard_headers) = true;
+    f.used_compile_database = plan.used_compile_database;
+  }
   const fs::path& root = plan.root;
   const bool users_database = plan.users_database;
-  out.used_compile_database = plan.used_compile_database;
   tooling::FixedCompilationDatabase db(plan.directory, plan.flags);
-  const bool device_pass = plan.device_pass;
   ParseState state{.out = out,
+                   .recorded = recorded,
                    .last_pass = true,
-                   .skipped = {},
+                   .skipped = std::vector<std::vector<ByteSpan>>(out.size()),
                    .skipped_in_earlier_pass = {},
                    .had_earlier_pass = false,
                    .files = nullptr,
                    .foreign_directories = std::move(plan.foreign),
-                   .deadline_ns = options_.time_budget.count() > 0
-                                      ? started_ns + std::chrono::nanoseconds(options_.time_budget).count()
-                                      : 0,
+                   .deadline_ns = budget.count() > 0 ? started_ns + std::chrono::nanoseconds(budget).count() : 0,
                    .over_budget = false};
-  CountingDiagnostics diagnostics;
+  CountingDiagnostics diagnostics(&recorded, out.size());
   auto run_pass = [&](bool device) {
     auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(users_database));
     state.files = files.get();
-    tooling::ClangTool tool(db, {abs}, std::make_shared<PCHContainerOperations>(), files);
-    tool.mapVirtualFile(abs, file.text());
+    tooling::ClangTool tool(db, {main_path}, std::make_shared<PCHContainerOperations>(), files);
+    tool.mapVirtualFile(main_path, main_text);
+    // A batch's headers are parsed in the texts the scan loaded, as a file alone is.
+    for (const SourceFile* m : members) tool.mapVirtualFile(m->absolute_path().string(), m->text());
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
     tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
@@ -987,25 +1207,121 @@ NativeFile ClangParser::parse(const SourceFile& file) {
     ActionFactory factory([&state] { return std::make_unique<FactAction>(state); });
     return tool.run(&factory);
   };
-  if (device_pass) {
+  if (plan.device_pass) {
     state.last_pass = false;
     run_pass(true);
     state.skipped_in_earlier_pass = std::move(state.skipped);
-    state.skipped.clear();
+    state.skipped.assign(out.size(), {});
     state.had_earlier_pass = true;
     state.last_pass = true;
   }
-  int status = run_pass(false);
+  Parsed parsed;
+  parsed.status = run_pass(false);
+  parsed.over_budget = state.over_budget;
   // Errors of a parse stopped by the budget depend on where it stopped: none is kept.
-  if (!out.over_budget) {
-    out.error_count = diagnostics.getNumErrors();
-    out.fatal_error = diagnostics.fatal;
-    out.fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+  if (!state.over_budget) {
+    parsed.fatal_error = diagnostics.fatal;
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].error_count = members.empty() ? diagnostics.getNumErrors() : diagnostics.errors_in[i];
+      if (diagnostics.fatal_in && *diagnostics.fatal_in == i) {
+        out[i].fatal_error = diagnostics.fatal;
+        out[i].fatal_error_at = {diagnostics.fatal_at, diagnostics.fatal_at};
+      } else if (members.empty()) {
+        out[i].fatal_error = diagnostics.fatal;  // stopped elsewhere (an included header): at offset 0
+      }
+    }
   }
+  return parsed;
+}
+
+NativeFile ClangParser::parse(const SourceFile& file) {
+  NativeFile out;
+  out.language = file.language();
+  RecordedFiles recorded({});
+  Parsed parsed = run(plan(file), file.absolute_path().string(), file.text(), {}, recorded, std::span(&out, 1),
+                      options_.time_budget);
   // run() returns nonzero whenever the file had errors, which is normal without headers; the
   // facts were still recorded. Status 2 is "no AST at all" (e.g. the driver rejected the flags).
-  if (status == 2) throw std::runtime_error("Clang could not parse the file (invalid compile command)");
+  if (parsed.status == 2) throw std::runtime_error("Clang could not parse the file (invalid compile command)");
   return out;
+}
+
+std::vector<NativeFile> ClangParser::parse_together(std::span<const SourceFile> files) {
+  std::vector<NativeFile> out(files.size());
+  std::vector<ParsePlan> plans;
+  plans.reserve(files.size());
+  for (const SourceFile& f : files) plans.push_back(plan(f));
+  std::vector<bool> parsed(files.size(), false);
+  auto alone = [&](size_t i) {
+    out[i] = parse(files[i]);
+    parsed[i] = true;
+  };
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (parsed[i]) continue;
+    std::vector<size_t> batch = {i};
+    if (batchable(files[i], plans[i]))
+      for (size_t j = i + 1; j < files.size(); ++j)
+        if (!parsed[j] && batchable(files[j], plans[j]) && plans[j].flags == plans[i].flags &&
+            plans[j].device_pass == plans[i].device_pass && plans[j].header_free_mode == plans[i].header_free_mode)
+          batch.push_back(j);
+    if (batch.size() == 1) {
+      alone(i);
+      continue;
+    }
+    std::vector<std::optional<NativeFile>> facts = parse_batch(files, plans, batch);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (facts.empty() || !facts[k]) {
+        alone(batch[k]);
+      } else {
+        out[batch[k]] = std::move(*facts[k]);
+        parsed[batch[k]] = true;
+      }
+    }
+  }
+  return out;
+}
+
+// A header may share a parse with others of its plan when it is parsed without a compile
+// database, and its path can be written in an #include line.
+bool ClangParser::batchable(const SourceFile& file, const ParsePlan& plan) {
+  if (plan.used_compile_database || !plan.header_free_mode) return false;
+  const std::string path = file.absolute_path().string();
+  return path.find_first_of("\"\n\r\\") == std::string::npos;
+}
+
+std::vector<std::optional<NativeFile>> ClangParser::parse_batch(std::span<const SourceFile> files,
+                                                                std::span<const ParsePlan> plans,
+                                                                std::span<const size_t> batch) {
+  ParsePlan plan = plans[batch.front()];
+  // Nothing precompiled: the batch's headers are its preamble (their bodies are parsed), and a
+  // header must see only the standard headers it includes (RecordedFiles), read as they are met.
+  plan.preamble.clear();
+  plan.standard_headers.clear();
+  std::string main_text;
+  std::vector<std::string> member_paths;
+  std::vector<const SourceFile*> members;
+  for (size_t i : batch) {
+    member_paths.push_back(files[i].absolute_path().string());
+    members.push_back(&files[i]);
+    main_text += "#include \"" + member_paths.back() + "\"\n";
+  }
+  std::vector<NativeFile> out(batch.size());
+  RecordedFiles recorded(member_paths);
+  const auto budget = options_.time_budget * int64_t(batch.size());
+  Parsed parsed = run(std::move(plan), kBatchPath, main_text, members, recorded, out, budget);
+  // Stopped by the budget or a fatal error, or no AST: the headers are parsed alone instead, each
+  // with its own budget, so that one header's trouble is its own.
+  if (parsed.status == 2 || parsed.over_budget || !parsed.fatal_error.empty()) return {};
+  std::vector<std::optional<NativeFile>> facts(batch.size());
+  for (size_t k = 0; k < batch.size(); ++k) {
+    // A header the batch never entered (another defined its include guard) or that conflicts with
+    // what came before it is parsed alone.
+    if (!recorded.was_entered(k) || recorded.conflicted(k)) continue;
+    out[k].language = files[batch[k]].language();
+    out[k].parsed_together = true;
+    facts[k] = std::move(out[k]);
+  }
+  return facts;
 }
 
 }  // namespace

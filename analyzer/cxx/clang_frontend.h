@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,15 @@ class NativeParser {
   // Parses `file` (its text as already loaded, not re-read from disk) and records its facts.
   // Throws std::runtime_error if Clang could not build an AST at all.
   virtual NativeFile parse(const SourceFile& file) = 0;
+  // The facts of several headers, in their order, each as `parse` would find them: headers parsed
+  // the same way (the same flags and passes, without a compile database) share one parse that
+  // includes them in turn, so that what they include is read once, not once per header. A header
+  // may then see macros an earlier one defined without its including that one. One the shared
+  // parse never entered (another header defined its include guard), and every header of a shared
+  // parse that failed (a fatal error, past the time budget, which is the budget per header times
+  // the headers), is parsed alone. A header's `error_count` in a shared parse counts the errors
+  // written in it.
+  virtual std::vector<NativeFile> parse_together(std::span<const SourceFile> files) = 0;
   // The clang command line of each pass `parse` would run on `file` (device, then host), for
   // comparing with clang-19 -fsyntax-only (`tpulint clang-commands`). The built-in shims are
   // named by their virtual paths (kCudaShimPath, kTorchShimPath). The precompiled standard library
@@ -73,6 +83,7 @@ class ClangFrontend {
   ClangFrontend& operator=(const ClangFrontend&) = delete;
 
   NativeFile parse(const SourceFile& file) { return parser_->parse(file); }
+  std::vector<NativeFile> parse_together(std::span<const SourceFile> files) { return parser_->parse_together(files); }
   std::vector<std::vector<std::string>> commands(const SourceFile& file) { return parser_->commands(file); }
 
  private:

@@ -93,12 +93,6 @@ std::optional<std::string> parse_language(std::string_view x) {
   return std::nullopt;
 }
 
-bool header_extension(std::string_view ext) {
-  for (std::string_view h : {".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh", ".ipp", ".tcc"})
-    if (ext == h) return true;
-  return false;
-}
-
 std::string absolute_normal(const std::string& path, const std::string& directory) {
   fs::path p(path);
   if (p.is_relative()) p = fs::path(directory) / p;
@@ -274,10 +268,16 @@ std::optional<CompileCommand> CompileDatabase::command_for(const fs::path& file,
   out.directory = chosen->directory;
   out.arguments = allowed_arguments(chosen->arguments, language, origin_);
   // A header parsed with a source file's flags is parsed in that source's language.
-  if (language != Language::Cuda && header_extension(file.extension().string()) &&
+  if (language != Language::Cuda && is_header_extension(file.extension().string()) &&
       std::find(out.arguments.begin(), out.arguments.end(), "-x") == out.arguments.end())
     out.arguments.insert(out.arguments.begin(), {"-x", fs::path(chosen->file).extension() == ".c" ? "c" : "c++"});
   return out;
+}
+
+bool is_header_extension(std::string_view ext) {
+  for (std::string_view h : {".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh", ".ipp", ".tcc"})
+    if (ext == h) return true;
+  return false;
 }
 
 }  // namespace tpulint::cxx

@@ -83,4 +83,7 @@ std::vector<std::string> allowed_arguments(std::span<const std::string> argument
 std::vector<std::filesystem::path> include_directories(std::span<const std::string> arguments,
                                                        const std::filesystem::path& directory);
 
+// Whether a file name's extension (".cuh", with its dot) is a C/C++/CUDA header's.
+bool is_header_extension(std::string_view ext);
+
 }  // namespace tpulint::cxx

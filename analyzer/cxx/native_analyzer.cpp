@@ -12,7 +12,16 @@ NativeAnalyzer::NativeAnalyzer(std::span<const NativeCheckEntry> checks, ClangFr
     : checks_(checks.begin(), checks.end()), time_budget_(options.time_budget), frontend_(std::move(options)) {}
 
 void NativeAnalyzer::analyze(const SourceFile& file, const SourceFile& shown, FileResult& result) {
-  NativeFile facts = frontend_.parse(file);
+  report(frontend_.parse(file), file, shown, result);
+}
+
+void NativeAnalyzer::analyze_together(std::span<const SourceFile> files, std::span<FileResult> results) {
+  std::vector<NativeFile> facts = frontend_.parse_together(files);
+  for (size_t i = 0; i < files.size(); ++i) report(std::move(facts[i]), files[i], files[i], results[i]);
+}
+
+void NativeAnalyzer::report(const NativeFile& facts, const SourceFile& file, const SourceFile& shown,
+                            FileResult& result) {
   for (const IncludeFact& inc : facts.includes) {
     if (!inc.found) result.missing_headers.push_back(inc.spelled);
     if (!inc.resolved.empty() && inc.resolved != file.path()) result.project_includes.push_back(inc.resolved);

@@ -19,8 +19,12 @@ class NativeAnalyzer {
   // `file` is code embedded in `shown` at the same byte offsets (a Python file's kernel sources,
   // python/embedded_cuda.h): the findings are reported in `shown`, at its lines and columns.
   void analyze(const SourceFile& file, const SourceFile& shown, FileResult& result);
+  // Headers analyzed together (ClangFrontend::parse_together), each into its result.
+  void analyze_together(std::span<const SourceFile> files, std::span<FileResult> results);
 
  private:
+  // Runs the checks on a file's facts.
+  void report(const NativeFile& facts, const SourceFile& file, const SourceFile& shown, FileResult& result);
   std::vector<NativeCheckEntry> checks_;
   std::chrono::milliseconds time_budget_;
   ClangFrontend frontend_;

@@ -162,6 +162,9 @@ struct NativeFile {
   // Its opening #include lines were loaded precompiled (a preamble met before), which also
   // changes no fact.
   bool precompiled_preamble = false;
+  // It was parsed with other headers, in one translation unit (ClangFrontend::parse_together):
+  // how it was parsed, which changes no fact either.
+  bool parsed_together = false;
 };
 
 }  // namespace tpulint::cxx
