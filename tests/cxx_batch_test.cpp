@@ -85,6 +85,11 @@ inline at::Tensor twice(at::Tensor x) { return x.cuda() * 2; }
 )"},
     {"inc/plain.hpp", "#pragma once\n#include <map>\n#include <string>\nnamespace proj { inline std::map<std::string, int> names() { return {{\"a\", 1}}; } }\n"},
     {"inc/defines.h", "#pragma once\n#define PROJ_KERNEL __global__\nPROJ_KERNEL void via_macro(int* x) { x[0] = 1; }\n"},
+    // A header calling a function that only a sibling header declares.
+    {"inc/uses_blocks.h", "#pragma once\ninline int nblocks(int n) { return proj::blocks(n) + cudaGetLastError(); }\n"},
+    // A header calling, in a template, a name that only a sibling header declares (overloaded).
+    {"inc/overloads.h", "#pragma once\ninline float scale(float x) { return 2 * x; }\ninline int scale(int x) { return 2 * x; }\n"},
+    {"inc/uses_overloads.h", "#pragma once\ntemplate <typename T> T twice_scaled(T x) { return scale(scale(x)); }\n"},
     // Two headers of a directory that each define the same names, never included together.
     {"inc/point_one.cuh", "#pragma once\nstruct Point { float x, y; __device__ Point(float a, float b) : x(a), y(b) {} };\n"
                           "template <typename T> struct Add { __device__ T operator()(T a, T b) const { return a + b; } };\n"},
@@ -124,6 +129,9 @@ TEST_CASE("headers parsed together have the facts each has alone", "[cxx][batch]
   CHECK(shared["inc/point_one.cuh"]);
   CHECK_FALSE(shared["inc/point_two.cuh"]);
   CHECK_FALSE(shared["inc/guard_two.h"]);
+  CHECK(shared["inc/overloads.h"]);
+  CHECK_FALSE(shared["inc/uses_overloads.h"]);
+  CHECK_FALSE(shared["inc/uses_blocks.h"]);
   CHECK_FALSE(shared["inc/torch_ext.h"]);
   // The facts came from the parses: kernels, launches and calls of the headers.
   CHECK(facts_text(batch[1]).find("launch fill_kernel") != std::string::npos);

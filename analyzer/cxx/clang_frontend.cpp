@@ -525,10 +525,17 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return true;
   }
 
-  // A batch's header must not refer to what only another header brought in (RecordedFiles).
+  // A batch's header must not refer to what only another header brought in (RecordedFiles): a
+  // declaration, or one of an overload set (another file's overload makes a name ambiguous).
   bool VisitDeclRefExpr(DeclRefExpr* e) {
     if (recorded_.batch())
       if (std::optional<size_t> in = recorded_.index_at(e->getLocation())) recorded_.used(*in, e->getDecl()->getLocation());
+    return true;
+  }
+  bool VisitOverloadExpr(OverloadExpr* e) {
+    if (recorded_.batch())
+      if (std::optional<size_t> in = recorded_.index_at(e->getNameLoc()))
+        for (const NamedDecl* d : e->decls()) recorded_.used(*in, d->getLocation());
     return true;
   }
 
