@@ -138,18 +138,21 @@ TEST_CASE("headers parsed together have the facts each has alone", "[cxx][batch]
   CHECK(facts_text(batch[2]).find("call cudaMemcpy") != std::string::npos);
 }
 
-// Every C/C++/CUDA fixture, a directory at a time: more than a scan would put together (it parses
-// only headers together), and files that define the same names.
-TEST_CASE("the fixtures parsed together, a directory at a time, have the facts each has alone", "[cxx][batch]") {
+// Every C/C++/CUDA fixture, a directory at a time, each as a header (`a.cu` as `a.cu.cuh`, `a.cpp`
+// as `a.cpp.h`): more than a scan puts in one parse, and files that define the same names.
+TEST_CASE("the fixtures read as headers, a directory at a time, have the facts each has alone", "[cxx][batch]") {
   const fs::path fixtures = fs::path(TPULINT_SOURCE_DIR) / "fixtures";
+  TempDir dir;
   std::map<std::string, std::vector<SourceFile>> by_directory;
   for (const auto& e : fs::recursive_directory_iterator(fixtures)) {
     std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".h" && ext != ".cuh" && ext != ".hpp" && ext != ".cu" && ext != ".cpp")) continue;
     std::ifstream in(e.path(), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string rel = fs::relative(e.path(), fixtures).generic_string();
-    by_directory[fs::path(rel).parent_path().string()].push_back(source(fixtures, rel, std::move(text)));
+    fs::path rel = fs::relative(e.path(), fixtures);
+    if (ext == ".cu" || ext == ".cpp") rel += ext == ".cu" ? ".cuh" : ".h";  // beside a header of its name
+    dir.write(rel.generic_string(), text);
+    by_directory[rel.parent_path().string()].push_back(source(dir.path(), rel.generic_string(), std::move(text)));
   }
   size_t headers = 0, shared = 0;
   ClangFrontend alone({});
