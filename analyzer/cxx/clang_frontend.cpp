@@ -196,12 +196,13 @@ namespace {
 //
 // A header of a batch must see what it sees alone. Headers of one directory rarely clash, but
 // when one does, the batch put something before it that it would not see alone: it is then
-// marked conflicted (and parse_together parses it alone). Two signs: an error whose note names
-// an earlier declaration in another file (two headers each defining `struct Point`); a name it
-// uses (a macro it tests or expands, a function or variable it refers to) declared in a file it
-// does not include, directly or through others (another header's include guard, when two share
-// one; a standard header only an earlier header included). What every header sees alike (the
-// built-in shims, force-included before the first header) is no sign.
+// marked conflicted (and parse_together parses it alone). The sign: what it uses is in a file
+// it does not include, directly or through others: the earlier declaration an error of its notes
+// (two headers each defining `struct Point`), a macro it tests or expands (another header's
+// include guard, when two share one), a function or variable it refers to or one of an overload
+// set (declared in a sibling it relies on its includer for, or in a standard header only an
+// earlier header included). What every header sees alike (the built-in shims, force-included
+// before the first header) is no sign.
 class RecordedFiles {
  public:
   // `members`: the batch's headers, by absolute path; empty: the main file alone.
@@ -245,9 +246,6 @@ class RecordedFiles {
   // Whether batch member `index` was entered in the last pass.
   bool was_entered(size_t index) const {
     return std::any_of(recorded_.begin(), recorded_.end(), [&](const auto& r) { return r.second == index; });
-  }
-  void mark_conflicted(size_t index) {
-    if (index < conflicted_.size()) conflicted_[index] = true;
   }
   bool conflicted(size_t index) const { return conflicted_[index]; }
 
@@ -766,9 +764,9 @@ class ActionFactory : public tooling::FrontendActionFactory {
 
 // Counts diagnostics without printing them (header-free parses produce many expected errors),
 // the errors written in each recorded file, and keeps the first fatal one: Clang stops parsing
-// there. In a batch of headers, an error in one header whose note names an earlier declaration
-// elsewhere (two headers of a directory each defining `struct Point`) marks that header: what
-// the batch put before it conflicts with it, so it is parsed alone.
+// there. In a batch of headers, an error in one header whose note names an earlier declaration in
+// a file the header does not include (two headers of a directory each defining `struct Point`)
+// marks that header (RecordedFiles): what the batch put before it conflicts with it.
 class CountingDiagnostics : public DiagnosticConsumer {
  public:
   // `recorded`: the parse's files (null: none, as in a precompiled header's build).
@@ -779,8 +777,8 @@ class CountingDiagnostics : public DiagnosticConsumer {
     std::optional<size_t> in =
         recorded_ && info.hasSourceManager() ? recorded_->index_at(info.getLocation()) : std::nullopt;
     if (level == DiagnosticsEngine::Note) {
-      if (last_error_in && in != last_error_in && is_earlier_declaration(info.getID()))
-        recorded_->mark_conflicted(*last_error_in);
+      // Where the earlier declaration is: a conflict when the header does not include that file.
+      if (last_error_in && is_earlier_declaration(info.getID())) recorded_->used(*last_error_in, info.getLocation());
       return;
     }
     if (level < DiagnosticsEngine::Error) return;
