@@ -1190,13 +1190,16 @@ ClangParser::Parsed ClangParser::run(ParsePlan plan, const std::string& main_pat
                    .deadline_ns = budget.count() > 0 ? started_ns + std::chrono::nanoseconds(budget).count() : 0,
                    .over_budget = false};
   CountingDiagnostics diagnostics(&recorded, out.size());
+  // ClangTool keeps the mapped files' paths and texts by reference until it runs.
+  std::vector<std::string> member_paths;
+  for (const SourceFile* m : members) member_paths.push_back(m->absolute_path().string());
   auto run_pass = [&](bool device) {
     auto files = llvm::makeIntrusiveRefCnt<TreeFileSystem>(root, toolchain_directories(users_database));
     state.files = files.get();
     tooling::ClangTool tool(db, {main_path}, std::make_shared<PCHContainerOperations>(), files);
     tool.mapVirtualFile(main_path, main_text);
     // A batch's headers are parsed in the texts the scan loaded, as a file alone is.
-    for (const SourceFile* m : members) tool.mapVirtualFile(m->absolute_path().string(), m->text());
+    for (size_t i = 0; i < members.size(); ++i) tool.mapVirtualFile(member_paths[i], members[i]->text());
     tool.mapVirtualFile(kCudaShimPath, kCudaShim);
     tool.mapVirtualFile(kTorchShimPath, kTorchShim);
     tool.appendArgumentsAdjuster(common_adjuster(device));
