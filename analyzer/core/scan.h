@@ -120,9 +120,12 @@ struct AnalysisOptions {
   // With `isolate`: called in this process once the workers are forked (WorkerPoolOptions::started).
   std::function<void()> workers_started;
   // Files of one non-empty key are analyzed together (FileAnalyzer::analyze_together), up to 16 at
-  // a time in path order; a task of several files whose worker dies or runs out of time is run
-  // again one file at a time. Null or empty: every file alone. What it returns must depend on the
-  // file alone, so that a file's batch is the same in every run.
+  // a time in path order, of the files the cache did not answer; a task of several files whose
+  // worker dies or runs out of time is run again one file at a time. Null or empty: every file
+  // alone. The key must depend on the file alone; a batch then differs from a cold run's only where
+  // the cache answered some of its files but not others (C/C++ entries are valid or stale
+  // together: their key holds every header's stamp) or a shard left some out, and an analyzer
+  // gives each file of a batch the result it has alone (ClangFrontend::parse_together).
   std::function<std::string(const DiscoveredFile&)> batch_key;
 };
 
