@@ -209,7 +209,6 @@ class RecordedFiles {
   explicit RecordedFiles(std::vector<std::string> members)
       : members_(std::move(members)), conflicted_(members_.size(), false) {}
 
-  size_t size() const { return std::max<size_t>(members_.size(), 1); }
   bool batch() const { return !members_.empty(); }
 
   // Before a pass: its source manager, whose files are found again as they are entered.
@@ -998,6 +997,7 @@ class ClangParser final : public NativeParser {
 
  private:
   ParsePlan plan(const SourceFile& file) const;
+  NativeFile parse_alone(const SourceFile& file, ParsePlan plan);
   // What a parse gives besides the facts it records.
   struct Parsed {
     int status = 0;  // ClangTool::run's: 2 is "no AST at all"
@@ -1242,11 +1242,13 @@ ClangParser::Parsed ClangParser::run(ParsePlan plan, const std::string& main_pat
   return parsed;
 }
 
-NativeFile ClangParser::parse(const SourceFile& file) {
+NativeFile ClangParser::parse(const SourceFile& file) { return parse_alone(file, plan(file)); }
+
+NativeFile ClangParser::parse_alone(const SourceFile& file, ParsePlan plan) {
   NativeFile out;
   out.language = file.language();
   RecordedFiles recorded({});
-  Parsed parsed = run(plan(file), file.absolute_path().string(), file.text(), {}, recorded, std::span(&out, 1),
+  Parsed parsed = run(std::move(plan), file.absolute_path().string(), file.text(), {}, recorded, std::span(&out, 1),
                       options_.time_budget);
   // run() returns nonzero whenever the file had errors, which is normal without headers; the
   // facts were still recorded. Status 2 is "no AST at all" (e.g. the driver rejected the flags).
@@ -1260,8 +1262,9 @@ std::vector<NativeFile> ClangParser::parse_together(std::span<const SourceFile> 
   plans.reserve(files.size());
   for (const SourceFile& f : files) plans.push_back(plan(f));
   std::vector<bool> parsed(files.size(), false);
+  // Planned once: a plan reads the headers the file reaches.
   auto alone = [&](size_t i) {
-    out[i] = parse(files[i]);
+    out[i] = parse_alone(files[i], plans[i]);
     parsed[i] = true;
   };
   for (size_t i = 0; i < files.size(); ++i) {
