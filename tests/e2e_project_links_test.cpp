@@ -1115,15 +1115,24 @@ TEST_CASE("links: a model module's __main__ block in a package is its smoke test
   CHECK(contexts(scan(generate), "generate.py", "TPU401") == std::vector<std::string>{"one-time", "one-time"});
 }
 
+namespace {
+
+// A setup.py building the CUDA extension 'fused_scale' from csrc/scale.cu.
+void write_scale_extension_build(const TempDir& dir) {
+  dir.write("setup.py",
+            "from setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('fused_scale', sources=['csrc/scale.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n");
+}
+
+}  // namespace
+
 TEST_CASE("links: an extension whose kernels all have a known path is a swap: its build takes their class",
           "[e2e][links][extension-build]") {
   auto build_effort = [](const std::string& kernel) {
     TempDir dir;
-    dir.write("setup.py",
-              "from setuptools import setup\n"
-              "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
-              "setup(name='pkg', ext_modules=[CUDAExtension('fused_scale', sources=['csrc/scale.cu'])],\n"
-              "      cmdclass={'build_ext': BuildExtension})\n");
+    write_scale_extension_build(dir);
     dir.write("csrc/scale.cu", kernel);
     const json report = scan(dir);
     json build;
@@ -1145,6 +1154,33 @@ TEST_CASE("links: an extension whose kernels all have a known path is a swap: it
   const json rewrite = build_effort(kCudaKernel);
   CHECK(rewrite.at("class") == "high");
   CHECK(rewrite.at("hours_low").get<double>() >= 8);
+}
+
+TEST_CASE("links: an extension's kernels in a header its sources include settle its build, as merged shards do",
+          "[e2e][links][extension-build][shard]") {
+  TempDir dir;
+  write_scale_extension_build(dir);
+  dir.write("csrc/scale.cu",
+            "#include \"scale_kernel.cuh\"\n"
+            "void scale(float* out, const float* in, float a, int n) { scale_kernel<<<(n + 255) / 256, 256>>>(out, in, a, n); }\n");
+  dir.write("csrc/scale_kernel.cuh",
+            "#pragma once\n"
+            "__global__ void scale_kernel(float* out, const float* in, float a, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) out[i] = in[i] * a;\n"
+            "}\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  const json report = json::parse(whole);
+  json build;
+  for (const json& f : report.at("findings"))
+    if (f.at("id") == "TPU110") build = f;
+  REQUIRE(build.is_object());
+  CHECK(build.at("related_paths") == std::vector<std::string>{"csrc/scale.cu", "csrc/scale_kernel.cuh"});
+  CHECK(build.at("effort").at("class") == "low");
+  CHECK(build.at("effort").at("hours_high").get<double>() <= 2);
+  // The report merged alone is the scan's, byte for byte: both settle the build from the same files.
+  TempDir out;
+  CHECK(run_tpulint("merge '" + out.write("whole.json", whole).string() + "' --format json --exit-zero").out == whole);
 }
 
 TEST_CASE("links: a GPU backend's module beside its TPU namesake is an alternative backend", "[e2e][links][backend]") {

@@ -633,7 +633,6 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   }
   std::vector<FileResult>& results = analyzed.results;
   std::vector<Finding>& findings = analyzed.findings;
-  settle_extension_builds(findings);
   // Results come in discovery order, which is mostly already the paths' order.
   std::vector<size_t> by_path(results.size());
   std::iota(by_path.begin(), by_path.end(), size_t(0));
@@ -694,6 +693,13 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   }
   findings.erase(findings.begin() + ptrdiff_t(kept_count), findings.end());
   report.findings = std::move(findings);
+  // The headers first: an extension's build is settled by the kernels of the sources and the headers
+  // they reach, as merged shards' reports (which list the headers) settle it.
+  std::vector<FileIncludes> includes;
+  for (const FileSummary& f : report.files)
+    if (!f.project_includes.empty()) includes.push_back({f.path, f.project_includes});
+  credit_included_headers(report.findings, includes);
+  settle_extension_builds(report.findings);
   summarize_files(report);
   double core_lines = 0;
   for (const FileSummary& f : report.files)
@@ -702,10 +708,6 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   for (const FileSummary& f : report.files)
     if (decides_verdict(f.path, weights)) code.add_file(f.path, f.language == Language::Cxx || f.language == Language::Cuda, f.code_lines);
   report.score = compute_score(report.findings, weights, code);
-  std::vector<FileIncludes> includes;
-  for (const FileSummary& f : report.files)
-    if (!f.project_includes.empty()) includes.push_back({f.path, f.project_includes});
-  credit_included_headers(report.findings, includes);
   std::vector<uint32_t> item_of;
   report.plan = plan_work(report.findings, weights, code, &item_of);
   for (size_t k = 0; k < report.findings.size(); ++k) report.findings[k].work_item = item_of[k];
