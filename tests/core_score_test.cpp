@@ -49,6 +49,11 @@ Finding kernel(EffortClass effort, std::string path, uint32_t lines, HoursRange 
   return make_finding("TPU101", effort, std::move(path), hours, Severity::Error, line, lines);
 }
 
+Finding named(Finding f, std::string name) {
+  f.subject = std::move(name);
+  return f;
+}
+
 constexpr std::array<std::string_view, 12> kIds = {"TPU101", "TPU102", "TPU201", "TPU203", "TPU301", "TPU302",
                                                    "TPU401", "TPU402", "TPU501", "TPU601", "TPU901", "TPU902"};
 // Findings under pkg/zoo/ are in a model zoo's variants (Finding::model_variant).
@@ -76,7 +81,9 @@ std::vector<Finding> random_findings(std::mt19937& rng, size_t max_count = 30) {
     uint32_t lines = check == "TPU101" ? kernel_lines(rng) : 0;
     out.push_back(make_finding(check, EffortClass(effort(rng)), std::string(kPaths[path(rng)]), {low, high},
                                Severity(severity(rng)), line(rng), lines));
-    out.back().subject = "finding " + std::to_string(i);  // no two are the same issue on one line
+    // Subjects shared by some findings, with a size in them: an op adopted once (TPU3xx), a kernel's
+    // specializations (TPU101 `k1_16`, `k1_32`).
+    out.back().subject = fmt::format("k{}_{}", i % 3, 16 << (i % 4));
     out.back().model_variant = out.back().path.view().starts_with("pkg/zoo/");
     if (line(rng) <= 50) out.back().context = Context::Test;  // a test function or a self-test in any file
   }
@@ -611,7 +618,7 @@ TEST_CASE("effort: the validation runs grow with what the port changes", "[core]
 }
 
 TEST_CASE("a CUDA library is adopted once: its other files' uses cost a further call's hours", "[core][score][plan]") {
-  const HoursRange further = LibraryAdoption::kFurtherUse;
+  const HoursRange further = Adoption::kFurtherUse;
   auto use = [](std::string path, std::string library, HoursRange hours) {
     Finding f = make_finding("TPU529", EffortClass::High, std::move(path), hours, Severity::Error);
     f.subject = std::move(library);
@@ -636,6 +643,37 @@ TEST_CASE("a CUDA library is adopted once: its other files' uses cost a further 
   findings.pop_back();  // csrc/a.cu
   const ScoreSummary fixed = compute_score(findings);
   CHECK(fixed.core_hours.high == Approx(60 + further.high + 8 + 8));
+  CHECK(fixed.score >= s.score);
+}
+
+TEST_CASE("an op with no TPU path is replaced once: its further calls cost a further use's hours", "[core][score][plan]") {
+  const HoursRange further = Adoption::kFurtherUse;
+  auto call = [](std::string id, std::string path, std::string op, HoursRange hours, uint32_t line) {
+    Finding f = make_finding(std::move(id), EffortClass::Medium, std::move(path), hours, Severity::Warning, line);
+    f.subject = std::move(op);
+    return f;
+  };
+  std::vector<Finding> findings = {
+      call("TPU301", "pkg/fftconv.py", "torch.fft.rfft", {4, 16}, 10),
+      call("TPU301", "pkg/fftconv.py", "torch.fft.rfft", {4, 16}, 20),
+      call("TPU301", "pkg/s4.py", "torch.fft.rfft", {4, 16}, 5),
+      call("TPU301", "pkg/s4.py", "torch.fft.irfft", {4, 16}, 6),  // another op: its own replacement
+      // Not an op with no TPU path: each place is its own change, whatever its subject.
+      call("TPU201", "pkg/s4.py", "torch.fft.rfft", {1, 4}, 7),
+      call("TPU201", "pkg/s4.py", "torch.fft.rfft", {1, 4}, 8),
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(findings_core_hours(s).low == Approx(4 + 2 * further.low + 4 + 1 + 1));
+  CHECK(findings_core_hours(s).high == Approx(16 + 2 * further.high + 16 + 4 + 4));
+  double plan_high = 0;
+  for (const WorkItem& w : plan_work(findings, {})) plan_high += w.hours.high;
+  CHECK(plan_high == Approx(findings_core_hours(s).high));
+  // Whatever the order; and fixing the call priced whole prices the next one whole: the total falls.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  findings.pop_back();  // pkg/fftconv.py:10
+  const ScoreSummary fixed = compute_score(findings);
+  CHECK(findings_core_hours(fixed).high == Approx(16 + further.high + 16 + 4 + 4));
   CHECK(fixed.score >= s.score);
 }
 
@@ -705,10 +743,6 @@ TEST_CASE("kernel families: one directory, one name but for the words of a pass"
 
 TEST_CASE("kernel families: copies of one extension in several directories are one family", "[core][score]") {
   const double share = KernelFamilies::kShare;
-  auto named = [](Finding f, std::string name) {
-    f.subject = std::move(name);
-    return f;
-  };
   std::vector<Finding> findings = {
       named(kernel(EffortClass::High, "classification/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 100, {40, 120}, 10), "im2col"),
       named(kernel(EffortClass::High, "classification/ops_dcn/src/cuda/dcn_im2col_cuda.cuh", 90, {30, 90}, 200), "col2im"),
@@ -718,9 +752,12 @@ TEST_CASE("kernel families: copies of one extension in several directories are o
       named(kernel(EffortClass::High, "segmentation/ops_other/src/other_cuda.cu", 80, {20, 60}, 5), "im2col"),
       named(kernel(EffortClass::High, "tracking/dcn_im2col.cu", 70, {16, 40}, 5), "warp"),
   };
+  // classification's im2col whole, its col2im at a share; detection's copies of both are one more
+  // configuration each (KernelFamilies::kSpecialization).
+  const HoursRange spec = KernelFamilies::kSpecialization;
   const ScoreSummary s = compute_score(findings);
-  CHECK(s.core_hours.low == Approx(40 + share * (30 + 40 + 30) + 20 + 16));
-  CHECK(s.core_hours.high == Approx(120 + share * (90 + 120 + 90) + 60 + 40));
+  CHECK(s.core_hours.low == Approx(40 + share * 30 + 2 * spec.low + 20 + 16));
+  CHECK(s.core_hours.high == Approx(120 + share * 90 + 2 * spec.high + 60 + 40));
   // Whatever the order of the findings.
   std::reverse(findings.begin(), findings.end());
   CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
@@ -739,7 +776,13 @@ TEST_CASE("kernel families: the most expensive kernel whole, the others at a sha
       kernel(EffortClass::High, "csrc/scan_bwd.cu", 80, {20, 60}, 90),
       kernel(EffortClass::High, "csrc/sort.cu", 100, {30, 90}, 7),
   };
-  for (Finding& f : findings) f.subject = "ext";  // one work item
+  // One work item: an extension's build lists the kernels' files.
+  const std::array<std::string, 4> names = {"scan_fwd", "scan_bwd", "scan_bwd_reduce", "sort"};
+  for (size_t i = 0; i < names.size(); ++i) findings[i].subject = names[i];
+  Finding build = make_finding("TPU110", EffortClass::None, "setup.py", {}, Severity::Error);
+  build.subject = "ext";
+  build.related_paths = {"csrc/scan_bwd.cu", "csrc/scan_fwd.cu", "csrc/sort.cu"};
+  findings.push_back(build);
   const ScoreSummary s = compute_score(findings);
   CHECK(s.core_hours.low == Approx(60 + share * (40 + 20) + 30));
   CHECK(s.core_hours.high == Approx(180 + share * (120 + 60) + 90));
@@ -754,6 +797,47 @@ TEST_CASE("kernel families: the most expensive kernel whole, the others at a sha
   findings.erase(std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.hours.high == 180; }));
   const ScoreSummary fixed = compute_score(findings);
   CHECK(fixed.core_hours.high == Approx(120 + share * 60 + 90));
+  CHECK(fixed.score >= s.score);
+}
+
+TEST_CASE("kernel families: a kernel's size, type and architecture specializations are one more configuration",
+          "[core][score][plan]") {
+  using F = KernelFamilies;
+  CHECK(F::specialized_name("butterfly_cuda_kernel_16") == "butterfly_cuda_kernel");
+  CHECK(F::specialized_name("butterfly_cuda_kernel_16") == F::specialized_name("butterfly_cuda_kernel_128"));
+  CHECK(F::specialized_name("monarch_conv_cuda_16_32_32_kernel") == F::specialized_name("monarch_conv_cuda_kernel"));
+  CHECK(F::specialized_name("gemm_bf16_sm90") == F::specialized_name("gemm_fp16_sm80"));
+  CHECK(F::specialized_name("flash_fwd_kernel<Kernel_traits, Is_causal>") == "flash_fwd_kernel");
+  CHECK(F::specialized_name("monarch_conv_bwd_cuda_kernel") != F::specialized_name("monarch_conv_cuda_kernel"));
+  CHECK(F::specialized_name("conv1d_kernel") != F::specialized_name("conv2d_kernel"));  // a digit inside a word stays
+  CHECK(F::specialized_name("matmul_kernel4") != F::specialized_name("matmul_kernel5"));  // versions are designs
+  CHECK(F::specialized_name("16_32").empty());
+
+  const double share = KernelFamilies::kShare;
+  const HoursRange spec = KernelFamilies::kSpecialization;
+  std::vector<Finding> findings = {
+      named(kernel(EffortClass::High, "fft/butterfly_cuda.cu", 100, {40, 120}, 10), "butterfly_kernel_64"),
+      named(kernel(EffortClass::High, "fft/butterfly_cuda.cu", 100, {40, 120}, 90), "butterfly_kernel_32"),
+      named(kernel(EffortClass::High, "fft/butterfly_cuda_bf16.cu", 100, {40, 120}, 10), "butterfly_kernel_64"),
+      named(kernel(EffortClass::High, "fft/butterfly_cuda.cu", 100, {30, 90}, 200), "butterfly_ifft_kernel_64"),
+      // Small enough that a share of it is less than a configuration's hours: the share.
+      named(kernel(EffortClass::High, "fft/butterfly_cuda.cu", 10, {2, 8}, 300), "butterfly_copy_16"),
+      named(kernel(EffortClass::High, "fft/butterfly_cuda.cu", 10, {2, 8}, 310), "butterfly_copy_32"),
+      // Another family: priced on its own.
+      named(kernel(EffortClass::High, "fft/monarch.cu", 100, {40, 120}, 10), "butterfly_kernel_16"),
+  };
+  const ScoreSummary s = compute_score(findings);
+  CHECK(findings_core_hours(s).low == Approx(40 + 2 * spec.low + share * 30 + share * 2 + share * 2 + 40));
+  CHECK(findings_core_hours(s).high == Approx(120 + 2 * spec.high + share * 90 + share * 8 + share * 8 + 120));
+  double plan_high = 0;
+  for (const WorkItem& w : plan_work(findings, {})) plan_high += w.hours.high;
+  CHECK(plan_high == Approx(findings_core_hours(s).high));
+  // Whatever the order; and fixing the specialization priced whole prices the next one whole: the total falls.
+  std::reverse(findings.begin(), findings.end());
+  CHECK(compute_score(findings).core_hours.high == Approx(s.core_hours.high));
+  findings.pop_back();  // butterfly_kernel_64 of fft/butterfly_cuda.cu
+  const ScoreSummary fixed = compute_score(findings);
+  CHECK(findings_core_hours(fixed).high == Approx(120 + spec.high + share * 90 + share * 8 + share * 8 + 120));
   CHECK(fixed.score >= s.score);
 }
 
@@ -772,6 +856,7 @@ TEST_CASE("a data table's hours parse as a range or not at all", "[core][score]"
 TEST_CASE("a model zoo's variants are priced as alternatives, each directory's costliest priced high", "[core][score][plan]") {
   auto in_variant = [](std::string path, HoursRange hours, uint32_t line = 1) {
     Finding f = make_finding("TPU301", EffortClass::Medium, std::move(path), hours, Severity::Warning, line);
+    f.subject = fmt::format("op of {}:{}", f.path.view(), line);  // a rare op each: no replacement shared
     f.model_variant = true;
     return f;
   };

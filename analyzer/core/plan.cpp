@@ -26,7 +26,7 @@ std::vector<WorkItem> plan_work(std::span<const Finding> findings, const PathWei
                                 std::vector<uint32_t>* item_of) {
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
-  const Pricing pricing(findings);
+  const Pricing pricing(findings, weights);
   Tally total;
   // Keys and paths are views into `findings`, which outlive this function: a million-line scan
   // has tens of thousands of findings, and copying a key per finding was most of the plan.

@@ -280,6 +280,20 @@ bool is_variant_part(std::string_view part) {
          (lower.size() > 2 && lower.starts_with("sm") && digits(std::string_view(lower).substr(2)));
 }
 
+// The parts of a name between separators (`_`, `-`) but those that name a variant (is_variant_part).
+std::vector<std::string_view> parts_but_variants(std::string_view name) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  while (begin <= name.size()) {
+    size_t end = name.find_first_of("_-", begin);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view part = name.substr(begin, end - begin);
+    begin = end + 1;
+    if (!part.empty() && !is_variant_part(part)) out.push_back(part);
+  }
+  return out;
+}
+
 // A file's name without its directory, extension, the words of a pass and the parts that name a
 // variant (`causal_conv1d`); empty when it holds nothing else (`kernel.cu`).
 std::string name_without_pass_words(std::string_view path) {
@@ -288,15 +302,8 @@ std::string name_without_pass_words(std::string_view path) {
       "fwd",   "bwd",   "forward", "backward", "grad", "fprop", "bprop",
       "dgrad", "wgrad", "kernel",  "kernels",  "cuda", "impl",  "cu"};
   const std::string_view file = file_name_of(path);
-  const std::string_view name = file.substr(0, file.find('.'));
   std::string out;
-  size_t begin = 0;
-  while (begin <= name.size()) {
-    size_t end = name.find_first_of("_-", begin);
-    if (end == std::string_view::npos) end = name.size();
-    const std::string_view part = name.substr(begin, end - begin);
-    begin = end + 1;
-    if (is_variant_part(part)) continue;
+  for (const std::string_view part : parts_but_variants(file.substr(0, file.find('.')))) {
     for (const std::string& w : identifier_words(part)) {
       if (std::find(kPassWords.begin(), kPassWords.end(), w) != kPassWords.end()) continue;
       out += out.empty() ? "" : "_";
@@ -331,12 +338,16 @@ std::string KernelFamilies::family_of(std::string_view path) {
   return out;
 }
 
-KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
-  // Families by name, in the order of their names, and the copies that join them: a kernel of one
-  // name in files of one name (but for the words of a pass) in several directories.
+char PriceClasses::operator()(const Finding& f) {
+  return char('a' + (decides_verdict(finding_weight(f, weigh_(f.path), weights_)) ? 1 : 0) + (f.model_variant ? 2 : 0));
+}
+
+KernelFamilies::KernelFamilies(std::span<const Finding> findings, PriceClasses& classes) {
+  // Families by name and class, in the order of their names, and the copies that join them: a kernel of
+  // one name in files of one name (but for the words of a pass) in several directories.
   std::map<std::string, std::vector<const Finding*>> by_family;
   for (const Finding& f : findings)
-    if (is_kernel(f)) by_family[family_of(f.path)].push_back(&f);
+    if (is_kernel(f)) by_family[family_of(f.path) + '\0' + classes(f)].push_back(&f);
   std::vector<const std::vector<const Finding*>*> families;
   for (const auto& [name, list] : by_family) families.push_back(&list);
   FamilyUnion copies{std::vector<size_t>(families.size())};
@@ -349,6 +360,8 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
       if (key.empty()) key = file_name_of(f->path);
       key += '\0';
       key += f->subject;
+      key += '\0';
+      key += classes(*f);
       const auto [it, added] = first_with_copy_key.try_emplace(std::move(key), i);
       if (!added) copies.join(it->second, i);
     }
@@ -357,39 +370,74 @@ KernelFamilies::KernelFamilies(std::span<const Finding> findings) {
     auto& list = members[copies.find(i)];
     list.insert(list.end(), families[i]->begin(), families[i]->end());
   }
-  for (const auto& [family, list] : members) others_.add(list);
+  for (const auto& [family, list] : members) {
+    others_.add(list);
+    std::map<std::string, std::vector<const Finding*>> by_name;
+    for (const Finding* f : list)
+      if (std::string name = specialized_name(f->subject); !name.empty()) by_name[std::move(name)].push_back(f);
+    for (const auto& [name, same] : by_name) specializations_.add(same);
+  }
+}
+
+std::string KernelFamilies::specialized_name(std::string_view kernel) {
+  std::string out;
+  for (const std::string_view part : parts_but_variants(kernel.substr(0, kernel.find('<')))) {
+    out += out.empty() ? "" : "_";
+    out += part;
+  }
+  return out;
+}
+
+double KernelFamilies::low_price(const Finding& f) const {
+  if (specializations_.low(f)) return std::min(kShare, kSpecialization.low / f.hours.low);
+  return others_.low(f) ? kShare : 1.0;
+}
+
+double KernelFamilies::high_price(const Finding& f) const {
+  if (specializations_.high(f)) return std::min(kShare, kSpecialization.high / f.hours.high);
+  return others_.high(f) ? kShare : 1.0;
 }
 
 namespace {
 
 bool is_native_library_use(const Finding& f) {
-  if (f.category != Category::CudaLibrary || f.discounted || f.hours.high <= 0) return false;
+  if (f.category != Category::CudaLibrary) return false;
   const Language language = language_for_path(std::filesystem::path(std::string_view(f.path)));
   return language == Language::Cxx || language == Language::Cuda;
 }
 
-}  // namespace
-
-LibraryAdoption::LibraryAdoption(std::span<const Finding> findings) {
-  std::map<std::string_view, std::vector<const Finding*>> uses;  // by library
-  for (const Finding& f : findings)
-    if (is_native_library_use(f)) uses[f.subject].push_back(&f);
-  for (const auto& [library, list] : uses) others_.add(list);
+// What a finding adopts, when it is adopted once (Adoption): a library, or a check's op or dtype; empty otherwise.
+std::string adopted_key(const Finding& f) {
+  if (f.discounted || f.hours.high <= 0) return {};
+  if (is_native_library_use(f)) return fmt::format("library\n{}", f.subject.view());
+  if (f.category == Category::UnsupportedOp && !f.subject.empty())
+    return fmt::format("{}\n{}", f.check_id, f.subject.view());
+  return {};
 }
 
-double LibraryAdoption::low_price(const Finding& f) const {
+}  // namespace
+
+Adoption::Adoption(std::span<const Finding> findings, PriceClasses& classes) {
+  std::map<std::string, std::vector<const Finding*>> uses;
+  for (const Finding& f : findings)
+    if (std::string key = adopted_key(f); !key.empty()) uses[std::move(key) + '\0' + classes(f)].push_back(&f);
+  for (const auto& [key, list] : uses) others_.add(list);
+}
+
+double Adoption::low_price(const Finding& f) const {
   return others_.low(f) && f.hours.low > kFurtherUse.low ? kFurtherUse.low / f.hours.low : 1.0;
 }
 
-double LibraryAdoption::high_price(const Finding& f) const {
+double Adoption::high_price(const Finding& f) const {
   return others_.high(f) && f.hours.high > kFurtherUse.high ? kFurtherUse.high / f.hours.high : 1.0;
 }
 
-OncePerProject::OncePerProject(std::span<const Finding> findings) {
-  std::map<std::pair<std::string_view, std::string_view>, std::vector<const Finding*>> changes;  // by check, subject
+OncePerProject::OncePerProject(std::span<const Finding> findings, PriceClasses& classes) {
+  // By check, subject and class.
+  std::map<std::tuple<std::string_view, std::string_view, char>, std::vector<const Finding*>> changes;
   for (const Finding& f : findings)
     if (f.priced_once && !f.discounted && f.category != Category::AnalyzerNote)
-      changes[{f.check_id, f.subject}].push_back(&f);
+      changes[{f.check_id, f.subject, classes(f)}].push_back(&f);
   for (const auto& [key, list] : changes) others_.add(list);
 }
 
@@ -434,7 +482,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
   std::set<std::string_view> variant_paths;
   PathWeigher path_weight_of(weights);
   SameLineDuplicates duplicates;
-  const Pricing pricing(findings);
+  const Pricing pricing(findings, weights);
   const CoreCode uncounted = code;
   for (const Finding& f : findings) {
     if (f.category == Category::AnalyzerNote || duplicates.repeated(f)) continue;

@@ -200,6 +200,37 @@ class SameLineDuplicates {
   std::unordered_set<Key, KeyHash> seen_;
 };
 
+// path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
+// directory name, and a path has many findings. The last path is asked first: findings mostly
+// come ordered by path. The memo keeps views, not copies: the paths asked about (the findings'
+// own) must outlive the weigher.
+class PathWeigher {
+ public:
+  explicit PathWeigher(const PathWeights& weights) : weights_(weights) {}
+  PathWeigher(const PathWeigher&) = delete;  // last_ points into its own map
+  PathWeigher& operator=(const PathWeigher&) = delete;
+  double operator()(std::string_view path);
+
+ private:
+  const PathWeights& weights_;
+  std::unordered_map<std::string_view, double> weights_by_path_;
+  const std::pair<const std::string_view, double>* last_ = nullptr;
+};
+
+// The class a finding is priced with: whether it decides the verdict (finding_weight: core code, not
+// tests or examples) and whether it is in a model zoo's variant. A kernel family, an adoption and a
+// change made once group findings of one class only: else fixing a test's use would price a core
+// one whole, and the score could fall when a finding is fixed.
+class PriceClasses {
+ public:
+  explicit PriceClasses(const PathWeights& weights) : weights_(weights), weigh_(weights) {}
+  char operator()(const Finding& f);  // 'a' to 'd'
+
+ private:
+  const PathWeights& weights_;
+  PathWeigher weigh_;
+};
+
 // Of each group of findings added, every finding but the most expensive, per bound (the first in
 // finding order among equals, whatever the group's order): the findings a pricing rule prices at a
 // share of their hours. The low and the high bounds each take their own most expensive finding,
@@ -224,34 +255,47 @@ class AllButMostExpensive {
 // kernel of a family is priced whole and each other at kShare of its hours: a backward pass
 // follows from the rewritten forward (JAX and XLA differentiate it), a layout or decode variant
 // reuses its design. The low and the high bounds each take their own most expensive kernel, so
-// that each only falls when a kernel is fixed. A kernel is a finding of a custom kernel with code
-// lines and hours, not discounted. Keeps pointers: the findings must outlive it.
+// that each only falls when a kernel is fixed. A kernel of a family whose name is another's of the
+// family but for the parts that name a size, a data type or an architecture
+// (`butterfly_cuda_kernel_16` beside `butterfly_cuda_kernel_128`, one kernel name in the files
+// `monarch_cuda_16_16_16_kernel.h` and `monarch_cuda_32_16_16_kernel.h`) is a specialization of the
+// same code: one parameter of the rewritten kernel, priced as one more configuration to validate
+// (kSpecialization, at most kShare of its hours); the most expensive of each such name is priced
+// as above. A kernel is a finding of a custom kernel with code lines and hours, not discounted.
+// Keeps pointers: the findings must outlive it.
 class KernelFamilies {
  public:
   static constexpr double kShare = 0.25;
-  explicit KernelFamilies(std::span<const Finding> findings);
-  // The share of its low and of its high hours `f` is priced at: kShare for a family's other
-  // kernels, else 1.
-  double low_price(const Finding& f) const { return others_.low(f) ? kShare : 1.0; }
-  double high_price(const Finding& f) const { return others_.high(f) ? kShare : 1.0; }
+  static constexpr HoursRange kSpecialization{1, 4};
+  KernelFamilies(std::span<const Finding> findings, PriceClasses& classes);
+  // The share of its low and of its high hours `f` is priced at: a specialization's, kShare for a
+  // family's other kernels, else 1.
+  double low_price(const Finding& f) const;
+  double high_price(const Finding& f) const;
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
   // The family a file's kernels belong to: its directory and its name without the words of a pass.
   static std::string family_of(std::string_view path);
+  // A kernel's name without its template arguments and the parts that name a variant; empty when
+  // nothing else is left.
+  static std::string specialized_name(std::string_view kernel);
 
  private:
   AllButMostExpensive others_;
+  AllButMostExpensive specializations_;  // of each family, by specialized_name
 };
 
-// A CUDA library is adopted once per project: its most expensive use in C/C++/CUDA code is priced
-// whole (learning it, designing its replacement: cuBLAS's 2-8 h, CUTLASS's 16-60 h), and every other
-// file's use of it at a further call's hours (kFurtherUse), as further calls in one file already are:
-// the replacement is written once and each file then swaps its calls. A project built on CUTLASS
-// across 122 headers is one CUTLASS port, not 122. Per bound, like KernelFamilies. Keeps pointers:
-// the findings must outlive it.
-class LibraryAdoption {
+// A replacement is adopted once per project: of the uses of one thing, the most expensive is priced
+// whole (learning it, designing its replacement) and every other at a further use's hours
+// (kFurtherUse): the replacement is written once and each use then swapped. Adopted are a CUDA
+// library's uses in C/C++/CUDA code, by library (cuBLAS's 2-8 h, CUTLASS's 16-60 h: a project built on
+// CUTLASS across 122 headers is one CUTLASS port, not 122; further calls in one file are already
+// priced so), and the calls of one op or dtype with no TPU path (TPU3xx), by check and subject (an
+// FFT's 4-16 h: one DFT-as-matmul replacement, then a swap at each of its 42 calls). Per bound, like
+// KernelFamilies. Keeps pointers: the findings must outlive it.
+class Adoption {
  public:
   static constexpr HoursRange kFurtherUse{0.25, 1};
-  explicit LibraryAdoption(std::span<const Finding> findings);
+  Adoption(std::span<const Finding> findings, PriceClasses& classes);
   double low_price(const Finding& f) const;
   double high_price(const Finding& f) const;
 
@@ -264,7 +308,7 @@ class LibraryAdoption {
 // at nothing. Per bound, like KernelFamilies. Keeps pointers: the findings must outlive it.
 class OncePerProject {
  public:
-  explicit OncePerProject(std::span<const Finding> findings);
+  OncePerProject(std::span<const Finding> findings, PriceClasses& classes);
   double low_price(const Finding& f) const { return others_.low(f) ? 0.0 : 1.0; }
   double high_price(const Finding& f) const { return others_.high(f) ? 0.0 : 1.0; }
 
@@ -293,43 +337,29 @@ class ModelVariants {
   std::set<std::pair<Category, std::string_view>> priced_;
 };
 
-// The share of its hours each finding is priced at: kernel families, libraries adopted once, changes
+// The share of its hours each finding is priced at: kernel families, replacements adopted once, changes
 // made once per project and a model zoo's variants.
 class Pricing {
  public:
-  explicit Pricing(std::span<const Finding> findings)
-      : families_(findings), libraries_(findings), once_(findings), variants_(findings) {}
+  Pricing(std::span<const Finding> findings, const PathWeights& weights) : Pricing(findings, PriceClasses(weights)) {}
   double low_price(const Finding& f) const {
-    return families_.low_price(f) * libraries_.low_price(f) * once_.low_price(f) * variants_.low_price(f);
+    return families_.low_price(f) * adopted_.low_price(f) * once_.low_price(f) * variants_.low_price(f);
   }
   double high_price(const Finding& f) const {
-    return families_.high_price(f) * libraries_.high_price(f) * once_.high_price(f) * variants_.high_price(f);
+    return families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f) * variants_.high_price(f);
   }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
 
  private:
+  Pricing(std::span<const Finding> findings, PriceClasses&& classes)
+      : families_(findings, classes), adopted_(findings, classes), once_(findings, classes), variants_(findings) {}
+
   KernelFamilies families_;
-  LibraryAdoption libraries_;
+  Adoption adopted_;
   OncePerProject once_;
   ModelVariants variants_;
 };
 
-// path_weight, remembered per path: weighing a path matches it against every rule and auxiliary
-// directory name, and a path has many findings. The last path is asked first: findings mostly
-// come ordered by path. The memo keeps views, not copies: the paths asked about (the findings'
-// own) must outlive the weigher.
-class PathWeigher {
- public:
-  explicit PathWeigher(const PathWeights& weights) : weights_(weights) {}
-  PathWeigher(const PathWeigher&) = delete;  // last_ points into its own map
-  PathWeigher& operator=(const PathWeigher&) = delete;
-  double operator()(std::string_view path);
-
- private:
-  const PathWeights& weights_;
-  std::unordered_map<std::string_view, double> weights_by_path_;
-  const std::pair<const std::string_view, double>* last_ = nullptr;
-};
 
 double round_score(double score);  // to one decimal
 
