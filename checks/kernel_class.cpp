@@ -171,9 +171,16 @@ bool matches(std::span<const std::string> words, std::string_view pattern) {
   return false;
 }
 
+namespace {
+
+// A row of kind "novel" names what is no standard op: its match keeps a shorter standard pattern off.
+const StandardOp* standard_or_trivial(const StandardOp* row) { return row && row->kind == "novel" ? nullptr : row; }
+
+}  // namespace
+
 const StandardOp* op_named(std::string_view name) {
   if (name.empty()) return nullptr;
-  return best_row({identifier_words(name)}, &StandardOp::names).first;
+  return standard_or_trivial(best_row({identifier_words(name)}, &StandardOp::names).first);
 }
 
 const StandardOp* op_of_file(std::string_view path) {
@@ -184,7 +191,7 @@ const StandardOp* op_of_file(std::string_view path) {
     parts.push_back(identifier_words(path.substr(begin, slash - begin)));
   std::string_view name = path.substr(begin);
   parts.push_back(identifier_words(name.substr(0, name.rfind('.'))));
-  return best_row(parts, &StandardOp::files).first;
+  return standard_or_trivial(best_row(parts, &StandardOp::files).first);
 }
 
 const StandardOp* op_registered(std::string_view type) {
@@ -320,7 +327,9 @@ std::string hint(const Classification& c) {
 std::string ops_doc(std::string_view kind) {
   std::string out;
   for (const StandardOp& row : data::kStandardKernels)
-    if (row.kind == kind) out += fmt::format("{}{} ({} h)", out.empty() ? "" : ", ", row.title, row.hours);
+    if (row.kind == kind)
+      out += row.hours.empty() ? fmt::format("{}{}", out.empty() ? "" : ", ", row.title)
+                               : fmt::format("{}{} ({} h)", out.empty() ? "" : ", ", row.title, row.hours);
   return out;
 }
 

@@ -101,7 +101,7 @@ std::string hint(const Classification& c);
 std::string_view subject(const Classification& c, std::string_view name);
 
 // For the checks' docs, from the table: "NMS, non-maximum suppression (batched) 4-12 h, ..." for
-// the rows of `kind` ("standard" or "trivial"); and the rule that makes a kernel trivial.
+// the rows of `kind` ("standard", "trivial" or "novel"); and the rule that makes a kernel trivial.
 std::string ops_doc(std::string_view kind);
 std::string trivial_rule_doc();
 

@@ -338,6 +338,7 @@ TEST_CASE("is_auxiliary_path recognises tests, examples, demos, benchmarks, docs
                              "examples/e.py", "example/e.py", "docs/conf.py", "doc/x.py", "docs/source/api.py",
                              "demo/app.py", "demos/run.py", "third_party/cutlass/gemm.cu", "3rdparty/trt/k.cu",
                              "csrc/thirdparty/x.h", "pkg/vendor/lib.py", "vendored/x.py", "dev/cuda/matmul.cu",
+                             "dependencies/json/json.hpp", "inference/compression/dependencies/AutoGPTQ/k.cu",
                              "analyze/plot.py", "tools/analysis/flops.py"}) {
     INFO(p);
     CHECK(is_auxiliary_path(p));
@@ -346,7 +347,8 @@ TEST_CASE("is_auxiliary_path recognises tests, examples, demos, benchmarks, docs
                              "tests.py", "pkg/contest.py", "pkg/attest/x.py", "mytests/x.py", "pkg/latest.py",
                              "pkg/testdata.py", "documentation/x.py", "examples.py", "pkg/test.py", "",
                              "pkg/model_test.cc", "Tests/x.py", "pkg/demo.py", "pkg/devices.py", "tools/train.py",
-                             "scripts/convert.py", "pkg/analyzer.py", "developer/x.py"}) {
+                             "scripts/convert.py", "pkg/analyzer.py", "developer/x.py", "pkg/dependency.py",
+                             "pkg/dependencies.py"}) {
     INFO(p);
     CHECK_FALSE(is_auxiliary_path(p));
   }

@@ -175,6 +175,31 @@ TEST_CASE("links: an extension imported only as an optional dependency: its kern
   CHECK(contexts(report, "setup.py", "TPU110") == std::vector<std::string>{"guarded"});
 }
 
+TEST_CASE("links: an extension imported only where an old framework release is tested is dead code, not a blocker",
+          "[e2e][links]") {
+  auto build = [](const std::string& condition) {
+    TempDir dir;
+    write_extension(dir,
+                    "import torch\n"
+                    "if " + condition + ":\n"
+                    "    import fused_scale\n"
+                    "    def scale(x, a):\n"
+                    "        return fused_scale.scale(x, a)\n"
+                    "else:\n"
+                    "    def scale(x, a):\n"
+                    "        return x * a\n");
+    return scan(dir);
+  };
+  // HRNet's bn_helper.py: InPlace-ABN only under `torch.__version__.startswith('0')`.
+  const json old_release = build("torch.__version__.startswith('0')");
+  CHECK(contexts(old_release, "csrc/scale.cu", "TPU101") == std::vector<std::string>{"guarded"});
+  CHECK(contexts(old_release, "setup.py", "TPU110") == std::vector<std::string>{"guarded"});
+  // A test current releases pass: the extension is the code that runs.
+  const json current = build("torch.__version__ >= '1.8'");
+  CHECK(only_context(current, "csrc/scale.cu", "TPU101") != "guarded");
+  CHECK(only_context(current, "setup.py", "TPU110") != "guarded");
+}
+
 TEST_CASE("links: an extension imported unconditionally: its kernels stay blockers", "[e2e][links]") {
   TempDir dir;
   write_extension(dir, "import fused_scale\ndef scale(x, a):\n    return fused_scale.scale(x, a)\n");

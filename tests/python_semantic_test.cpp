@@ -218,6 +218,64 @@ TEST_CASE("semantic: a branch on a device, backend or optional library is guarde
   CHECK(at(profiler, "TPU403", 7).context != Context::Guarded);
 }
 
+TEST_CASE("semantic: a branch only releases older than a port's take is dead code, the other path is the code",
+          "[python][semantic]") {
+  auto seen = analyze("pkg/bn_helper.py",
+                      "import torch\n"                                                     // 1
+                      "import jax\n"                                                       // 2
+                      "from distutils.version import LooseVersion\n"                       // 3
+                      "TORCH_VERSION = tuple(int(v) for v in torch.__version__.split('.')[:2])\n"  // 4
+                      "if torch.__version__.startswith('0'):\n"                            // 5
+                      "    a = torch.ones(3).cuda()\n"                                     // 6
+                      "else:\n"                                                            // 7
+                      "    b = torch.ones(3).cuda()\n"                                     // 8
+                      "if LooseVersion(torch.__version__) < LooseVersion('1.8'):\n"        // 9
+                      "    c = torch.ones(3).cuda()\n"                                     // 10
+                      "if TORCH_VERSION >= (1, 8):\n"                                      // 11
+                      "    d = torch.ones(3).cuda()\n"                                     // 12
+                      "else:\n"                                                            // 13
+                      "    e = torch.ones(3).cuda()\n"                                     // 14
+                      "if not torch.__version__ >= '1.4' and torch.cuda.is_available():\n" // 15
+                      "    f = torch.ones(3).cuda()\n"                                     // 16
+                      "elif torch.__version__ < '2.1':\n"                                  // 17
+                      "    g = torch.ones(3).cuda()\n"                                     // 18
+                      "else:\n"                                                            // 19
+                      "    h = torch.ones(3).cuda()\n"                                     // 20
+                      "if torch.__version__ >= '3.0':\n"                                   // 21
+                      "    i = torch.ones(3).cuda()\n"                                     // 22
+                      "else:\n"                                                            // 23
+                      "    j = torch.ones(3).cuda()\n"                                     // 24
+                      "if jax.__version__.startswith('0.'):\n"                             // 25
+                      "    k = torch.ones(3).cuda()\n"                                     // 26
+                      "if torch.__version__ < '1.8' or use_legacy:\n"                      // 27
+                      "    l = torch.ones(3).cuda()\n");                                   // 28
+  for (uint32_t line : {6u, 10u, 14u, 16u, 18u}) {
+    INFO("line " << line);
+    CHECK(at(seen, "TPU401", line).context == Context::Guarded);
+    CHECK(at(seen, "TPU401", line).discounted);
+  }
+  // The paths current releases take; a test against a release newer than a port's (3.0), JAX's 0.x
+  // releases, and an `or` the version does not decide are no dead code.
+  for (uint32_t line : {8u, 12u, 20u, 22u, 24u, 26u, 28u}) {
+    INFO("line " << line);
+    CHECK(at(seen, "TPU401", line).context != Context::Guarded);
+    CHECK_FALSE(at(seen, "TPU401", line).discounted);
+  }
+  // A name only assigned in a function holds no release for the module's branches; a conditional
+  // expression's dead arm is dead too.
+  auto local = analyze("pkg/local.py",
+                       "import torch\n"                                               // 1
+                       "def setup():\n"                                               // 2
+                       "    version = torch.__version__\n"                            // 3
+                       "    return version\n"                                         // 4
+                       "version = '0.4'\n"                                            // 5
+                       "if version < '1.0':\n"                                        // 6
+                       "    m = torch.ones(3).cuda()\n"                               // 7
+                       "n = torch.ones(3).cuda() if torch.__version__ < '1.0' else None\n");  // 8
+  CHECK(at(local, "TPU401", 7).context != Context::Guarded);
+  CHECK(at(local, "TPU401", 8).context == Context::Guarded);
+}
+
 TEST_CASE("semantic: host data path by module, by keyword and by dataset class, evaluation by name", "[python][semantic]") {
   const std::string helper = "import torch\ndef prep(x):\n    return torch.nonzero(x)\n";
   Seen host = at(analyze("pkg/datasets/coco.py", helper), "TPU201", 3);

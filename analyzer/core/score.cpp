@@ -28,12 +28,14 @@ std::string_view to_string(Verdict v) {
 
 bool is_auxiliary_path(std::string_view path) {
   // What is not a package's core: tests, benchmarks, examples and demos, docs and vendored
-  // third-party code, as the labels' protocol has it (docs/validation/verdicts.md, "Core code"), and
+  // third-party code (`dependencies/`: tiny-cuda-nn's and instant-ngp's vendored libraries, OLMo's
+  // copy of AutoGPTQ), as the labels' protocol has it (docs/validation/verdicts.md, "Core code"), and
   // development and analysis scratch (llm.c's `dev/cuda/` kernel experiments, VMamba's `analyze/`).
-  static constexpr std::array<std::string_view, 21> kDirs = {
+  static constexpr std::array<std::string_view, 22> kDirs = {
       "test",  "tests",    "testing",     "bench",      "benchmark", "benchmarks", "example",
       "examples", "demo",  "demos",       "doc",        "docs",      "third_party", "thirdparty",
-      "3rdparty", "vendor", "vendored",   "dev",        "analysis",  "analyze",    "analyses"};
+      "3rdparty", "vendor", "vendored",   "dependencies", "dev",     "analysis",   "analyze",
+      "analyses"};
   size_t begin = 0;
   while (begin <= path.size()) {
     size_t slash = path.find('/', begin);

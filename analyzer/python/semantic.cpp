@@ -401,6 +401,175 @@ bool is_attribute_object(Node n) {
 
 }  // namespace
 
+namespace {
+
+// A version's numbers ("1.8.0a0" -> {1, 8, 0}); empty when it does not start with a number.
+std::vector<int> version_numbers(std::string_view text) {
+  std::vector<int> out;
+  size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    int n = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && n < 100000; ++i) n = n * 10 + (text[i] - '0');
+    out.push_back(n);
+    if (i + 1 >= text.size() || text[i] != '.' || text[i + 1] < '0' || text[i + 1] > '9') break;
+    ++i;
+  }
+  return out;
+}
+
+// The version a literal states: a string ('1.8', "0.4.1"), a number (1.8), a tuple of integers
+// ((1, 8)), or a call on one of those (`version.parse("1.8")`, `LooseVersion('1.8')`,
+// `digit_version('1.6.0')`). Empty when it states none.
+std::vector<int> stated_version(Node n) {
+  n = unparenthesized(n);
+  if (!n) return {};
+  switch (n.kind()) {
+    case Kind::String:
+      if (auto text = whole_string_value(n)) return version_numbers(*text);
+      return {};
+    case Kind::Integer:
+    case Kind::Float:
+      return version_numbers(n.text());
+    case Kind::Tuple: {
+      std::vector<int> out;
+      for (uint32_t i = 0; i < n.named_child_count(); ++i) {
+        Node part = n.named_child(i);
+        if (part.kind() != Kind::Integer) return {};
+        const std::vector<int> number = version_numbers(part.text());
+        if (number.size() != 1) return {};
+        out.push_back(number[0]);
+      }
+      return out;
+    }
+    case Kind::Call: {
+      const CallArguments args = call_arguments(n);
+      if (args.positional.size() != 1 || !args.keywords.empty()) return {};
+      return stated_version(args.positional[0]);
+    }
+    default:
+      return {};
+  }
+}
+
+// `a OP b` for versions compared number by number, missing numbers as 0 (2.9 == 2.9.0).
+std::optional<bool> compare_versions(const std::vector<int>& a, std::string_view op, const std::vector<int>& b) {
+  int order = 0;
+  for (size_t i = 0; i < std::max(a.size(), b.size()) && order == 0; ++i) {
+    const int x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
+    order = x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (op == "<") return order < 0;
+  if (op == "<=") return order <= 0;
+  if (op == ">") return order > 0;
+  if (op == ">=") return order >= 0;
+  if (op == "==") return order == 0;
+  if (op == "!=") return order != 0;
+  return std::nullopt;
+}
+
+std::string_view flipped(std::string_view op) {
+  if (op == "<") return ">";
+  if (op == "<=") return ">=";
+  if (op == ">") return "<";
+  if (op == ">=") return "<=";
+  return op;
+}
+
+}  // namespace
+
+std::vector<int> SemanticModel::release_read_by(Node operand, const PythonContext& ctx) const {
+  if (!operand) return {};
+  const Tree& tree = *operand.tree();
+  for (uint32_t id = operand.id(); id < tree.subtree_end(operand); ++id) {
+    Node n(&tree, id);
+    if (n.kind() == Kind::Identifier) {
+      if (auto it = release_names_.find(std::string(n.text())); it != release_names_.end()) return it->second;
+      continue;
+    }
+    if (n.kind() != Kind::Attribute || n.field(Field::Attribute).text() != "__version__") continue;
+    const auto& q = ctx.qualified_name(n);
+    if (!q) continue;
+    const std::string_view module = std::string_view(*q).substr(0, q->size() - std::string_view(".__version__").size());
+    for (const std::string& release : facts_.framework_releases) {
+      const size_t space = release.find(' ');
+      if (space != std::string::npos && std::string_view(release).substr(0, space) == module)
+        return version_numbers(std::string_view(release).substr(space + 1));
+    }
+  }
+  return {};
+}
+
+std::optional<bool> SemanticModel::holds_on_current_releases(Node condition, const PythonContext& ctx,
+                                                             int depth) const {
+  // A condition of more nested `not`s, `and`s and `or`s than a person writes decides nothing: the
+  // bound keeps a generated chain as long as the input from costing its square, or the stack.
+  Node c = unparenthesized(condition);
+  if (!c || depth > 16) return std::nullopt;
+  if (c.kind() == Kind::NotOperator) {
+    if (auto inner = holds_on_current_releases(c.named_child(0), ctx, depth + 1)) return !*inner;
+    return std::nullopt;
+  }
+  if (c.kind() == Kind::BooleanOperator) {
+    const Node op = c.child(1);
+    const bool conjunction = op && op.type() == "and";
+    const std::optional<bool> left = holds_on_current_releases(c.field(Field::Left), ctx, depth + 1);
+    const std::optional<bool> right = holds_on_current_releases(c.field(Field::Right), ctx, depth + 1);
+    // `and`: false as soon as a term is; `or`: true as soon as a term is.
+    if ((left && *left != conjunction) || (right && *right != conjunction)) return !conjunction;
+    if (left && right) return conjunction;
+    return std::nullopt;
+  }
+  // A test against a release newer than the one a port runs on decides nothing: that release may
+  // be out by the time the code is read.
+  auto past = [](const std::vector<int>& stated, const std::vector<int>& release) {
+    return compare_versions(stated, "<=", release).value_or(false);
+  };
+  if (c.kind() == Kind::ComparisonOperator && c.named_child_count() == 2 && c.child_count() == 3) {
+    const std::string_view op = c.child(1).type();
+    if (std::vector<int> release = release_read_by(c.named_child(0), ctx); !release.empty())
+      if (std::vector<int> stated = stated_version(c.named_child(1)); !stated.empty() && past(stated, release))
+        return compare_versions(release, op, stated);
+    if (std::vector<int> release = release_read_by(c.named_child(1), ctx); !release.empty())
+      if (std::vector<int> stated = stated_version(c.named_child(0)); !stated.empty() && past(stated, release))
+        return compare_versions(release, flipped(op), stated);
+    return std::nullopt;
+  }
+  // `torch.__version__.startswith('0')`
+  if (c.kind() == Kind::Call) {
+    Node callee = c.field(Field::Function);
+    if (!callee || callee.kind() != Kind::Attribute || callee.field(Field::Attribute).text() != "startswith") return std::nullopt;
+    const CallArguments args = call_arguments(c);
+    if (args.positional.size() != 1 || !args.keywords.empty()) return std::nullopt;
+    const std::optional<std::string> prefix = whole_string_value(args.positional[0]);
+    const std::vector<int> release = release_read_by(callee.field(Field::Object), ctx);
+    if (!prefix || release.empty() || !past(version_numbers(*prefix), release)) return std::nullopt;
+    std::string text;
+    for (int n : release) text += (text.empty() ? "" : ".") + std::to_string(n);
+    // "2.9" starts with "2." and "2.9", not with "0", "1." or "2.1"; a prefix ending in a digit ends there.
+    if (!text.starts_with(*prefix)) return false;
+    const size_t next = prefix->size();
+    const bool whole_number = next >= text.size() || text[next] == '.' || prefix->empty() || prefix->back() == '.';
+    return whole_number ? std::optional<bool>(true) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<bool> SemanticModel::dead_paths(const std::vector<Node>& conditions, const PythonContext& ctx) const {
+  std::vector<bool> dead(conditions.size(), false);
+  bool any = false, taken_before = false;
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    if (taken_before) {
+      dead[i] = any = true;
+      continue;
+    }
+    if (!conditions[i]) continue;  // an else, reached
+    const std::optional<bool> holds = holds_on_current_releases(conditions[i], ctx);
+    if (holds && !*holds) dead[i] = any = true;
+    taken_before = holds && *holds;
+  }
+  return any ? dead : std::vector<bool>{};
+}
+
 bool SemanticModel::is_guard(Node condition) const {
   if (!condition) return false;
   // An opt-in option is a guard when it names a GPU or backend concept (`if use_te:`, `if self.fuse:`);
@@ -705,6 +874,21 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         if (is_lazy_initialization(node)) lazy_inits_.push_back(node.field(Field::Consequence).span());
         add_eval_branches(node);
         const std::vector<IfBranch> paths = branches_of(node);
+        {
+          // `if torch.__version__.startswith('0'): <old path> else: <the code>`: what only older
+          // releases than a port's run is dead, beside the path that runs.
+          std::vector<Node> conditions, bodies;
+          for (const IfBranch& p : paths) {
+            conditions.push_back(p.condition);
+            bodies.push_back(p.body);
+          }
+          if (const std::vector<bool> dead = dead_paths(conditions, ctx); !dead.empty()) {
+            // Each dead path is guarded alone: the path that runs is no guarded code.
+            for (size_t k = 0; k < bodies.size(); ++k)
+              if (dead[k] && bodies[k]) add_guard(bodies[k].span(), std::vector<Node>{bodies[k]}, {true});
+            break;
+          }
+        }
         if (std::any_of(paths.begin(), paths.end(), [&](const IfBranch& p) { return is_guard(p.condition); })) {
           // The guarded path: a branch whose condition is a guard, or the else of a negated one.
           std::vector<Node> bodies;
@@ -757,6 +941,12 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       }
       case Kind::ConditionalExpression:
         // `body if condition else alternative`
+        if (node.named_child_count() == 3)
+          if (const std::optional<bool> holds = holds_on_current_releases(node.named_child(1), ctx)) {
+            const Node dead = node.named_child(*holds ? 2 : 0);
+            add_guard(dead.span(), std::vector<Node>{dead}, {true});
+            break;
+          }
         if (node.named_child_count() == 3 && is_guard(node.named_child(1))) {
           const bool flipped = negated(node.named_child(1));
           add_guard(node.span(), {node.named_child(0), node.named_child(2)}, {!flipped, flipped});
@@ -826,9 +1016,14 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
       case Kind::Assignment:
         // `use_kernel = fused and jax.default_backend() == "gpu"`: a name holding a guard's truth
         // guards what a branch on it runs (`if use_kernel:`).
-        if (Node left = node.field(Field::Left); left && left.kind() == Kind::Identifier)
+        if (Node left = node.field(Field::Left); left && left.kind() == Kind::Identifier) {
           if (Node right = unparenthesized(node.field(Field::Right)); is_truth_value(right) && is_guard(right))
             guard_flags_.insert(std::string(left.text()));
+          // `TORCH_VERSION = digit_version(torch.__version__)` at module level: the name holds the release.
+          if (current_function() < 0)
+            if (std::vector<int> release = release_read_by(node.field(Field::Right), ctx); !release.empty())
+              release_names_.insert_or_assign(std::string(left.text()), std::move(release));
+        }
         break;
       case Kind::Identifier: {
         if (!ctx.imports().binds(node.text()) && loader_class_names_.empty()) break;

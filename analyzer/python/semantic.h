@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -66,6 +67,9 @@ struct CodeRoleFacts {
   std::vector<std::string> tpu_words;           // words (core/identifier_words) of a name or string that make a branch a TPU path
   std::vector<std::string> training_flags;      // names whose truth means training mode, and the training value of a mode
   std::vector<std::string> eval_mode_words;     // the values of a mode or phase that mean evaluation or inference
+  // "module version": the framework releases a port runs on (`torch 2.9.0`): a branch taken only by
+  // older releases (`if torch.__version__.startswith('0'):`) is dead code, the other path the code.
+  std::vector<std::string> framework_releases;
 };
 
 // A condition that holds once every N steps, or at one step: it uses `%` (`step % 100 == 0`), asks
@@ -196,6 +200,16 @@ class SemanticModel {
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
+  // Whether `condition` holds on the releases of facts_.framework_releases: a test of a framework's
+  // `__version__` (or of a module-level name the file assigns from it) against a version, with
+  // `not`, `and` and `or`. nullopt when that does not decide it.
+  std::optional<bool> holds_on_current_releases(Node condition, const PythonContext& ctx, int depth = 0) const;
+  // The release (version numbers) of the framework whose version `operand` reads; empty when none.
+  std::vector<int> release_read_by(Node operand, const PythonContext& ctx) const;
+  std::unordered_map<std::string, std::vector<int>> release_names_;  // module-level names holding a framework's version
+  // Of an if's paths, those that run only on older releases than a port's: after a path whose
+  // condition holds on the current releases, or whose own condition fails on them. Empty when none.
+  std::vector<bool> dead_paths(const std::vector<Node>& conditions, const PythonContext& ctx) const;
   bool defines_function(std::string_view name) const;  // of the trees added so far
   std::unordered_set<std::string> function_names_;     // of functions_, for defines_function
   // A module-level class beside its TPU namesake (`Replicator`, a `MirroredStrategy`, beside

@@ -47,6 +47,7 @@ const std::string kEffort =
     "row): swapping in the replacement and validating its numerics, per op and file, the hours shared by the op's "
     "kernels in the file: " +
     kernels::ops_doc("standard") +
+    " (not a kernel whose name or file has a longer pattern the table calls novel: " + kernels::ops_doc("novel") + ")" +
     ". High, novel: there is no mechanical translation, and the rewrite has to be validated for numerics and tuned "
     "for speed. The hours scale with the kernel's length: 16-40 h up to 30 lines, 24-64 h up to 100 lines, 40-120 h "
     "beyond; then +25% for each of: templated, `__shared__` memory, warp intrinsics (`__shfl_*_sync`, "

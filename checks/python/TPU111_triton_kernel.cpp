@@ -67,7 +67,9 @@ const std::string kEffort =
     "By what the kernel is. Medium for a standard op with a known TPU replacement, named in the message and hint "
     "(checks/data/standard_kernels.tsv): swapping it in and validating its numerics, per op and file, the hours shared "
     "by the op's kernels in the file: " +
-    kernels::ops_doc("standard") + ". Low for the table's elementwise ops: " + kernels::ops_doc("trivial") +
+    kernels::ops_doc("standard") +
+    " (not a kernel whose name or file has a longer pattern the table calls novel: " + kernels::ops_doc("novel") +
+    "). Low for the table's elementwise ops: " + kernels::ops_doc("trivial") +
     ", and for a kernel of the elementwise shape (see the heuristic): 0.5-1.5 h up to 10 lines, 1-2 h up to 25, 1-3 h "
     "beyond. A helper taking values costs 0 h of its own, in the class of its callers. High for any other kernel; the hours grow with the function's length: 4-12 h up to 15 lines, 8-24 h up to 50, "
     "16-48 h up to 150, 24-80 h beyond. Pallas and Triton share a block-level model, so a port is closer to a "

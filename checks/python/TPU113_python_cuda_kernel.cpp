@@ -252,6 +252,7 @@ const std::string kEffort =
     "TileLang or cuTile kernel whose name or file is a standard op with a known TPU replacement, named in the message and "
     "hint (checks/data/standard_kernels.tsv): " +
     kernels::ops_doc("standard") +
+    " (not a kernel whose name or file has a longer pattern the table calls novel: " + kernels::ops_doc("novel") + ")" +
     "; also a Numba device function (2-8 h up to 30 lines, 8-24 h beyond). High for any other raw CUDA C, Numba, "
     "CuTe DSL, TileLang and cuTile kernel, scaled by its length like TPU101 (16-40 h up to 30 lines, 24-64 h up to "
     "100, 40-120 h beyond; TileLang and cuTile, tile-level languages, like Triton, from 4-12 h).";

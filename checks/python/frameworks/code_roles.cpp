@@ -40,6 +40,7 @@ CodeRoles load() {
       {"one_time_path_part", &facts.one_time_path_parts},
       {"tpu_word", &facts.tpu_words},                   {"training_flag", &facts.training_flags},
       {"eval_mode_word", &facts.eval_mode_words},         {"gradient_transform", &facts.gradient_transforms},
+      {"framework_release", &facts.framework_releases},
       {"abstract_transform", &roles.abstract_transforms}, {"jax_compiler", &roles.jax_compilers},
       {"tf_compiler", &roles.tf_compilers},             {"torch_compiler", &roles.torch_compilers},
   };
