@@ -200,6 +200,48 @@ TEST_CASE("links: an extension imported only where an old framework release is t
   CHECK(only_context(current, "setup.py", "TPU110") != "guarded");
 }
 
+TEST_CASE("links: importing a module runs its packages' __init__, guarded where the import is", "[e2e][links]") {
+  // HRNet's lib/models: bn_helper.py imports the InPlace-ABN package's module only under an old release's
+  // test; the package's __init__.py files import that module too, and run only with that import.
+  auto write = [](const TempDir& dir, bool other_user) {
+    dir.write("lib/__init__.py", "");
+    dir.write("lib/models/__init__.py", "from . import seg\n");
+    dir.write("lib/models/seg.py", "from .bn_helper import BatchNorm2d\n");
+    dir.write("lib/models/bn_helper.py",
+              "import torch\n"
+              "if torch.__version__.startswith('0'):\n"
+              "    from .sync_bn.inplace_abn.bn import InPlaceABNSync as BatchNorm2d\n"
+              "else:\n"
+              "    BatchNorm2d = torch.nn.SyncBatchNorm\n");
+    dir.write("lib/models/sync_bn/__init__.py", "from .inplace_abn import bn\n");
+    dir.write("lib/models/sync_bn/inplace_abn/__init__.py", "from .bn import InPlaceABNSync\n");
+    dir.write("lib/models/sync_bn/inplace_abn/bn.py",
+              "import torch\n"
+              "DEVICES = list(range(torch.cuda.device_count()))\n"
+              "class InPlaceABNSync(torch.nn.Module):\n"
+              "    pass\n");
+    if (other_user) dir.write("lib/models/ocr.py", "from .sync_bn import bn\n");
+  };
+  TempDir dead;
+  write(dead, false);
+  CHECK(contexts(scan(dead), "lib/models/sync_bn/inplace_abn/bn.py", "TPU402") == std::vector<std::string>{"guarded"});
+  // Another module imports the package where nothing guards it: its __init__ runs, and the module with it.
+  TempDir used;
+  write(used, true);
+  CHECK(only_context(scan(used), "lib/models/sync_bn/inplace_abn/bn.py", "TPU402") != "guarded");
+  // The packages holding the importer are not its to run: a library's root package stays live when one
+  // of its modules imports another only under a guard.
+  TempDir library;
+  library.write("pkg/__init__.py", "from .core import run\n");
+  library.write("pkg/core.py", "import torch\nN = torch.cuda.device_count()\ndef run():\n    return N\n");
+  library.write("pkg/tools/__init__.py", "");
+  library.write("pkg/tools/legacy.py",
+                "import torch\n"
+                "if torch.__version__ < '1.0':\n"
+                "    from pkg.core import run\n");
+  CHECK(only_context(scan(library), "pkg/core.py", "TPU402") != "guarded");
+}
+
 TEST_CASE("links: an extension imported unconditionally: its kernels stay blockers", "[e2e][links]") {
   TempDir dir;
   write_extension(dir, "import fused_scale\ndef scale(x, a):\n    return fused_scale.scale(x, a)\n");

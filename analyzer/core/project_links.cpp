@@ -177,7 +177,7 @@ class Linker {
       changed = false;
       for (size_t b = 0; b < files_.size(); ++b) {
         if (optional_[b]) continue;
-        if (only_guarded(file_edges_[b])) {
+        if (only_guarded_file(b)) {
           optional_[b] = true;
           changed = true;
         }
@@ -432,6 +432,7 @@ class Linker {
           return;
         }
         const size_t total = size_t(std::count(use.target.begin(), use.target.end(), '.')) + 1;
+        for (size_t m : modules) add_packages_between(from, u, m);
         for (size_t m : modules) {
           if (use.kind == FileLinks::Kind::Module || parts == total) {
             add_file(m);
@@ -447,6 +448,23 @@ class Linker {
         }
         return;
       }
+    }
+  }
+
+  // Importing a module runs the `__init__.py` of each package it is in: those below the user's own
+  // directory (`from .sync_bn.inplace_abn.bn import X` in lib/models/bn_helper.py runs
+  // lib/models/sync_bn/__init__.py and lib/models/sync_bn/inplace_abn/__init__.py) are used where the
+  // import is, guarded or not. Not the packages holding the user: those ran before it, whoever
+  // imported them (a library's own root package is its users' entry point, not this import's).
+  void add_packages_between(size_t from, size_t u, size_t module) {
+    const std::string_view user_dir = directory_of(files_[from].path);
+    std::string_view dir = directory_of(files_[module].path);
+    while (!dir.empty() && dir.size() > user_dir.size() &&
+           (user_dir.empty() || (dir.starts_with(user_dir) && dir[user_dir.size()] == '/'))) {
+      if (auto it = by_path_.find(std::string(dir) + "/__init__.py"); it != by_path_.end() && it->second != from &&
+                                                                      it->second != module)
+        package_edges_[it->second].push_back({from, u, it->second, -1});
+      dir = directory_of(dir);
     }
   }
 
@@ -467,6 +485,22 @@ class Linker {
     return !use.guarded() && !optional_[e.from] && !(use.function >= 0 && guarded_[e.from][size_t(use.function)]);
   }
 
+  // Whether some core code uses file `b` and all of that use is guarded: its imports and loads, and
+  // the imports that run it as a package on the way (package_edges_).
+  bool only_guarded_file(size_t b) const {
+    bool any = false;
+    for (const auto* edges : {&file_edges_, &package_edges_}) {
+      auto it = edges->find(b);
+      if (it == edges->end()) continue;
+      for (const Edge& e : it->second) {
+        if (!counts_[e.from] || from_test(e)) continue;
+        if (live(e)) return false;
+        any = true;
+      }
+    }
+    return any;
+  }
+
   // Whether some core code uses it, and all of that use is guarded.
   bool only_guarded(const std::vector<Edge>& edges) const {
     bool any = false;
@@ -484,6 +518,7 @@ class Linker {
   std::unordered_map<std::string, std::vector<size_t>> by_module_suffix_;
   std::unordered_map<std::string, std::vector<size_t>> extensions_;
   std::unordered_map<size_t, std::vector<Edge>> file_edges_;
+  std::unordered_map<size_t, std::vector<Edge>> package_edges_;  // add_packages_between
   std::unordered_map<FunctionKey, std::vector<Edge>, FunctionKeyHash> name_edges_;
   std::vector<bool> alternative_;  // modules of an alternative backend (has_default_namesake)
   std::vector<bool> optional_;
