@@ -274,6 +274,18 @@ TEST_CASE("semantic: a branch only releases older than a port's take is dead cod
                        "n = torch.ones(3).cuda() if torch.__version__ < '1.0' else None\n");  // 8
   CHECK(at(local, "TPU401", 7).context != Context::Guarded);
   CHECK(at(local, "TPU401", 8).context == Context::Guarded);
+  // Generated nests decide nothing, in bounded time and stack: 200 `not`s, a version in 300 calls.
+  std::string nots, calls = "'1.0'";
+  for (int i = 0; i < 200; ++i) nots += "not ";
+  for (int i = 0; i < 300; ++i) calls = "v(" + calls + ")";
+  auto nested = analyze("pkg/nested.py",
+                        "import torch\n"                                                   // 1
+                        "if " + nots + "torch.__version__ < '1.0':\n"                      // 2
+                        "    a = torch.ones(3).cuda()\n"                                   // 3
+                        "if torch.__version__ < " + calls + ":\n"                          // 4
+                        "    b = torch.ones(3).cuda()\n");                                 // 5
+  CHECK(at(nested, "TPU401", 3).context != Context::Guarded);
+  CHECK(at(nested, "TPU401", 5).context != Context::Guarded);
 }
 
 TEST_CASE("semantic: host data path by module, by keyword and by dataset class, evaluation by name", "[python][semantic]") {

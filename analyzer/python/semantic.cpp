@@ -422,6 +422,12 @@ std::vector<int> version_numbers(std::string_view text) {
 // `digit_version('1.6.0')`). Empty when it states none.
 std::vector<int> stated_version(Node n) {
   n = unparenthesized(n);
+  // `version.parse("1.8")`, `parse_version(str("1.8"))`: a few calls deep, not a generated nest of them.
+  for (int depth = 0; n && n.kind() == Kind::Call; ++depth) {
+    const CallArguments args = call_arguments(n);
+    if (depth == 4 || args.positional.size() != 1 || !args.keywords.empty()) return {};
+    n = unparenthesized(args.positional[0]);
+  }
   if (!n) return {};
   switch (n.kind()) {
     case Kind::String:
@@ -440,11 +446,6 @@ std::vector<int> stated_version(Node n) {
         out.push_back(number[0]);
       }
       return out;
-    }
-    case Kind::Call: {
-      const CallArguments args = call_arguments(n);
-      if (args.positional.size() != 1 || !args.keywords.empty()) return {};
-      return stated_version(args.positional[0]);
     }
     default:
       return {};
