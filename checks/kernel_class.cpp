@@ -328,8 +328,8 @@ std::string ops_doc(std::string_view kind) {
   std::string out;
   for (const StandardOp& row : data::kStandardKernels)
     if (row.kind == kind)
-      out += row.hours.empty() ? fmt::format("{}{}", out.empty() ? "" : ", ", row.title)
-                               : fmt::format("{}{} ({} h)", out.empty() ? "" : ", ", row.title, row.hours);
+      out += fmt::format("{}{}{}", out.empty() ? "" : ", ", row.title,
+                         row.hours.empty() ? "" : fmt::format(" ({} h)", row.hours));
   return out;
 }
 

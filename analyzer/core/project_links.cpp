@@ -489,27 +489,25 @@ class Linker {
   // the imports that run it as a package on the way (package_edges_).
   bool only_guarded_file(size_t b) const {
     bool any = false;
-    for (const auto* edges : {&file_edges_, &package_edges_}) {
-      auto it = edges->find(b);
-      if (it == edges->end()) continue;
-      for (const Edge& e : it->second) {
-        if (!counts_[e.from] || from_test(e)) continue;
-        if (live(e)) return false;
-        any = true;
-      }
-    }
+    for (const auto* edges : {&file_edges_, &package_edges_})
+      if (auto it = edges->find(b); it != edges->end() && !guarded_uses(it->second, any)) return false;
     return any;
   }
 
   // Whether some core code uses it, and all of that use is guarded.
   bool only_guarded(const std::vector<Edge>& edges) const {
     bool any = false;
+    return guarded_uses(edges, any) && any;
+  }
+
+  // Whether no use of `edges` from core code, tests apart, is live; `any` is set when one is guarded.
+  bool guarded_uses(const std::vector<Edge>& edges, bool& any) const {
     for (const Edge& e : edges) {
       if (!counts_[e.from] || from_test(e)) continue;
       if (live(e)) return false;
       any = true;
     }
-    return any;
+    return true;
   }
 
   std::vector<FileResult>& files_;
