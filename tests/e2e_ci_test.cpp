@@ -568,19 +568,20 @@ TEST_CASE("the pre-commit hook refuses a commit that adds a TPU blocker", "[e2e]
   TempDir dir;
   PreCommitProject project(dir, {"tpulint"}, {{"README.md", "a project\n"}});
 
+  // A training loop ported to PyTorch/XLA (TPU418 reports one that is not).
   project.write("train.py",
-                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "import torch\nimport torch_xla\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
                 "        loss = model(x).mean()\n        loss.backward()\n        opt.step()\n");
   CHECK(project.commit("clean training loop").exit_code == 0);
 
   project.write("train.py",
-                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "import torch\nimport torch_xla\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
                 "        idx = torch.nonzero(mask)\n        loss = model(x[idx]).mean()\n        loss.backward()\n"
                 "        opt.step()\n");
   CHECK(project.commit("adds torch.nonzero in the loop").exit_code != 0);
 
   project.write("train.py",
-                "import torch\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
+                "import torch\nimport torch_xla\n\n\ndef train(model, loader, opt):\n    for x, mask in loader:\n"
                 "        idx = torch.nonzero(mask)  # tpulint: ignore[TPU201]\n        loss = model(x[idx]).mean()\n"
                 "        loss.backward()\n        opt.step()\n");
   CHECK(project.commit("suppressed").exit_code == 0);

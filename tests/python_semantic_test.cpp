@@ -764,6 +764,29 @@ TEST_CASE("semantic: the branches beside a TPU path are another device's, whatev
                        "    return device\n");                                                  // 12
   CHECK(at(torch, "TPU401", 7).context == Context::Guarded);
   CHECK(at(torch, "TPU401", 11).context != Context::Guarded);
+  // A handler that falls back to a TPU makes the `try` body another device's path; a handler that
+  // falls back to nothing TPU-like does not.
+  auto tried = analyze("trax/layers/acceleration.py",
+                       "import jax\n"                                                           // 1
+                       "def on_accelerator(x):\n"                                               // 2
+                       "  try:\n"                                                               // 3
+                       "    devices = jax.devices('gpu')\n"                                     // 4
+                       "  except RuntimeError:\n"                                               // 5
+                       "    try:\n"                                                             // 6
+                       "      devices = jax.devices('tpu')\n"                                   // 7
+                       "    except RuntimeError:\n"                                             // 8
+                       "      devices = []\n"                                                   // 9
+                       "  return devices\n"                                                     // 10
+                       "def on_gpu(x):\n"                                                       // 11
+                       "  try:\n"                                                               // 12
+                       "    devices = jax.devices('gpu')\n"                                     // 13
+                       "  except RuntimeError:\n"                                               // 14
+                       "    devices = jax.devices('cpu')\n"                                     // 15
+                       "  return devices\n");                                                   // 16
+  CHECK(at(tried, "TPU414", 4).context == Context::Guarded);
+  CHECK(at(tried, "TPU414", 4).discounted);
+  CHECK(at(tried, "TPU414", 13).context != Context::Guarded);
+  CHECK_FALSE(at(tried, "TPU414", 13).discounted);
 }
 
 TEST_CASE("semantic: what follows an early exit unless a guard holds is guarded code", "[python][semantic]") {

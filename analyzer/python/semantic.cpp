@@ -954,6 +954,17 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         }
         break;
       case Kind::TryStatement:
+        // A dual path: a handler falls back to a TPU (`try: jax.devices("gpu") except RuntimeError:
+        // jax.devices("tpu")`), so the body is another device's, as in an `if` beside a TPU path.
+        if (Node body = node.field(Field::Body); body && !is_tpu_path(body)) {
+          Node tpu_handler;
+          for (uint32_t i = 0; i < node.named_child_count() && !tpu_handler; ++i)
+            if (Node h = node.named_child(i); h.kind() == Kind::ExceptClause && is_tpu_path(h)) tpu_handler = h;
+          if (tpu_handler) {
+            add_guard(node.span(), std::vector<Node>{body, tpu_handler}, {true, false});
+            break;
+          }
+        }
         for (uint32_t i = 0; i < node.named_child_count(); ++i) {
           Node handler = node.named_child(i);
           if (handler.kind() != Kind::ExceptClause) continue;

@@ -29,6 +29,32 @@ Node cuda_device_literal(Node expr) {
 
 constexpr std::string_view kHint = "use the XLA device: 'device = torch_xla.device()' and '.to(device)'";
 
+// Whether the device string `s` is a default value: a parameter's (`def f(device="cuda")`,
+// `device=torch.device("cuda")`), a command-line option's or a field's (`add_argument("--device",
+// default="cuda")`, `attr.ib(default=torch.device("cuda"))`). A caller or a flag chooses another
+// device without a change to the code, so it is no error; the default is still to change.
+bool is_default_value(Node s) {
+  Node value = s;
+  for (Node up = value.parent(); up; value = up, up = up.parent()) {
+    const Kind k = up.kind();
+    if (k == Kind::ConditionalExpression || k == Kind::ParenthesizedExpression || k == Kind::ArgumentList)
+      continue;
+    if (k == Kind::Call && up.field(Field::Arguments) == value) continue;  // torch.device("cuda")
+    if (k == Kind::DefaultParameter || k == Kind::TypedDefaultParameter) return up.field(Field::Value) == value;
+    if (k == Kind::KeywordArgument)
+      return up.field(Field::Name).text() == "default" && up.field(Field::Value) == value;
+    return false;
+  }
+  return false;
+}
+
+// Reports the device string `s`; a default value is a warning.
+void report_device(Node s, python::PythonContext& ctx, std::string message, std::string_view hint,
+                   std::string_view subject) {
+  Finding& f = ctx.report(s, std::move(message), hint, subject);
+  if (is_default_value(s)) f.severity = Severity::Warning;
+}
+
 // A name that holds a device: `device`, `DEVICE`, `args.device`, `cfg.MODEL.DEVICE`, `torch_device`;
 // not a device type (`device_type = "cuda" if ... else "cpu"` follows an earlier choice).
 bool names_device(std::string_view name) {
@@ -112,8 +138,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
       Node arg = !args.positional.empty() ? args.positional[0] : args.keyword("type");
       if (arg) {
         if (Node s = cuda_device_literal(arg))
-          ctx.report(s, fmt::format("'torch.device({})' names a CUDA device", s.text()), std::string(kHint),
-                     "torch.device(\"cuda\")");
+          report_device(s, ctx, fmt::format("'torch.device({})' names a CUDA device", s.text()), kHint,
+                        "torch.device(\"cuda\")");
       }
       return;
     }
@@ -121,8 +147,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
     // device="cuda" as a keyword argument of any call; map_location="cuda" in torch.load.
     if (Node value = args.keyword("device")) {
       if (Node s = cuda_device_literal(value))
-        ctx.report(s, fmt::format("'device={}' places the computation on a CUDA device", s.text()),
-                   std::string(kHint), "device=\"cuda\"");
+        report_device(s, ctx, fmt::format("'device={}' places the computation on a CUDA device", s.text()), kHint,
+                      "device=\"cuda\"");
     }
     if (Node value = args.keyword("map_location")) {
       if (Node s = cuda_device_literal(value))
@@ -135,8 +161,8 @@ class CudaDevicePlacement final : public python::PythonCheck {
       auto flag = python::string_value(args.positional[0]);
       Node s = cuda_device_literal(value);
       if (s && flag && names_device(*flag))
-        ctx.report(s, fmt::format("option '{}' defaults to a CUDA device", *flag), std::string(kHint),
-                   "device = \"cuda\"");
+        report_device(s, ctx, fmt::format("option '{}' defaults to a CUDA device", *flag), kHint,
+                      "device = \"cuda\"");
     }
   }
 };
@@ -175,7 +201,10 @@ extern const CheckDef TPU401_cuda_device_placement{
                          "where the variable is set from a literal, if its name contains `device` (not "
                          "`device_type`, which follows an earlier choice). A device "
                          "string read from a config file or the environment is not seen. `isinstance(x, "
-                         "torch.cuda.FloatTensor)` tests are not reported.",
+                         "torch.cuda.FloatTensor)` tests are not reported. A CUDA device that is a default value, a "
+                         "parameter's (`def f(device=torch.device(\"cuda\"))`), a command-line option's or a "
+                         "field's (`attr.ib(default=torch.device(\"cuda\"))`), is a warning: a caller or a flag "
+                         "chooses the TPU's device without a change to the code.",
             .references = {"https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html"},
         },
     },
