@@ -878,9 +878,11 @@ TEST_CASE("links: what only an off-by-default model option runs is discounted un
   CHECK(host_library(scan(dir, cached)).at("discounted") == false);
 }
 
-TEST_CASE("plan: the kernels of a header an extension's sources include are the extension's work, in any shard",
-          "[e2e][links][shard]") {
-  TempDir dir;
+namespace {
+
+// An extension 'fused_rows' built from csrc/rows.cu, which includes csrc/kernels.cuh, which includes
+// csrc/detail/inner.cuh: each header holds a kernel.
+void write_header_extension(const TempDir& dir) {
   dir.write("setup.py",
             "from setuptools import setup\n"
             "from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
@@ -904,6 +906,14 @@ TEST_CASE("plan: the kernels of a header an extension's sources include are the 
             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
             "  for (int k = 0; k < 4 && i < n; ++k) out[(i * k) % n] += in[idx[i]] * in[(i + k) % n];\n"
             "}\n");
+}
+
+}  // namespace
+
+TEST_CASE("plan: the kernels of a header an extension's sources include are the extension's work, in any shard",
+          "[e2e][links][shard]") {
+  TempDir dir;
+  write_header_extension(dir);
   dir.write("csrc/unused.cuh",
             "#pragma once\n"
             "__global__ void orphan_rows_kernel(float* out, const float* in, const int* idx, int n) {\n"
@@ -939,6 +949,43 @@ TEST_CASE("plan: the kernels of a header an extension's sources include are the 
     if (r.contains("includes")) includes[r.at("path")] = r.at("includes");
   CHECK(includes == std::map<std::string, std::vector<std::string>>{{"csrc/kernels.cuh", {"csrc/detail/inner.cuh"}},
                                                                     {"csrc/rows.cu", {"csrc/kernels.cuh"}}});
+  CHECK(merged_shards(dir, 3) == whole);
+}
+
+TEST_CASE("links: the headers only an optional extension's sources include are guarded too, in any shard",
+          "[e2e][links][shard]") {
+  TempDir dir;
+  write_header_extension(dir);
+  // A header an unguarded source includes too stays a blocker.
+  dir.write("csrc/shared.cuh",
+            "#pragma once\n"
+            "__global__ void shared_rows_kernel(float* out, const float* in, const int* idx, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  for (int k = 0; k < 4 && i < n; ++k) out[(i + k) % n] -= in[idx[i]] * in[(i * k) % n];\n"
+            "}\n");
+  dir.write("csrc/other.cu",
+            "#include \"shared.cuh\"\n"
+            "void other(float* out, const float* in, const int* idx, int n) {\n"
+            "  shared_rows_kernel<<<(n + 255) / 256, 256>>>(out, in, idx, n);\n"
+            "}\n");
+  dir.write("csrc/rows_too.cu", "#include \"shared.cuh\"\n");
+  dir.write("pkg/__init__.py",
+            "import torch\n"
+            "try:\n"
+            "    import fused_rows\n"
+            "except ImportError:\n"
+            "    fused_rows = None\n"
+            "def rows(x, idx):\n"
+            "    if fused_rows is not None and x.is_cuda:\n"
+            "        return fused_rows.rows(x, idx)\n"
+            "    return x[idx]\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  const json report = json::parse(whole);
+  CHECK(contexts(report, "csrc/rows.cu", "TPU102") == std::vector<std::string>{"guarded"});
+  CHECK(contexts(report, "csrc/kernels.cuh", "TPU101") == std::vector<std::string>{"guarded"});
+  CHECK(contexts(report, "csrc/detail/inner.cuh", "TPU101") == std::vector<std::string>{"guarded"});
+  CHECK(contexts(report, "csrc/shared.cuh", "TPU101") != std::vector<std::string>{"guarded"});
+  CHECK(contexts(report, "csrc/shared.cuh", "TPU101").size() == 1);
   CHECK(merged_shards(dir, 3) == whole);
 }
 

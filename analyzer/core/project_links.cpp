@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <filesystem>
 #include <iterator>
+#include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -12,11 +15,28 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/discovery.h"
 #include "core/identifier_words.h"
 #include "core/role_vote.h"
 #include "core/source_file.h"
 
 namespace tpulint {
+
+namespace {
+
+void guard(Finding& f) {
+  if (f.category == Category::AnalyzerNote) return;
+  f.context = Context::Guarded;
+  f.discounted = true;
+  f.severity = Severity::Info;
+}
+
+bool is_native(std::string_view path) {
+  const Language l = language_for_path(std::filesystem::path(path));
+  return l == Language::Cxx || l == Language::Cuda;
+}
+
+}  // namespace
 
 namespace {
 
@@ -683,6 +703,57 @@ void link_project(AnalyzedFiles& files, const PathWeights& weights, const Regist
                   const BackendNames& backends) {
   link_modules(files, weights, registry, backends);
   discount_optional_code(files);
+}
+
+void guard_headers_of_optional_sources(std::vector<Finding>& findings, std::span<const FileIncludes> files) {
+  // Each file's findings, a range of the list (ordered by path); the files whose findings are all guarded.
+  std::map<std::string_view, std::pair<size_t, size_t>> own;
+  std::set<std::string_view> optional;
+  for (size_t k = 0; k < findings.size();) {
+    const std::string_view path = findings[k].path.view();
+    size_t end = k;
+    bool all_guarded = true, any = false;
+    for (; end < findings.size() && findings[end].path.view() == path; ++end) {
+      const Finding& f = findings[end];
+      if (f.category == Category::AnalyzerNote) continue;
+      any = true;
+      all_guarded = all_guarded && f.discounted && f.context == Context::Guarded;
+    }
+    own[path] = {k, end};
+    if (any && all_guarded && is_native(path)) optional.insert(path);
+    k = end;
+  }
+  if (optional.empty()) return;
+  std::map<std::string_view, std::vector<std::string_view>> includers;
+  for (const FileIncludes& f : files)
+    if (is_native(f.path))
+      for (const std::string& included : f.includes) includers[included].push_back(f.path);
+  // Headers reached through headers (with findings or not): until no more file is made optional.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [header, by] : includers) {
+      if (optional.contains(header) ||
+          !std::all_of(by.begin(), by.end(), [&](std::string_view p) { return optional.contains(p); }))
+        continue;
+      optional.insert(header);
+      changed = true;
+      auto it = own.find(header);
+      if (it == own.end()) continue;
+      for (size_t k = it->second.first; k < it->second.second; ++k) guard(findings[k]);
+    }
+  }
+  // An extension's build whose sources and headers with findings are all optional (link_modules
+  // decides it from the sources a shard analyzed; here every file's are at hand).
+  for (Finding& f : findings) {
+    if (f.related_paths.empty() || f.context == Context::Guarded) continue;
+    bool any = false, all = true;
+    for (const std::string& p : f.related_paths)
+      if (own.contains(p)) {
+        any = true;
+        all = all && optional.contains(p);
+      }
+    if (any && all) guard(f);
+  }
 }
 
 }  // namespace tpulint

@@ -34,6 +34,7 @@
 #include <string>
 
 #include "core/scan.h"
+#include "core/plan.h"
 #include "core/registry.h"
 #include "core/score.h"
 
@@ -53,5 +54,14 @@ struct BackendNames {
 };
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
                   const BackendNames& backends = {});
+
+// A project file that only optional native files include is optional too: the headers of a CUDA
+// extension that only guarded code builds (HRNet's InPlace-ABN `.cuh`, optimum-quanto's AWQ and
+// Marlin headers under the extension that `if torch.cuda.is_available():` imports). A native file is
+// optional when it has findings and all of them are guarded and discounted; a file no file includes
+// keeps its own. Its findings take the guarded context and are discounted. Run on the report's
+// findings (build_report), where every file's includes are at hand, so that merged shards agree with
+// a scan. `files` by path.
+void guard_headers_of_optional_sources(std::vector<Finding>& findings, std::span<const FileIncludes> files);
 
 }  // namespace tpulint

@@ -13,6 +13,7 @@
 
 #include "core/analyzer_notes.h"
 #include "core/notebook.h"
+#include "core/project_links.h"
 #include "core/result_codec.h"
 #include "core/source_tree.h"
 #include "core/text_encoding.h"
@@ -699,6 +700,7 @@ ScanReport build_report(const Discovery& discovery, AnalyzedFiles analyzed,
   for (const FileSummary& f : report.files)
     if (!f.project_includes.empty()) includes.push_back({f.path, f.project_includes});
   credit_included_headers(report.findings, includes);
+  guard_headers_of_optional_sources(report.findings, includes);
   settle_extension_builds(report.findings);
   summarize_files(report);
   double core_lines = 0;
