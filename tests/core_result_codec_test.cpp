@@ -44,6 +44,11 @@ FileResult awkward_result() {
   launch.finding.check_id = "TPU112";
   launch.finding.awaits_link = true;
   r.links.launches = {launch};
+  r.links.defines_model = true;
+  r.links.main_first_line = 50;
+  r.links.main_last_line = 52;
+  r.links.script = true;
+  r.links.frameworks = FileLinks::kTorch | FileLinks::kTf;
   return r;
 }
 
@@ -69,6 +74,10 @@ void check_same_links(const FileLinks& back, const FileLinks& sent) {
     CHECK((b.finding.check_id == a.finding.check_id && b.finding.start == a.finding.start && b.finding.message == a.finding.message &&
            b.finding.subject == a.finding.subject && b.finding.awaits_link));
   }
+  CHECK(back.defines_model == sent.defines_model);
+  CHECK((back.main_first_line == sent.main_first_line && back.main_last_line == sent.main_last_line));
+  CHECK(back.script == sent.script);
+  CHECK(back.frameworks == sent.frameworks);
 }
 
 }  // namespace

@@ -605,6 +605,35 @@ TEST_CASE("links: an alternative backend's modules beside the default implementa
   CHECK(placed(report, "pkg/rocm/ops/attention_fwd.py", "TPU501") == imported_once);
 }
 
+TEST_CASE("links: the PyTorch modules of a project of JAX modules are a side implementation, guarded", "[e2e][links][shard]") {
+  TempDir dir;
+  const std::string jax_module = "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.tanh(x)\n";
+  dir.write("model/a.py", jax_module);
+  dir.write("model/b.py", jax_module);
+  dir.write("hf/port.py",
+            "import torch\n"
+            "def load(model):\n"
+            "    return model.cuda()\n");
+  const std::string guarded = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  CHECK(only_context(json::parse(guarded), "hf/port.py", "TPU401") == "guarded");
+  CHECK(merged_shards(dir, 3) == guarded);
+  // A module that uses both is no side implementation.
+  dir.write("hf/port.py",
+            "import jax\nimport torch\n"
+            "def load(model):\n"
+            "    return model.cuda()\n");
+  CHECK(only_context(scan(dir), "hf/port.py", "TPU401") != "guarded");
+  // Fewer than two JAX modules for each PyTorch one: PyTorch is the project's own.
+  dir.write("hf/port.py",
+            "import torch\n"
+            "def load(model):\n"
+            "    return model.cuda()\n");
+  dir.write("hf/other.py", "import torch\ndef g(x):\n    return x + 1\n");
+  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  CHECK(only_context(json::parse(whole), "hf/port.py", "TPU401") != "guarded");
+  CHECK(merged_shards(dir, 3) == whole);
+}
+
 TEST_CASE("links: each shard links the whole project, merged shards are the whole scan", "[e2e][links][shard]") {
   TempDir dir;
   write_host_helper(dir);

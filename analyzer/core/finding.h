@@ -165,9 +165,13 @@ struct FileLinks {
   uint32_t main_first_line = 0, main_last_line = 0;
   // Whether it is a script: a notebook, or a module whose main block reads the command line.
   bool script = false;
+  // The frameworks its imports name (kTorch, kJax, kTf): in a project of JAX or TensorFlow modules,
+  // a module of PyTorch alone is a side implementation (project_links.h).
+  static constexpr uint8_t kTorch = 1, kJax = 2, kTf = 4;
+  uint8_t frameworks = 0;
   bool empty() const {
     return uses.empty() && functions.empty() && launches.empty() && options_turned_on.empty() && !defines_model &&
-           main_first_line == 0 && !script;
+           main_first_line == 0 && !script && frameworks == 0;
   }
 };
 

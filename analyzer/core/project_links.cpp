@@ -699,9 +699,41 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
 
 }  // namespace
 
+namespace {
+
+// In a project whose core Python modules are mostly JAX or TensorFlow (at least two for each module of
+// PyTorch alone), the PyTorch modules are a side implementation (a Hugging Face port, a reference
+// model, a weight converter, an adapter to a PyTorch trainer) beside the one a TPU runs: guarded code,
+// as an alternative backend's modules are.
+void guard_side_framework_modules(AnalyzedFiles& files, const PathWeights& weights) {
+  auto torch_only = [](const FileResult& r) {
+    return (r.links.frameworks & FileLinks::kTorch) && !(r.links.frameworks & (FileLinks::kJax | FileLinks::kTf));
+  };
+  size_t tpu_native = 0, torch_alone = 0;
+  for (const FileResult& r : files.results) {
+    if (r.language != Language::Python || !decides_verdict(r.path, weights)) continue;
+    if (r.links.frameworks & (FileLinks::kJax | FileLinks::kTf))
+      ++tpu_native;
+    else if (torch_only(r))
+      ++torch_alone;
+  }
+  if (torch_alone == 0 || tpu_native < 2 * torch_alone) return;
+  for (size_t i = 0; i < files.results.size(); ++i) {
+    if (files.results[i].language != Language::Python || !torch_only(files.results[i])) continue;
+    for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k) {
+      Finding& f = files.findings[k];
+      if (f.context == Context::Test || f.discounted) continue;
+      guard(f);
+    }
+  }
+}
+
+}  // namespace
+
 void link_project(AnalyzedFiles& files, const PathWeights& weights, const Registry& registry,
                   const BackendNames& backends) {
   link_modules(files, weights, registry, backends);
+  guard_side_framework_modules(files, weights);
   discount_optional_code(files);
 }
 

@@ -24,7 +24,7 @@ namespace tpulint {
 
 namespace {
 
-constexpr int kFormatVersion = 10;  // bump when encode_result or the entry line changes
+constexpr int kFormatVersion = 11;  // bump when encode_result or the entry line changes
 
 }  // namespace
 

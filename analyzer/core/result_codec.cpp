@@ -302,6 +302,7 @@ void append_encoded_result(std::string& out, const FileResult& r, std::span<cons
   put_number(out, r.links.main_first_line);
   put_number(out, r.links.main_last_line);
   put_number(out, int(r.links.script));
+  put_number(out, int(r.links.frameworks));
 }
 
 std::optional<FileResult> decode_result(const std::string& path, std::string_view text) {
@@ -376,6 +377,7 @@ std::optional<FileResult> decode_result_into(const std::string& path, std::strin
   r.links.main_first_line = in.number<uint32_t>();
   r.links.main_last_line = in.number<uint32_t>();
   r.links.script = in.number<int>() != 0;
+  r.links.frameworks = uint8_t(in.number<int>() & 7);
   if (!in.ok() || !in.at_end()) {
     out.erase(out.begin() + ptrdiff_t(before), out.end());
     return std::nullopt;

@@ -371,6 +371,10 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
     result.links.script = file.notebook();
     for (size_t t = 0; t < trees.size(); ++t) {
       if (!result.links.defines_model) result.links.defines_model = defines_model_class(*trees[t], *contexts[t], *roles_);
+      const ImportTable& imports = contexts[t]->imports();
+      if (imports.imports("torch")) result.links.frameworks |= FileLinks::kTorch;
+      if (imports.imports("jax") || imports.imports("flax")) result.links.frameworks |= FileLinks::kJax;
+      if (imports.imports("tensorflow")) result.links.frameworks |= FileLinks::kTf;
       Node main = main_block(*trees[t]);
       if (!main || file.notebook()) continue;
       if (reads_command_line(main, *roles_)) {
