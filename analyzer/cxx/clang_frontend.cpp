@@ -998,6 +998,9 @@ class ClangParser final : public NativeParser {
  private:
   ParsePlan plan(const SourceFile& file) const;
   NativeFile parse_alone(const SourceFile& file, ParsePlan plan);
+  // The facts of a file that only instantiates templates defined elsewhere, from its tokens; nullopt
+  // when it is not one, or when its facts need the preprocessor.
+  std::optional<NativeFile> instantiation_file(const SourceFile& file) const;
   // What a parse gives besides the facts it records.
   struct Parsed {
     int status = 0;  // ClangTool::run's: 2 is "no AST at all"
@@ -1242,7 +1245,75 @@ ClangParser::Parsed ClangParser::run(ParsePlan plan, const std::string& main_pat
   return parsed;
 }
 
-NativeFile ClangParser::parse(const SourceFile& file) { return parse_alone(file, plan(file)); }
+NativeFile ClangParser::parse(const SourceFile& file) {
+  if (std::optional<NativeFile> lexical = instantiation_file(file)) return std::move(*lexical);
+  return parse_alone(file, plan(file));
+}
+
+// A file generated to split one template's compilation (flash-attention's hundreds of
+// `flash_fwd_hdim128_bf16_sm80.cu`, one per head size, type and architecture) holds no code of its
+// own: parsed by Clang, each loads the template's headers (CUTLASS, CuTe) to instantiate it, and its
+// facts are those of its tokens (add_template_instantiations, the API names, its includes). It is read
+// in its tokens alone when nothing in it needs the preprocessor: no compile command of the user's, no
+// device-only code, no directive but #include, #pragma and #ifdef/#ifndef/#else/#endif (whose branches
+// are taken as active, as a parse without -D flags takes them unless a header defines the macro), no
+// brace but a namespace's (a specialization with a body is parsed), and each #include resolving to a
+// header of the tree (main_include_headers: where the parse finds it).
+std::optional<NativeFile> ClangParser::instantiation_file(const SourceFile& file) const {
+  if (!options_.read_instantiation_files_in_tokens) return std::nullopt;
+  if (options_.compile_database && options_.compile_database->command_for(file.absolute_path(), file.language()))
+    return std::nullopt;
+  const std::string_view text = file.text();
+  if (text.find("template") == std::string_view::npos || text.find("__CUDA_ARCH__") != std::string_view::npos)
+    return std::nullopt;
+  LangOptions lang;
+  lang.CPlusPlus = lang.CPlusPlus11 = lang.CPlusPlus14 = lang.CPlusPlus17 = true;
+  lang.LineComment = lang.Bool = true;
+  lang.CUDA = written_in_cuda(file);
+  LexicalFile tokens(text, raw_tokens(text, 0, text, lang), {});
+  const auto& t = tokens.tokens();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].in_directive && t[i].text == "#" && i + 1 < t.size() && t[i + 1].in_directive) {
+      const std::string_view d = t[i + 1].text;
+      if (d != "include" && d != "pragma" && d != "ifdef" && d != "ifndef" && d != "else" && d != "endif")
+        return std::nullopt;
+    }
+    // A specialization's body is a function of the file's, with calls a parse resolves (and
+    // qualifies with namespaces a macro may name): only a namespace's braces are read here.
+    if (t[i].text == "{" && !t[i].in_directive) {
+      size_t j = i;
+      while (j > 0 && !tokens.is(j - 1, "namespace") && (tokens.identifier(j - 1) || tokens.is(j - 1, "::"))) --j;
+      if (j == 0 || !tokens.is(j - 1, "namespace")) return std::nullopt;
+    }
+  }
+  NativeFile out;
+  out.language = file.language();
+  if (lang.CUDA) {
+    add_lexical_launches(tokens, out);
+    add_lexical_kernels(tokens, out);
+  }
+  add_template_instantiations(tokens, out);
+  if (out.instantiated_templates.empty()) return std::nullopt;
+  const SourceTree tree(options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
+                                                   : options_.tree_root);
+  add_lexical_includes(tokens, out);
+  const std::vector<std::pair<SpelledInclude, std::string>> headers = main_include_headers(file, tree);
+  for (IncludeFact& inc : out.includes) {
+    auto header = std::find_if(headers.begin(), headers.end(), [&](const auto& h) {
+      return h.first.path == inc.spelled && h.first.quoted == !inc.angled;
+    });
+    if (header == headers.end() || header->second.empty()) return std::nullopt;
+    inc.resolved = header->second;
+  }
+  for (const KernelSource& source : kernel_source_strings(tokens))
+    add_runtime_compiled_kernels(LexicalFile(text, raw_tokens(source.code, source.span.begin, text, lang), {}), out);
+  measure_device_code(tokens, out);
+  add_lexical_calls(tokens, out);
+  add_macro_uses(tokens, out);
+  add_qualified_names(tokens, out);
+  add_name_uses(tokens, out);
+  return out;
+}
 
 NativeFile ClangParser::parse_alone(const SourceFile& file, ParsePlan plan) {
   NativeFile out;
@@ -1258,10 +1329,16 @@ NativeFile ClangParser::parse_alone(const SourceFile& file, ParsePlan plan) {
 
 std::vector<NativeFile> ClangParser::parse_together(std::span<const SourceFile> files) {
   std::vector<NativeFile> out(files.size());
-  std::vector<ParsePlan> plans;
-  plans.reserve(files.size());
-  for (const SourceFile& f : files) plans.push_back(plan(f));
+  std::vector<ParsePlan> plans(files.size());
   std::vector<bool> parsed(files.size(), false);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::optional<NativeFile> lexical = instantiation_file(files[i])) {
+      out[i] = std::move(*lexical);
+      parsed[i] = true;
+    } else {
+      plans[i] = plan(files[i]);
+    }
+  }
   // Planned once: a plan reads the headers the file reaches.
   auto alone = [&](size_t i) {
     out[i] = parse_alone(files[i], plans[i]);

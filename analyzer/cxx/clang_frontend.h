@@ -46,6 +46,10 @@ struct ClangFrontendOptions {
   // precompiled, when a parser met the same lines (or a longer run of them) before. Off only to
   // compare the facts with and without it.
   bool precompile_preambles = true;
+  // Whether a file that only instantiates templates defined elsewhere, with nothing in it the
+  // preprocessor must decide, is read in its tokens instead of parsed (the facts are the same).
+  // Off only to compare the facts with and without it.
+  bool read_instantiation_files_in_tokens = true;
 };
 
 // What the Clang module implements: one parser per worker.

@@ -67,6 +67,55 @@ bool torch_family(std::string_view spelled) {
   return false;
 }
 
+// Where Clang finds an #include of a file beneath the root: a quoted one beside its includer first,
+// then in the include directories found so far, in order; failing those, the tree's header whose
+// path ends with the spelled one, nearest the includer, whose include directory is then added.
+class IncludeSearch {
+ public:
+  explicit IncludeSearch(const SourceTree& tree) : tree_(tree), index_(index_for(tree.root())) {}
+
+  // The header beneath the root, or nullopt (a standard, missing or absolute one).
+  std::optional<std::string> find(const SpelledInclude& inc, const std::string& includer) {
+    if (inc.path.starts_with('/')) return std::nullopt;
+    if (inc.quoted)
+      if (auto rel = beneath(fs::path(includer).parent_path().generic_string(), inc.path); rel && exists(*rel))
+        return rel;
+    for (const std::string& dir : include_dirs_) {
+      auto include_dir = tree_.relative_path(dir);
+      auto rel = include_dir ? beneath(*include_dir, inc.path) : std::nullopt;
+      if (rel && exists(*rel)) return rel;
+    }
+    std::string name = fs::path(inc.path).filename().string();
+    std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
+    suffix.insert(suffix.begin(), '/');
+    const std::string includer_path = (tree_.root() / includer).generic_string();
+    const std::string* best = nullptr;
+    if (auto it = index_->by_name.find(name); it != index_->by_name.end())
+      for (const std::string& candidate : it->second)
+        if (candidate.ends_with(suffix) &&
+            (!best || common_prefix(candidate, includer_path) > common_prefix(*best, includer_path)))
+          best = &candidate;
+    if (!best) return std::nullopt;
+    std::string include_dir = best->substr(0, best->size() - suffix.size());
+    if (std::find(include_dirs_.begin(), include_dirs_.end(), include_dir) == include_dirs_.end())
+      include_dirs_.push_back(std::move(include_dir));
+    return tree_.relative_path(*best);
+  }
+
+  bool exists(const std::string& rel) const { return tree_.kind(rel) == EntryKind::RegularFile; }
+  std::vector<std::string>& include_dirs() { return include_dirs_; }
+
+ private:
+  // `relative` beneath the root of the directory `dir` (beneath the root), when it stays there.
+  static std::optional<std::string> beneath(const std::string& dir, const std::string& relative) {
+    return normalized_relative_path(dir.empty() ? relative : dir + "/" + relative);
+  }
+
+  const SourceTree& tree_;
+  std::shared_ptr<const HeaderIndex> index_;
+  std::vector<std::string> include_dirs_;  // absolute
+};
+
 }  // namespace
 
 bool is_standard_library_header(std::string_view spelled) {
@@ -222,7 +271,7 @@ bool has_include_guard(std::string_view text) {
 
 HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree) {
   HeaderResolution out;
-  std::shared_ptr<const HeaderIndex> index = index_for(tree.root());
+  IncludeSearch search(tree);
   // Files to follow, by their paths beneath the root: nothing outside it is read, and nothing
   // through a symlink (SourceTree).
   std::deque<std::pair<std::string, std::string>> queue;  // (path beneath the root, text)
@@ -233,17 +282,12 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
   if (!main_path) return out;
   queue.emplace_back(*main_path, file.text());
   followed.insert(*main_path);
-  auto exists = [&](const std::string& rel) { return tree.kind(rel) == EntryKind::RegularFile; };
   auto follow = [&](const std::string& rel) {
     if (followed.size() >= kMaxFilesFollowed || !followed.insert(rel).second) return;
     FileRead read = tree.read(rel, kMaxHeaderSize);
     std::string text = read.status == FileRead::Status::Read ? std::move(read.text) : std::string();
     guarded[rel] = has_include_guard(text);
     queue.emplace_back(rel, std::move(text));
-  };
-  // `relative` beneath the root of the directory `dir` (beneath the root), when it stays there.
-  auto beneath = [](const std::string& dir, const std::string& relative) {
-    return normalized_relative_path(dir.empty() ? relative : dir + "/" + relative);
   };
   // What each of the main file's #includes resolved to: a header of the tree, or none (a
   // standard, missing or absolute one, told apart by `absolute`).
@@ -258,38 +302,14 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
     auto [path, text] = std::move(queue.front());
     queue.pop_front();
     const bool is_main = path == *main_path;
-    const std::string dir = fs::path(path).parent_path().generic_string();
     for (SpelledInclude& inc : spelled_includes(text)) {
-      std::optional<std::string> header;
       if (inc.path.starts_with('/')) {
         if (is_main) main_includes.push_back({std::move(inc), std::nullopt, true});
         continue;
       }
-      if (inc.quoted)
-        if (auto rel = beneath(dir, inc.path); rel && exists(*rel)) header = rel;
-      for (size_t d = 0; !header && d < out.include_dirs.size(); ++d) {
-        auto include_dir = tree.relative_path(out.include_dirs[d]);
-        auto rel = include_dir ? beneath(*include_dir, inc.path) : std::nullopt;
-        if (rel && exists(*rel)) header = rel;
-      }
+      std::optional<std::string> header = search.find(inc, path);
       if (!header) {
-        // A header of the tree whose path ends with the spelled one; the nearest to the includer.
-        std::string name = fs::path(inc.path).filename().string();
-        std::string suffix = fs::path(inc.path).lexically_normal().generic_string();
-        suffix.insert(suffix.begin(), '/');
-        const std::string includer = (tree.root() / path).generic_string();
-        const std::string* best = nullptr;
-        if (auto it = index->by_name.find(name); it != index->by_name.end())
-          for (const std::string& candidate : it->second)
-            if (candidate.ends_with(suffix) &&
-                (!best || common_prefix(candidate, includer) > common_prefix(*best, includer)))
-              best = &candidate;
-        if (best) {
-          std::string include_dir = best->substr(0, best->size() - suffix.size());
-          if (std::find(out.include_dirs.begin(), out.include_dirs.end(), include_dir) == out.include_dirs.end())
-            out.include_dirs.push_back(std::move(include_dir));
-          header = tree.relative_path(*best);
-        } else if (torch_family(inc.path)) {
+        if (torch_family(inc.path)) {
           out.torch_missing = true;
         } else if (is_standard_library_header(inc.path)) {
           standard.insert(inc.path);
@@ -302,6 +322,7 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
       if (is_main) main_includes.push_back({std::move(inc), header, false});
     }
   }
+  out.include_dirs = std::move(search.include_dirs());
   out.standard_headers.assign(standard.begin(), standard.end());
   if (!reaches_main_file) {
     std::vector<SpelledInclude> leading = leading_includes(file.text());
@@ -314,6 +335,19 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
       }
       out.preamble.push_back(inc.spelled);
     }
+  }
+  return out;
+}
+
+std::vector<std::pair<SpelledInclude, std::string>> main_include_headers(const SourceFile& file,
+                                                                          const SourceTree& tree) {
+  std::vector<std::pair<SpelledInclude, std::string>> out;
+  std::optional<std::string> main_path = tree.relative_path(file.absolute_path());
+  if (!main_path) return out;
+  IncludeSearch search(tree);
+  for (SpelledInclude& inc : spelled_includes(file.text())) {
+    std::optional<std::string> header = search.find(inc, *main_path);
+    out.emplace_back(std::move(inc), header.value_or(std::string()));
   }
   return out;
 }

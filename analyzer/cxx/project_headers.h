@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/source_file.h"
@@ -37,6 +38,12 @@ struct HeaderResolution {
 // number), through an index of the tree's headers built once per scan root. Reads nothing
 // outside `tree` and follows no symlink.
 HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTree& tree);
+
+// Each of the file's own #includes with the header beneath the root it resolves to, as
+// resolve_project_headers and then Clang resolve it ("" when it is not one of the tree's), in
+// order. Reads no header.
+std::vector<std::pair<SpelledInclude, std::string>> main_include_headers(const SourceFile& file,
+                                                                          const SourceTree& tree);
 
 // Whether `spelled` names a header of the C++17 standard library or of its C library.
 bool is_standard_library_header(std::string_view spelled);
