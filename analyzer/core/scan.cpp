@@ -168,8 +168,8 @@ TaskFile load_task_file(const DiscoveredFile& file, const AnalysisContext& c) {
   }
   SourceFile& source = std::get<SourceFile>(loaded);
   result.analyzed = true;
-  if (file.language != Language::Cmake && generator_of(source.text()).empty())
-    result.code_lines = count_code_lines(source.text(), file.language);
+  if (file.language != Language::Cmake)
+    result.code_lines = count_code_lines(hand_written_part(source.text()), file.language);
   if (t.stamp) {
     // A notebook's findings are placed in its JSON text, not only in its code.
     t.hash = content_hash(source.notebook() ? source.notebook()->json() : std::string_view(source.text()));
