@@ -605,33 +605,47 @@ TEST_CASE("links: an alternative backend's modules beside the default implementa
   CHECK(placed(report, "pkg/rocm/ops/attention_fwd.py", "TPU501") == imported_once);
 }
 
+namespace {
+
+// The context of the TPU401 finding (`model.cuda()`) of a port module, `imports` its imports; the
+// merged shards of the scan give its report.
+std::string port_context(TempDir& dir, const std::string& path, const std::string& imports) {
+  dir.write(path, imports + "def load(model):\n    return model.cuda()\n");
+  const std::string report = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
+  CHECK(merged_shards(dir, 3) == report);
+  return only_context(json::parse(report), path, "TPU401");
+}
+
+}  // namespace
+
 TEST_CASE("links: the PyTorch modules of a project of JAX modules are a side implementation, guarded", "[e2e][links][shard]") {
   TempDir dir;
   const std::string jax_module = "import jax\nimport jax.numpy as jnp\ndef f(x):\n    return jnp.tanh(x)\n";
   dir.write("model/a.py", jax_module);
   dir.write("model/b.py", jax_module);
-  dir.write("hf/port.py",
-            "import torch\n"
-            "def load(model):\n"
-            "    return model.cuda()\n");
-  const std::string guarded = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
-  CHECK(only_context(json::parse(guarded), "hf/port.py", "TPU401") == "guarded");
-  CHECK(merged_shards(dir, 3) == guarded);
+  CHECK(port_context(dir, "hf/port.py", "import torch\n") == "guarded");
   // A module that uses both is no side implementation.
-  dir.write("hf/port.py",
-            "import jax\nimport torch\n"
-            "def load(model):\n"
-            "    return model.cuda()\n");
-  CHECK(only_context(scan(dir), "hf/port.py", "TPU401") != "guarded");
+  CHECK(port_context(dir, "hf/port.py", "import jax\nimport torch\n") != "guarded");
   // Fewer than two JAX modules for each PyTorch one: PyTorch is the project's own.
-  dir.write("hf/port.py",
-            "import torch\n"
-            "def load(model):\n"
-            "    return model.cuda()\n");
   dir.write("hf/other.py", "import torch\ndef g(x):\n    return x + 1\n");
-  const std::string whole = run_tpulint("scan '" + dir.str() + "' --no-cache --format json --exit-zero").out;
-  CHECK(only_context(json::parse(whole), "hf/port.py", "TPU401") != "guarded");
-  CHECK(merged_shards(dir, 3) == whole);
+  CHECK(port_context(dir, "hf/port.py", "import torch\n") != "guarded");
+}
+
+TEST_CASE("links: a PyTorch module that reads its data with TensorFlow is a side implementation of a TF project",
+          "[e2e][links][shard]") {
+  TempDir dir;
+  // T5's layout: TensorFlow modules, and a PyTorch port whose inputs come from tf.data.
+  const std::string tf_module = "import tensorflow.compat.v1 as tf\ndef f(x):\n    return tf.tanh(x)\n";
+  dir.write("t5/models/mtf_model.py", tf_module);
+  dir.write("t5/data/preprocessors.py", tf_module);
+  const std::string port_imports = "import tensorflow.compat.v1 as tf\nimport torch\n";
+  CHECK(port_context(dir, "t5/models/hf_model.py", port_imports) == "guarded");
+  // A PyTorch project whose modules log or read data with TensorFlow: PyTorch is its own, whatever
+  // else its modules import.
+  dir.write("t5/models/mtf_model.py", "import tensorflow as tf\nimport torch\ndef f(x):\n    return torch.tanh(x)\n");
+  dir.write("t5/data/preprocessors.py", "import tensorflow as tf\nimport torch\ndef g(x):\n    return x\n");
+  dir.write("t5/data/tasks.py", tf_module);
+  CHECK(port_context(dir, "t5/models/hf_model.py", port_imports) != "guarded");
 }
 
 TEST_CASE("links: each shard links the whole project, merged shards are the whole scan", "[e2e][links][shard]") {

@@ -701,25 +701,27 @@ void link_modules(AnalyzedFiles& files, const PathWeights& weights, const Regist
 
 namespace {
 
-// In a project whose core Python modules are mostly JAX or TensorFlow (at least two for each module of
-// PyTorch alone), the PyTorch modules are a side implementation (a Hugging Face port, a reference
+// In a project whose core Python modules are mostly JAX or TensorFlow without PyTorch (at least two for
+// each module of PyTorch without JAX), the PyTorch modules are a side implementation (a Hugging Face port, a reference
 // model, a weight converter, an adapter to a PyTorch trainer) beside the one a TPU runs: guarded code,
 // as an alternative backend's modules are.
 void guard_side_framework_modules(AnalyzedFiles& files, const PathWeights& weights) {
-  auto torch_only = [](const FileResult& r) {
-    return (r.links.frameworks & FileLinks::kTorch) && !(r.links.frameworks & (FileLinks::kJax | FileLinks::kTf));
+  // A module of PyTorch may read its data with TensorFlow (T5's `hf_model.py` feeds tf.data to a
+  // PyTorch model); one that imports JAX as well uses JAX, and torch only for a DataLoader.
+  auto torch_side = [](const FileResult& r) {
+    return (r.links.frameworks & FileLinks::kTorch) && !(r.links.frameworks & FileLinks::kJax);
   };
-  size_t tpu_native = 0, torch_alone = 0;
+  size_t tpu_native = 0, torch_modules = 0;
   for (const FileResult& r : files.results) {
     if (r.language != Language::Python || !decides_verdict(r.path, weights)) continue;
-    if (r.links.frameworks & (FileLinks::kJax | FileLinks::kTf))
+    if (torch_side(r))
+      ++torch_modules;
+    else if ((r.links.frameworks & (FileLinks::kJax | FileLinks::kTf)) && !(r.links.frameworks & FileLinks::kTorch))
       ++tpu_native;
-    else if (torch_only(r))
-      ++torch_alone;
   }
-  if (torch_alone == 0 || tpu_native < 2 * torch_alone) return;
+  if (torch_modules == 0 || tpu_native < 2 * torch_modules) return;
   for (size_t i = 0; i < files.results.size(); ++i) {
-    if (files.results[i].language != Language::Python || !torch_only(files.results[i])) continue;
+    if (files.results[i].language != Language::Python || !torch_side(files.results[i])) continue;
     for (size_t k = files.ranges[i].begin; k < files.ranges[i].begin + files.ranges[i].size; ++k) {
       Finding& f = files.findings[k];
       if (f.context == Context::Test || f.discounted) continue;

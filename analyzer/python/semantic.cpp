@@ -1121,6 +1121,10 @@ Context SemanticModel::own_role(const Function& f, const std::vector<std::string
   if (any_name(facts_.test_functions, f.name) || (cls && any_name(facts_.test_functions, cls->name))) return Context::Test;
   for (const std::string& d : decorators)
     if (any_qualified(facts_.tracing_transforms, d)) return Context::HotPath;
+  // A memoized function (`@functools.lru_cache`) computes each value once, whoever calls it: a
+  // window or a mel filter bank a loss fetches every step is a constant after the first.
+  for (const std::string& d : decorators)
+    if (any_qualified(facts_.memoizing_decorators, d)) return Context::OneTime;
   if (any_name(facts_.hot_functions, f.name)) return Context::HotPath;
   // A loss's target sampler or assigner (`sample(self, assign_result, bboxes, gt_bboxes)`) runs in the
   // loss, every step.

@@ -44,6 +44,7 @@ struct CodeRoleFacts {
   std::vector<std::string> hot_classes;         // a loss's matching helpers by name (assigners, match costs)
   std::vector<std::string> loop_functions;      // trainer hooks run every step or epoch of a training loop
   std::vector<std::string> one_time_functions;  // constructors, checkpoint loading, argument parsing
+  std::vector<std::string> memoizing_decorators;  // a function under one computes each value once (qualified)
   std::vector<std::string> eval_functions;      // evaluation and post-processing
   std::vector<std::string> eval_classes;        // evaluators
   std::vector<std::string> test_functions;      // test functions and classes

@@ -37,7 +37,7 @@ CodeRoles load() {
       {"iterated_host_class", &facts.iterated_host_classes}, {"preparation_method", &facts.preparation_methods},
       {"loop_function", &facts.loop_functions},         {"hot_parameter", &facts.hot_parameters},
       {"hot_class", &facts.hot_classes},               {"optimizer_base", &facts.optimizer_bases},
-      {"one_time_path_part", &facts.one_time_path_parts},
+      {"one_time_path_part", &facts.one_time_path_parts}, {"memoizing_decorator", &facts.memoizing_decorators},
       {"tpu_word", &facts.tpu_words},                   {"training_flag", &facts.training_flags},
       {"eval_mode_word", &facts.eval_mode_words},         {"gradient_transform", &facts.gradient_transforms},
       {"framework_release", &facts.framework_releases},
