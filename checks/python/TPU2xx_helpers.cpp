@@ -459,14 +459,16 @@ void collect_static(const python::CallArguments& args, std::string_view transfor
 }
 
 // The names passed as positional arguments to tracing transforms in the tree being walked
-// (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order. Built once per walk:
+// (`step` in `jax.jit(step, static_argnums=1)`), by name, in source order; and the functions handed
+// to host callbacks (`callback` in `jax.debug.callback(callback, metrics)`). Built once per walk:
 // searching the file for each function's name, for every function, was quadratic in its length.
 struct TransformArguments {
   bool built = false;
   std::unordered_map<std::string_view, std::vector<Node>> by_name;  // views into the walked text
+  std::unordered_map<std::string_view, std::vector<Node>> to_host;  // the callbacks' first arguments
 };
 
-const std::vector<Node>& passed_to_transforms(std::string_view name, const PythonContext& ctx) {
+const TransformArguments& transform_arguments(const PythonContext& ctx) {
   TransformArguments& index = ctx.file_state<TransformArguments>();
   if (!index.built) {
     index.built = true;
@@ -477,15 +479,24 @@ const std::vector<Node>& passed_to_transforms(std::string_view name, const Pytho
       Node args = call.field(Field::Arguments);
       if (!args || args.kind() != Kind::ArgumentList) continue;
       const auto& q = ctx.qualified_name(call.field(Field::Function));
-      if (!q || !is_abstract_transform(*q)) continue;
-      for (uint32_t i = 0; i < args.named_child_count(); ++i)
-        if (Node a = args.named_child(i); a.kind() == Kind::Identifier) index.by_name[a.text()].push_back(a);
+      if (!q) continue;
+      if (is_abstract_transform(*q)) {
+        for (uint32_t i = 0; i < args.named_child_count(); ++i)
+          if (Node a = args.named_child(i); a.kind() == Kind::Identifier) index.by_name[a.text()].push_back(a);
+      } else if (is_host_callback(*q) && args.named_child_count() > 0) {
+        if (Node a = args.named_child(0); a.kind() == Kind::Identifier) index.to_host[a.text()].push_back(a);
+      }
     }
     // A call's arguments are listed when the call is met: `jax.jit(jax.vmap(f), f)` lists jit's
     // `f` before vmap's, which comes first in the source.
     for (auto& [_, refs] : index.by_name)
       std::sort(refs.begin(), refs.end(), [](Node a, Node b) { return a.span().begin < b.span().begin; });
   }
+  return index;
+}
+
+const std::vector<Node>& passed_to_transforms(std::string_view name, const PythonContext& ctx) {
+  const TransformArguments& index = transform_arguments(ctx);
   static const std::vector<Node> kNone;
   auto it = index.by_name.find(name);
   return it == index.by_name.end() ? kNone : it->second;
@@ -501,6 +512,16 @@ Node defining_scope(Node n) {
 
 // How `function` is traced: by a decorator, or by being passed by name to a transform call
 // anywhere in the file (`step = jax.jit(step, static_argnums=1)`). Adds the static arguments.
+// Whether `function` is handed to a host callback in its own scope: JAX calls it on the host with
+// concrete values, so Python control flow in it is no trace-time error.
+bool handed_to_host_callback(Node function, const PythonContext& ctx) {
+  const TransformArguments& index = transform_arguments(ctx);
+  auto it = index.to_host.find(function.field(Field::Name).text());
+  if (it == index.to_host.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(),
+                     [&](Node ref) { return defining_scope(ref) == defining_scope(function); });
+}
+
 std::optional<std::string> tracing_of(Node function, const PythonContext& ctx, StaticArguments& statics) {
   std::optional<std::string> found;
   for (const python::Decorator& d : python::decorators_of(function, ctx)) {
@@ -620,6 +641,11 @@ std::optional<TracedScope> jax_traced_scope(const PythonContext& ctx) {
   for (const python::Frame& f : ctx.frames()) {
     if (f.type != python::Frame::Type::Function) continue;
     if (innermost->body.begin < f.body.begin || innermost->body.begin >= f.body.end) continue;
+    if (handed_to_host_callback(f.node, ctx)) {  // host code, whatever traces the functions around it
+      scope.reset();
+      outer = f.node;
+      continue;
+    }
     StaticArguments statics;
     auto transform = tracing_of(f.node, ctx, statics);
     const Node enclosing = std::exchange(outer, f.node);

@@ -14,6 +14,7 @@ struct CodeRoles {
   python::CodeRoleFacts facts;
   std::vector<std::string> abstract_transforms;
   std::vector<std::string> jax_compilers, tf_compilers, torch_compilers;
+  std::vector<std::string> host_callbacks;
 };
 
 CodeRoles load() {
@@ -43,6 +44,7 @@ CodeRoles load() {
       {"framework_release", &facts.framework_releases},
       {"abstract_transform", &roles.abstract_transforms}, {"jax_compiler", &roles.jax_compilers},
       {"tf_compiler", &roles.tf_compilers},             {"torch_compiler", &roles.torch_compilers},
+      {"host_callback", &roles.host_callbacks},
   };
   for (const auto& row : data::kPythonCodeRoles) {
     const size_t space = row.entry.find(' ');
@@ -90,6 +92,8 @@ bool is_test_function(std::string_view name) { return any_name(code_role_facts()
 bool is_abstract_transform(std::string_view qualified) {
   return any_qualified(code_roles().abstract_transforms, qualified);
 }
+
+bool is_host_callback(std::string_view qualified) { return any_qualified(code_roles().host_callbacks, qualified); }
 
 bool is_compiler(std::string_view framework, std::string_view qualified) {
   const CodeRoles& roles = code_roles();

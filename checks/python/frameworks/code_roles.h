@@ -14,6 +14,10 @@ const python::CodeRoleFacts& code_role_facts();
 // not `jax.grad`, which is a tracing transform of the hot path (CodeRoleFacts::tracing_transforms).
 bool is_abstract_transform(std::string_view qualified);
 
+// The JAX APIs that call a function on the host with concrete values from traced code
+// (`host_callback` rows): `jax.debug.callback`, `jax.pure_callback`, `jax.experimental.io_callback`.
+bool is_host_callback(std::string_view qualified);
+
 // True when `qualified` compiles the function it gets into one device program run once per step,
 // for `framework` ("jax", "tf", "torch": the `<framework>_compiler` rows): `jax.jit`, `tf.function`,
 // `torch.compile`.
