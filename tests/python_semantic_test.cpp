@@ -1494,3 +1494,43 @@ TEST_CASE("semantic: a class beside its TPU namesake is another device's, the ba
                         "    pass\n");                                             // 5
   CHECK(at(shared, "TPU416", 2).context != Context::Guarded);
 }
+
+TEST_CASE("semantic: a class the file builds only in guarded code is guarded code, one it also builds elsewhere is not",
+          "[python][semantic]") {
+  const std::string classes =
+      "import torch\n"                                                   // 1
+      "class TeQuant:\n"                                                 // 2
+      "    def __init__(self, cfg):\n"                                   // 3
+      "        self.recipe = TeQuant._recipe(cfg)\n"                     // 4
+      "    @staticmethod\n"                                              // 5
+      "    def _recipe(cfg):\n"                                          // 6
+      "        return torch.nonzero(cfg)\n"                              // 7
+      "    def scale(self, x):\n"                                        // 8
+      "        return torch.nonzero(x)\n"                                // 9
+      "class Plain:\n"                                                   // 10
+      "    def __init__(self, x):\n"                                     // 11
+      "        self.n = torch.nonzero(x)\n";                             // 12
+  auto guarded = analyze("pkg/quant.py", classes +
+                                             "def build(cfg, x):\n"                                   // 13
+                                             "    if cfg.quantization.startswith('te_'):\n"           // 14
+                                             "        return TeQuant(cfg)\n"                          // 15
+                                             "    return Plain(x)\n");                                // 16
+  CHECK(at(guarded, "TPU201", 7).context == Context::Guarded);
+  CHECK(at(guarded, "TPU201", 9).context == Context::Guarded);
+  CHECK(at(guarded, "TPU201", 12).context != Context::Guarded);
+  // Built on the unguarded path too: its code runs there.
+  auto both = analyze("pkg/quant.py", classes +
+                                          "def build(cfg, x):\n"                                      // 13
+                                          "    if cfg.quantization.startswith('te_'):\n"              // 14
+                                          "        return TeQuant(cfg)\n"                             // 15
+                                          "    return TeQuant(x)\n");                                 // 16
+  CHECK(at(both, "TPU201", 7).context != Context::Guarded);
+  // A method other code calls by name, unguarded, keeps its role.
+  auto called = analyze("pkg/quant.py", classes +
+                                            "def build(cfg, x, q):\n"                                 // 13
+                                            "    if cfg.quantization.startswith('te_'):\n"            // 14
+                                            "        return TeQuant(cfg)\n"                           // 15
+                                            "    return q.scale(x)\n");                               // 16
+  CHECK(at(called, "TPU201", 7).context == Context::Guarded);
+  CHECK(at(called, "TPU201", 9).context != Context::Guarded);
+}

@@ -1238,9 +1238,45 @@ void SemanticModel::finish() {
     }
     if (!changed) break;
   }
+  guard_classes_built_behind_guards(calls_of);
   if (eval_module_) default_eval_roles();
   place_module_imports();
   mark_optional_functions(calls_of);
+}
+
+// A class the file constructs only in guarded code (maxtext's `TransformerEngineQuantization(config)`,
+// built only under `if quant_cfg.startswith("te_"):`) runs its methods on that path alone: they are
+// guarded code, its constructor and its static helpers with them. A method that code outside the
+// class calls by name, unguarded, keeps its role; a dunder's outside calls are other classes' own
+// (`super().__init__()`). Nothing of a class with no construction in the file changes.
+void SemanticModel::guard_classes_built_behind_guards(
+    const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of) {
+  if (guards_.empty()) return;
+  for (size_t k = 0; k < classes_.size(); ++k) {
+    auto built = calls_of.find(classes_[k].name);
+    if (built == calls_of.end()) continue;
+    auto in_class = [&](int fn) {
+      for (; fn >= 0; fn = functions_[fn].parent)
+        if (functions_[fn].class_index == int(k)) return true;
+      return false;
+    };
+    auto outside_unguarded = [&](const std::vector<const CallSite*>& calls) {
+      return std::any_of(calls.begin(), calls.end(), [&](const CallSite* c) {
+        return !in_class(c->caller) && caller_role(*c) != Context::Guarded;
+      });
+    };
+    const bool constructed = std::any_of(built->second.begin(), built->second.end(),
+                                         [&](const CallSite* c) { return !in_class(c->caller); });
+    if (!constructed || outside_unguarded(built->second)) continue;
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      Function& f = functions_[i];
+      if (!in_class(int(i)) || f.role == Context::Test) continue;
+      const bool dunder = f.name.starts_with("__") && f.name.ends_with("__");
+      if (auto calls = calls_of.find(f.name); !dunder && calls != calls_of.end() && outside_unguarded(calls->second))
+        continue;
+      f.role = Context::Guarded;
+    }
+  }
 }
 
 void SemanticModel::mark_optional_functions(

@@ -317,6 +317,8 @@ class SemanticModel {
   std::string_view optional_branch_at(uint32_t offset) const;
   // finish(): Function::optional_option, from the calls of each name.
   void mark_optional_functions(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
+  // finish(): the methods of a class that the file constructs only in guarded code are guarded.
+  void guard_classes_built_behind_guards(const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of);
   std::unordered_set<std::string> optional_names_;  // bound by imports guarded by an ImportError handler
   std::unordered_set<std::string> guard_flags_;     // names assigned a guard's truth (`use_kernel = ... == "gpu"`)
 };
