@@ -99,7 +99,9 @@ extern const CheckDef TPU220_tf_dynamic_shape_op{
                            "runs on the host.",
             .effort = "Medium: 1-4 h, since the code after the op has to work with a padded, fixed size.",
             .heuristic = "Model code is recognised by the `tf.function` decorator, the name `model_fn`/"
-                         "`*_model_fn`, or the names `call`, `__call__`, `train_step`, `test_step` and "
+                         "`*_model_fn`, a loss or step function by name (the `hot_function` rows of "
+                         "checks/data/python_code_roles.tsv: `*_loss`, `compute_loss`, `train_step`; Keras "
+                         "compiles the loss given to `model.compile` into its train step), or the names `call`, `__call__`, `train_step`, `test_step` and "
                          "`predict_step` in a class deriving from a Keras layer or model; functions nested in "
                          "those, and functions of the same file they call by name, are model code too. A "
                          "helper two calls away, or in another file, is missed; a helper also called from "

@@ -82,6 +82,10 @@ bool is_keras_class(Node class_def, const PythonContext& ctx) {
 bool is_model_function(Node function, const PythonContext& ctx) {
   std::string_view name = function.field(Field::Name).text();
   if (name == "model_fn" || name.ends_with("_model_fn")) return true;
+  // A loss or step function by name (the `hot_function` rows: `yolo_loss`, `compute_loss`,
+  // `train_step`): Keras compiles the loss a model is compiled with into its train step.
+  for (const std::string& pattern : code_role_facts().hot_functions)
+    if (python::matches_name_pattern(pattern, name)) return true;
   for (const std::string& d : python::decorator_names(function, ctx))
     if (is_compiler("tf", d)) return true;
   if (name != "call" && name != "__call__" && name != "train_step" && name != "test_step" && name != "predict_step")

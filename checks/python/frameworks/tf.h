@@ -10,7 +10,8 @@ bool is_keras_class(python::Node class_def, const python::PythonContext& ctx);
 
 // True when `function`, a function definition, is compiled into the TPU program: decorated with
 // `tf.function` (a `tf_compiler` of python_code_roles.tsv), a TF1 Estimator model function
-// (`model_fn`, `*_model_fn`), or the `call`/`__call__`/`train_step`/`test_step`/`predict_step`
+// (`model_fn`, `*_model_fn`), a loss or step function by name (a `hot_function` row: `yolo_loss`,
+// which `model.compile(loss=...)` compiles into the train step), or the `call`/`__call__`/`train_step`/`test_step`/`predict_step`
 // method of a Keras layer or model subclass (Keras compiles the step methods with tf.function).
 bool is_model_function(python::Node function, const python::PythonContext& ctx);
 
