@@ -75,18 +75,49 @@ class Reader {
     return false;
   }
 
-  // `.shape`s or `.size()`s gathered by a loop in `expr`, or in a value of a name in it.
+  // `.shape`s or `.size()`s gathered by a loop in `expr`, or in a value of a name in it; or a `max`
+  // over a batch keyed by a shape (`max(batch, key=lambda s: s[0].size(1))`, or a function so defined).
   bool shapes_of_many(Node expr, int depth) const {
     const python::Tree& tree = *expr.tree();
     bool loop = false, shape = false;
     for (uint32_t id = expr.id(); id < tree.subtree_end(expr); ++id) {
       Node n(&tree, id);
       if (n.type() == "for_in_clause") loop = true;
-      if (n.kind() == Kind::Attribute && n.field(Field::Attribute).text() == "shape") shape = true;
-      if (n.kind() == Kind::Call && python::last_name(n.field(Field::Function)) == "size") shape = true;
+      if (reads_shape(n)) shape = true;
+      if (n.kind() == Kind::Call && keyed_by_shape(n)) return true;
     }
     if (loop && shape) return true;
     return any_name_value(expr, depth, [&](Node v, int d) { return shapes_of_many(v, d); });
+  }
+
+  static bool reads_shape(Node n) {
+    return (n.kind() == Kind::Attribute && n.field(Field::Attribute).text() == "shape") ||
+           (n.kind() == Kind::Call && python::last_name(n.field(Field::Function)) == "size");
+  }
+
+  static bool any_shape_read(Node node) {
+    const python::Tree& tree = *node.tree();
+    for (uint32_t id = node.id(); id < tree.subtree_end(node); ++id)
+      if (reads_shape(Node(&tree, id))) return true;
+    return false;
+  }
+
+  // A `max(...)` call whose `key=` reads a shape: a lambda, or a function of the file by that name.
+  bool keyed_by_shape(Node call) const {
+    if (pyapi::ascii_lower(python::last_name(call.field(Field::Function))) != "max") return false;
+    Node args = call.field(Field::Arguments);
+    for (uint32_t i = 0; args && i < args.named_child_count(); ++i) {
+      Node a = args.named_child(i);
+      if (a.kind() != Kind::KeywordArgument || a.field(Field::Name).text() != "key") continue;
+      Node key = a.field(Field::Value);
+      if (key.kind() == Kind::Lambda) return any_shape_read(key);
+      if (key.kind() != Kind::Identifier) return false;
+      const python::Tree& tree = *call.tree();
+      for (uint32_t id = 0; id < tree.node_count(); ++id)
+        if (Node d(&tree, id); d.kind() == Kind::FunctionDefinition && d.field(Field::Name).text() == key.text())
+          return any_shape_read(d.field(Field::Body));
+    }
+    return false;
   }
 
   const PythonContext& ctx_;
@@ -162,7 +193,9 @@ extern const CheckDef TPU614_batch_padded_to_largest{
                          "is where the shapes the step sees are made, so these findings are not discounted there. "
                          "Names are followed to their assigned values three deep, in the function and then the "
                          "module; a maximum of one tensor's dimensions (`max(h, w)`) or of a fixed list is no "
-                         "batch's. A size a helper in another function computes is not followed.",
+                         "batch's. The longest sample by a key that reads a size (`max(batch, key=lambda s: "
+                         "s[0].size(1))`, or a function of the file so named: deepspeech.pytorch's collate) is "
+                         "the batch's maximum. A size a helper in another function computes is not followed.",
             .references = {"https://docs.pytorch.org/xla/master/perf/recompilation.html",
                            "https://github.com/facebookresearch/detr/blob/main/util/misc.py"},
         },
