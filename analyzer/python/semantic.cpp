@@ -1251,29 +1251,44 @@ void SemanticModel::finish() {
 // (`super().__init__()`). Nothing of a class with no construction in the file changes.
 void SemanticModel::guard_classes_built_behind_guards(
     const std::unordered_map<std::string_view, std::vector<const CallSite*>>& calls_of) {
-  if (guards_.empty()) return;
+  if (guards_.empty() || classes_.empty()) return;
+  // The class each function is in (its own, or that of the nearest function around it), and each
+  // class's functions: one walk, whatever the number of classes.
+  std::vector<int> owner(functions_.size(), -1);
+  std::vector<std::vector<int>> members(classes_.size());
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    for (int fn = int(i); fn >= 0 && owner[i] < 0; fn = functions_[fn].parent) owner[i] = functions_[fn].class_index;
+    if (owner[i] >= 0) members[owner[i]].push_back(int(i));
+  }
+  // Where the calls of a name come from, all of them and the unguarded ones: kNone, a class, or
+  // kElsewhere (module level, code of no class, or several classes). Once per name.
+  constexpr int kNone = -1, kElsewhere = -2;
+  struct Origins {
+    int all = kNone, unguarded = kNone;
+  };
+  std::unordered_map<std::string_view, Origins> origins;
+  auto origins_of = [&](std::string_view name) -> Origins {
+    auto [it, inserted] = origins.try_emplace(name);
+    if (!inserted) return it->second;
+    auto calls = calls_of.find(name);
+    if (calls == calls_of.end()) return it->second;
+    auto merge = [&](int& into, int from) { into = into == kNone || into == from ? from : kElsewhere; };
+    for (const CallSite* c : calls->second) {
+      const int from = c->caller >= 0 && owner[c->caller] >= 0 ? owner[c->caller] : kElsewhere;
+      merge(it->second.all, from);
+      if (caller_role(*c) != Context::Guarded) merge(it->second.unguarded, from);
+    }
+    return it->second;
+  };
+  auto from_outside = [](int origin, int k) { return origin != kNone && origin != k; };
   for (size_t k = 0; k < classes_.size(); ++k) {
-    auto built = calls_of.find(classes_[k].name);
-    if (built == calls_of.end()) continue;
-    auto in_class = [&](int fn) {
-      for (; fn >= 0; fn = functions_[fn].parent)
-        if (functions_[fn].class_index == int(k)) return true;
-      return false;
-    };
-    auto outside_unguarded = [&](const std::vector<const CallSite*>& calls) {
-      return std::any_of(calls.begin(), calls.end(), [&](const CallSite* c) {
-        return !in_class(c->caller) && caller_role(*c) != Context::Guarded;
-      });
-    };
-    const bool constructed = std::any_of(built->second.begin(), built->second.end(),
-                                         [&](const CallSite* c) { return !in_class(c->caller); });
-    if (!constructed || outside_unguarded(built->second)) continue;
-    for (size_t i = 0; i < functions_.size(); ++i) {
+    const Origins built = origins_of(classes_[k].name);
+    if (!from_outside(built.all, int(k)) || from_outside(built.unguarded, int(k))) continue;
+    for (int i : members[k]) {
       Function& f = functions_[i];
-      if (!in_class(int(i)) || f.role == Context::Test) continue;
+      if (f.role == Context::Test) continue;
       const bool dunder = f.name.starts_with("__") && f.name.ends_with("__");
-      if (auto calls = calls_of.find(f.name); !dunder && calls != calls_of.end() && outside_unguarded(calls->second))
-        continue;
+      if (!dunder && from_outside(origins_of(f.name).unguarded, int(k))) continue;
       f.role = Context::Guarded;
     }
   }
