@@ -2,6 +2,9 @@
 // step's, change from batch to batch.
 // User docs: docs/checks/TPU614.md (generated from the CheckInfo below).
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
@@ -112,12 +115,31 @@ class Reader {
       Node key = a.field(Field::Value);
       if (key.kind() == Kind::Lambda) return any_shape_read(key);
       if (key.kind() != Kind::Identifier) return false;
-      const python::Tree& tree = *call.tree();
-      for (uint32_t id = 0; id < tree.node_count(); ++id)
-        if (Node d(&tree, id); d.kind() == Kind::FunctionDefinition && d.field(Field::Name).text() == key.text())
-          return any_shape_read(d.field(Field::Body));
+      return function_reads_shape(key.text());
     }
     return false;
+  }
+
+  // Whether the file's first function named `name` reads a shape in its body. The functions are
+  // found in one walk of the file, and each body read once, whatever the number of `max` calls.
+  struct ShapeKeys {
+    bool built = false;
+    std::unordered_map<std::string_view, std::pair<Node, std::optional<bool>>> by_name;  // views into the text
+  };
+  bool function_reads_shape(std::string_view name) const {
+    ShapeKeys& keys = ctx_.file_state<ShapeKeys>();
+    if (!keys.built) {
+      keys.built = true;
+      const python::Tree& tree = ctx_.tree();
+      for (uint32_t id = 0; id < tree.node_count(); ++id)
+        if (Node d(&tree, id); d.kind() == Kind::FunctionDefinition)
+          keys.by_name.try_emplace(d.field(Field::Name).text(), d, std::nullopt);
+    }
+    auto it = keys.by_name.find(name);
+    if (it == keys.by_name.end()) return false;
+    auto& [definition, reads] = it->second;
+    if (!reads) reads = any_shape_read(definition.field(Field::Body));
+    return *reads;
   }
 
   const PythonContext& ctx_;
