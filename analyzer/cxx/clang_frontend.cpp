@@ -1001,6 +1001,10 @@ class ClangParser final : public NativeParser {
   // The facts of a file that only instantiates templates defined elsewhere, from its tokens; nullopt
   // when it is not one, or when its facts need the preprocessor.
   std::optional<NativeFile> instantiation_file(const SourceFile& file) const;
+  // The scanned tree holding `file`: the options' root, else the one its paths imply.
+  fs::path tree_root_of(const SourceFile& file) const {
+    return options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root() : options_.tree_root;
+  }
   // What a parse gives besides the facts it records.
   struct Parsed {
     int status = 0;  // ClangTool::run's: 2 is "no AST at all"
@@ -1113,8 +1117,7 @@ const ClangParser::Precompiled* ClangParser::precompiled(const ParsePlan& plan, 
 
 ParsePlan ClangParser::plan(const SourceFile& file) const {
   ParsePlan p;
-  p.root = options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
-                                      : options_.tree_root;
+  p.root = tree_root_of(file);
   std::optional<CompileCommand> command;
   if (options_.compile_database) command = options_.compile_database->command_for(file.absolute_path(), file.language());
   p.users_database = command && options_.compile_database->origin() == DatabaseOrigin::User;
@@ -1294,8 +1297,7 @@ std::optional<NativeFile> ClangParser::instantiation_file(const SourceFile& file
   }
   add_template_instantiations(tokens, out);
   if (out.instantiated_templates.empty()) return std::nullopt;
-  const SourceTree tree(options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root()
-                                                   : options_.tree_root);
+  const SourceTree tree(tree_root_of(file));
   add_lexical_includes(tokens, out);
   const std::vector<std::pair<SpelledInclude, std::string>> headers = main_include_headers(file, tree);
   for (IncludeFact& inc : out.includes) {

@@ -102,10 +102,11 @@ class IncludeSearch {
     return tree_.relative_path(*best);
   }
 
-  bool exists(const std::string& rel) const { return tree_.kind(rel) == EntryKind::RegularFile; }
-  std::vector<std::string>& include_dirs() { return include_dirs_; }
+  // The include directories found, in order (absolute): what a parse is given with -I.
+  std::vector<std::string> take_include_dirs() { return std::move(include_dirs_); }
 
  private:
+  bool exists(const std::string& rel) const { return tree_.kind(rel) == EntryKind::RegularFile; }
   // `relative` beneath the root of the directory `dir` (beneath the root), when it stays there.
   static std::optional<std::string> beneath(const std::string& dir, const std::string& relative) {
     return normalized_relative_path(dir.empty() ? relative : dir + "/" + relative);
@@ -322,7 +323,7 @@ HeaderResolution resolve_project_headers(const SourceFile& file, const SourceTre
       if (is_main) main_includes.push_back({std::move(inc), header, false});
     }
   }
-  out.include_dirs = std::move(search.include_dirs());
+  out.include_dirs = search.take_include_dirs();
   out.standard_headers.assign(standard.begin(), standard.end());
   if (!reaches_main_file) {
     std::vector<SpelledInclude> leading = leading_includes(file.text());
