@@ -809,6 +809,11 @@ TEST_CASE("kernel families: a kernel's size, type and architecture specializatio
   CHECK(F::specialized_name("butterfly_cuda_kernel_16") == F::specialized_name("butterfly_cuda_kernel_128"));
   CHECK(F::specialized_name("monarch_conv_cuda_16_32_32_kernel") == F::specialized_name("monarch_conv_cuda_kernel"));
   CHECK(F::specialized_name("gemm_bf16_sm90") == F::specialized_name("gemm_fp16_sm80"));
+  // Operand and accumulator types written one after the other, as CUTLASS names its GEMMs.
+  CHECK(F::specialized_name("conv_fwd_mode0_f16f16f32") == F::specialized_name("conv_fwd_mode0_tf32tf32f32"));
+  CHECK(F::specialized_name("gemm_s8s8s32") == F::specialized_name("gemm_bf16bf16f32"));
+  CHECK(F::specialized_name("conv_fwd_mode0_f16f16f32") != F::specialized_name("conv_fwd_mode1_f16f16f32"));
+  CHECK(F::specialized_name("gemm_f16x") != F::specialized_name("gemm_f32x"));
   CHECK(F::specialized_name("flash_fwd_kernel<Kernel_traits, Is_causal>") == "flash_fwd_kernel");
   CHECK(F::specialized_name("monarch_conv_bwd_cuda_kernel") != F::specialized_name("monarch_conv_cuda_kernel"));
   CHECK(F::specialized_name("conv1d_kernel") != F::specialized_name("conv2d_kernel"));  // a digit inside a word stays
@@ -877,6 +882,17 @@ TEST_CASE("a model zoo's variants are priced as alternatives, each directory's c
   // Fixing the costliest variant's finding prices the next one: the high bound falls, never rises.
   findings.erase(findings.begin());
   CHECK(findings_core_hours(compute_score(findings)).high == Approx(12 + 3 + 4));
+  // One variant is taken whole, with all its categories: not the costliest of each category from
+  // different variants. zoo/b.py's dynamic shape and op (2 + 8 h) over zoo/a.py's op (9 h), though
+  // zoo/a.py's op costs more than zoo/b.py's.
+  std::vector<Finding> mixed = {in_variant("zoo/a.py", {1, 9}), in_variant("zoo/b.py", {1, 2}), in_variant("zoo/b.py", {1, 8}, 2)};
+  mixed[2].check_id = "TPU201";
+  mixed[2].category = Category::DynamicShape;
+  CHECK(findings_core_hours(compute_score(mixed)).high == Approx(2 + 8));
+  // A variant's test code does not make it the costliest: its self-test is not ported.
+  mixed.push_back(in_variant("zoo/a.py", {4, 12}, 3));
+  mixed.back().context = Context::Test;
+  CHECK(findings_core_hours(compute_score(mixed)).high == Approx(2 + 8));
   // A variant's error still decides the verdict: the code is there to port when that model is taken.
   std::vector<Finding> error = {in_variant("zoo/a.py", {1, 2})};
   error[0].severity = Severity::Error;

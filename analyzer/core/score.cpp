@@ -268,18 +268,28 @@ void AllButMostExpensive::add(const std::vector<const Finding*>& group) {
 namespace {
 
 // Whether a part of a file name between separators names a variant of one design, not another
-// op: a number (a size specialization, `monarch_cuda_32_16_16`), a data type (`_bf16`, `_fp8`) or
-// a GPU architecture (`_sm90`).
+// op: a number (a size specialization, `monarch_cuda_32_16_16`), a data type (`_bf16`, `_fp8`), data
+// types written one after the other as CUTLASS names a GEMM's operand and accumulator types
+// (`_f16f16f32`, `_tf32tf32f32`, `_s8s8s32`), or a GPU architecture (`_sm90`).
 bool is_variant_part(std::string_view part) {
-  static constexpr std::array<std::string_view, 18> kTypes = {"bf16", "fp16", "fp32", "fp64", "fp8",  "fp4",
-                                                              "f8",   "f16",  "f32",  "f64",  "half", "float",
-                                                              "double", "int8", "int4", "e4m3", "e5m2", "nvfp4"};
+  // Read greedily, the first entry the rest starts with: no entry is a prefix of a later one.
+  static constexpr std::array<std::string_view, 26> kTypes = {
+      "bf16", "fp16", "fp32", "fp64", "fp8",  "fp4",  "tf32", "f8",   "f16",  "f32",  "f64",   "half", "float",
+      "double", "int8", "int4", "int16", "int32", "int64", "s8", "s32", "u8", "e4m3", "e5m2", "nvfp4", "s4"};
   auto digits = [](std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
+  // Whether `s` is one or more type names, one after the other.
+  auto types = [&](std::string_view s) {
+    while (!s.empty()) {
+      auto it = std::find_if(kTypes.begin(), kTypes.end(), [&](std::string_view t) { return s.starts_with(t); });
+      if (it == kTypes.end()) return false;
+      s.remove_prefix(it->size());
+    }
+    return true;
+  };
   const std::string lower = ascii_lower(part);
-  return digits(lower) || std::find(kTypes.begin(), kTypes.end(), lower) != kTypes.end() ||
-         (lower.size() > 2 && lower.starts_with("sm") && digits(std::string_view(lower).substr(2)));
+  return digits(lower) || types(lower) || (lower.size() > 2 && lower.starts_with("sm") && digits(std::string_view(lower).substr(2)));
 }
 
 // The parts of a name between separators (`_`, `-`) but those that name a variant (is_variant_part).
@@ -340,9 +350,9 @@ std::string KernelFamilies::family_of(std::string_view path) {
   return out;
 }
 
-char PriceClasses::operator()(const Finding& f) {
-  return char('a' + (decides_verdict(finding_weight(f, weigh_(f.path), weights_)) ? 1 : 0) + (f.model_variant ? 2 : 0));
-}
+bool PriceClasses::core(const Finding& f) { return decides_verdict(finding_weight(f, weigh_(f.path), weights_)); }
+
+char PriceClasses::operator()(const Finding& f) { return char('a' + (core(f) ? 1 : 0) + (f.model_variant ? 2 : 0)); }
 
 KernelFamilies::KernelFamilies(std::span<const Finding> findings, PriceClasses& classes) {
   // Families by name and class, in the order of their names, and the copies that join them: a kernel of
@@ -443,19 +453,41 @@ OncePerProject::OncePerProject(std::span<const Finding> findings, PriceClasses& 
   for (const auto& [key, list] : changes) others_.add(list);
 }
 
-ModelVariants::ModelVariants(std::span<const Finding> findings) {
-  // By category and variant path, ordered: the first path wins a tie.
-  std::map<std::pair<Category, std::string_view>, double> hours;
-  for (const Finding& f : findings)
-    if (f.model_variant && !f.discounted && f.category != Category::AnalyzerNote)
-      hours[{f.category, f.path}] += f.hours.high;
-  // By category and directory: the most expensive variant.
-  std::map<std::pair<Category, std::string_view>, std::pair<std::string_view, double>> most;
+namespace {
+
+// Of each directory's variants (the key's second part, with the rest of the key), the most expensive by
+// summed hours: the first path among equals.
+template <typename Key>
+std::set<Key> most_expensive_variants(const std::map<Key, double>& hours, auto directory_key) {
+  std::map<decltype(directory_key(hours.begin()->first)), std::pair<Key, double>> most;
   for (const auto& [key, h] : hours) {
-    auto [it, inserted] = most.try_emplace({key.first, directory_of(key.second)}, key.second, h);
-    if (!inserted && h > it->second.second) it->second = {key.second, h};
+    auto [it, inserted] = most.try_emplace(directory_key(key), key, h);
+    if (!inserted && h > it->second.second) it->second = {key, h};
   }
-  for (const auto& [key, variant] : most) priced_.insert({key.first, variant.first});
+  std::set<Key> out;
+  for (const auto& [directory, variant] : most) out.insert(variant.first);
+  return out;
+}
+
+}  // namespace
+
+ModelVariants::ModelVariants(std::span<const Finding> findings, PriceClasses& classes) {
+  // Ordered maps: the first path wins a tie. Every variant is listed, so that one of only test code can
+  // still be the costliest (at nothing) of its directory.
+  std::map<std::string_view, double> hours;
+  std::map<std::pair<Category, std::string_view>, double> category_hours;
+  for (const Finding& f : findings)
+    if (f.model_variant && !f.discounted && f.category != Category::AnalyzerNote) {
+      const double h = classes.core(f) ? f.hours.high : 0.0;
+      hours[f.path] += h;
+      category_hours[{f.category, f.path}] += h;
+    }
+  if (!hours.empty())
+    priced_ = most_expensive_variants(hours, [](std::string_view path) { return directory_of(path); });
+  if (!category_hours.empty())
+    priced_in_category_ = most_expensive_variants(category_hours, [](const std::pair<Category, std::string_view>& key) {
+      return std::pair{key.first, directory_of(key.second)};
+    });
 }
 
 bool SameLineDuplicates::repeated(const Finding& f) {
@@ -493,6 +525,7 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     const bool native = counts_in_native_file(f, path_weight, code);
     const Tally t = tally_of(f, path_weight, native, pricing.low_price(f));
     const HoursRange hours = pricing.priced(f);
+    const HoursRange category_hours = pricing.priced_in_category(f);
     if (native) code.count(f, +1);
     out.tally += t;
     out.hours.low += hours.low;
@@ -502,8 +535,8 @@ ScoreSummary compute_score(std::span<const Finding> findings, const PathWeights&
     if (native) category->second.code.count(f, +1);
     category->second.tally += t;
     ++category->second.findings;
-    category->second.hours.low += hours.low;
-    category->second.hours.high += hours.high;
+    category->second.hours.low += category_hours.low;
+    category->second.hours.high += category_hours.high;
     if (!decides_verdict(path_weight) || f.discounted) continue;
     out.core_hours.low += hours.low;
     out.core_hours.high += hours.high;

@@ -225,6 +225,7 @@ class PriceClasses {
  public:
   explicit PriceClasses(const PathWeights& weights) : weights_(weights), weigh_(weights) {}
   char operator()(const Finding& f);  // 'a' to 'd'
+  bool core(const Finding& f);        // it decides the verdict (core code, not test code)
 
  private:
   const PathWeights& weights_;
@@ -318,23 +319,26 @@ class OncePerProject {
 
 // A model zoo's variants (Finding::model_variant) are alternatives: a port takes the models it trains,
 // not the zoo. The low bound prices none of them (a port of a variant with none of these findings: a
-// zoo's models mostly share their layers, and a rare op sits in one variant), the high bound, of each
-// category, the most expensive variant of each directory whole (by its findings' summed high hours in
-// the category; the first path among equals) and the others at nothing: per category, so that a
-// category's hours are those of its findings alone. Findings outside variants are priced as they are.
-// Fixing a finding lowers its variant's sum, so the high bound only falls. Keeps views of the paths:
-// the findings must outlive it.
+// zoo's models mostly share their layers, and a rare op sits in one variant), the high bound the most
+// expensive variant of each directory whole, by its core findings' summed high hours in all categories
+// (the first path among equals: one model taken, with all it needs), and the others at nothing. A
+// variant's test code (its self-test block) does not make it the costliest: it is not ported. Findings
+// outside variants are priced as they are. Fixing a finding lowers its variant's sum, so the high bound
+// only falls. A category's hours are those of its findings alone (each category's sub-score is): of
+// them, the most expensive variant of each directory in that category. Keeps views of the paths: the
+// findings must outlive it.
 class ModelVariants {
  public:
-  explicit ModelVariants(std::span<const Finding> findings);
+  ModelVariants(std::span<const Finding> findings, PriceClasses& classes);
   double low_price(const Finding& f) const { return f.model_variant ? 0.0 : 1.0; }
-  double high_price(const Finding& f) const {
-    return f.model_variant && !priced_.contains({f.category, f.path}) ? 0.0 : 1.0;
+  double high_price(const Finding& f) const { return f.model_variant && !priced_.contains(f.path) ? 0.0 : 1.0; }
+  double category_high_price(const Finding& f) const {
+    return f.model_variant && !priced_in_category_.contains({f.category, f.path}) ? 0.0 : 1.0;
   }
 
  private:
-  // Of each category, the most expensive variant of each directory.
-  std::set<std::pair<Category, std::string_view>> priced_;
+  std::set<std::string_view> priced_;  // the most expensive variant of each directory
+  std::set<std::pair<Category, std::string_view>> priced_in_category_;  // ... of each category
 };
 
 // The share of its hours each finding is priced at: kernel families, replacements adopted once, changes
@@ -349,10 +353,15 @@ class Pricing {
     return families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f) * variants_.high_price(f);
   }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
+  // As priced in its category's findings alone (a category's sub-score and hours).
+  HoursRange priced_in_category(const Finding& f) const {
+    return {f.hours.low * low_price(f),
+            f.hours.high * families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f) * variants_.category_high_price(f)};
+  }
 
  private:
   Pricing(std::span<const Finding> findings, PriceClasses&& classes)
-      : families_(findings, classes), adopted_(findings, classes), once_(findings, classes), variants_(findings) {}
+      : families_(findings, classes), adopted_(findings, classes), once_(findings, classes), variants_(findings, classes) {}
 
   KernelFamilies families_;
   Adoption adopted_;
