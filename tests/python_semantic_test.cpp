@@ -1031,6 +1031,32 @@ TEST_CASE("semantic: an optional import whose None fallback the file refuses is 
   CHECK(placed(analyze("pkg/attn.py", flag), {"TPU501"}) == std::vector<std::string>{"TPU501:2 guarded+discounted"});
 }
 
+TEST_CASE("semantic: a branch on a refused import's name chooses between two uses of the library, no guard",
+          "[python][semantic]") {
+  const std::string refused =
+      "import torch\n"                                                   // 1
+      "try:\n"                                                           // 2
+      "    import natten\n"                                              // 3
+      "except ImportError:\n"                                            // 4
+      "    natten = None\n"                                              // 5
+      "class Local(torch.nn.Module):\n"                                  // 6
+      "    def forward(self, q):\n"                                      // 7
+      "        if natten is None:\n"                                     // 8
+      "            raise ModuleNotFoundError('natten is required')\n"    // 9
+      "        if natten.has_fused_na():\n"                              // 10
+      "            return natten.functional.na2d(q, q, q, 7)\n"          // 11
+      "        return natten.functional.na2d_av(q, q, 7)\n";             // 12
+  CHECK(placed(analyze("pkg/local.py", refused), {"TPU501", "TPU504"}) ==
+        std::vector<std::string>{"TPU501:3 hot-path", "TPU504:11 hot-path", "TPU504:12 hot-path"});
+  // With a fallback where the library is missing, the import and the branch on it are guards.
+  std::string fallback = refused;
+  const std::string raise = "raise ModuleNotFoundError('natten is required')";
+  fallback.replace(fallback.find(raise), raise.size(), "return torch.softmax(q @ q.T, -1) @ q");
+  CHECK(placed(analyze("pkg/local.py", fallback), {"TPU501", "TPU504"}) ==
+        std::vector<std::string>{"TPU501:3 guarded+discounted", "TPU504:11 guarded+discounted",
+                                 "TPU504:12 guarded+discounted"});
+}
+
 TEST_CASE("semantic: a loop that hands the loss and the optimizer to a call is a training loop, a scheduler handed the "
           "optimizer alone makes none",
           "[python][semantic]") {

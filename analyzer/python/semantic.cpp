@@ -577,6 +577,7 @@ bool SemanticModel::is_guard(Node condition) const {
   // `if self.return_masks:` is a model option, run on a TPU as anywhere.
   if (std::string_view option = opt_in_option(condition); !option.empty() && names_backend(option)) return true;
   const Tree& tree = *condition.tree();
+  std::vector<std::string> optional;  // the optional imports' names it reads
   for (uint32_t id = condition.id(); id < tree.subtree_end(condition); ++id) {
     Node n(&tree, id);
     if (n.kind() != Kind::Identifier && n.kind() != Kind::StringContent) continue;
@@ -587,10 +588,12 @@ bool SemanticModel::is_guard(Node condition) const {
     if (any_name(facts_.guard_names, word)) return true;
     if (n.kind() == Kind::StringContent && any_name(facts_.guard_strings, word)) return true;
     // A name an optional import binds (`if flash_attn_func is not None`).
-    if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) return true;
+    if (n.kind() == Kind::Identifier && optional_names_.contains(std::string(n.text()))) optional.emplace_back(n.text());
     if (n.kind() == Kind::Identifier && guard_flags_.contains(std::string(n.text()))) return true;
   }
-  return false;
+  if (optional.empty()) return false;
+  if (Node decided = condition.parent()) optional_name_guards_[decided.span().begin] = std::move(optional);
+  return true;
 }
 
 void SemanticModel::add_classes_beside_tpu_ones(const Tree& tree) {
@@ -1191,7 +1194,19 @@ void SemanticModel::finish() {
       if (!required_names_.contains(std::string(name))) g.taken.front() = g.condition_taken = true;
       else if (g.none_only) g.refused = true;
     }
-  guards_.erase(std::remove_if(guards_.begin(), guards_.end(), [](const Guard& g) { return g.refused; }), guards_.end());
+  // A branch on a refused import's names (`if natten.has_fused_na():` where `natten = None` is refused)
+  // chooses between two uses of the library: no guard either.
+  std::unordered_set<std::string_view> refused_names;
+  for (const Guard& g : guards_)
+    if (g.refused) refused_names.insert(g.fallback_names.begin(), g.fallback_names.end());
+  auto by_refused_names = [&](const Guard& g) {
+    auto it = optional_name_guards_.find(g.span.begin);
+    return it != optional_name_guards_.end() &&
+           std::all_of(it->second.begin(), it->second.end(), [&](const std::string& n) { return refused_names.contains(n); });
+  };
+  guards_.erase(std::remove_if(guards_.begin(), guards_.end(),
+                               [&](const Guard& g) { return g.refused || (!refused_names.empty() && by_refused_names(g)); }),
+                guards_.end());
   for (auto& [name, offsets] : reads_) std::sort(offsets.begin(), offsets.end());  // the trees', in any order
   functions_by_begin_.resize(functions_.size());
   std::iota(functions_by_begin_.begin(), functions_by_begin_.end(), 0);

@@ -201,6 +201,10 @@ class SemanticModel {
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool dataset_class(const Class& cls, int class_index) const;
   bool is_guard(Node condition) const;
+  // The conditions is_guard took for guards only by the names optional imports bind, by the start of
+  // the statement or expression they decide (an `if`, a conditional expression), with those names:
+  // once the file refuses such an import (finish()), they guard nothing.
+  mutable std::unordered_map<uint32_t, std::vector<std::string>> optional_name_guards_;
   // Whether `condition` holds on the releases of facts_.framework_releases: a test of a framework's
   // `__version__` (or of a module-level name the file assigns from it) against a version, with
   // `not`, `and` and `or`. nullopt when that does not decide it.

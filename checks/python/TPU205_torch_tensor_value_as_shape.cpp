@@ -210,7 +210,8 @@ extern const CheckDef TPU205_torch_tensor_value_as_shape{
                          "that may be a tensor (files importing torch; not rooted at another import), a "
                          "reduction with no arguments (`t.sum()`, `t.max()`, `torch.max(t)`), `int()`/`round()` "
                          "of one, the length of a data-dependent result (`len(x.nonzero())`, "
-                         "`x[mask].size(0)`), arithmetic on one, or a local name last assigned from one (up to "
+                         "`x[mask].size(0)`), arithmetic on one, a bound of one (`max(int(n), 0)`, `min(n, k)`, `abs(n)`), "
+                         "or a local name last assigned from one (up to "
                          "three hops). Code in a Dataset `__getitem__` or a collate function runs on the host "
                          "and is not reported. A NumPy array's `.sum()` in a torch file is reported; a value "
                          "passed in from another function is missed.",

@@ -331,6 +331,12 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
       if (auto inner = host_value_at(arg, ctx, hops)) return inner;
       return std::nullopt;
     }
+    // A bound on one (`max(int(n), 0)`, `min(n, limit)`, `abs(n)`) changes with it.
+    if (builtin == "max" || builtin == "min" || builtin == "abs") {
+      for (Node arg : args.positional)
+        if (auto inner = host_value_at(arg, ctx, hops)) return inner;
+      return std::nullopt;
+    }
     return std::nullopt;
   }
   std::string_view method = method_name(expr);

@@ -107,7 +107,7 @@ def scan(tpulint, row, reports, rescan):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("half", choices=["calibration", "validation", "fresh"] + [f"fresh{n}" for n in range(2, 25)])
+    parser.add_argument("half", choices=["calibration", "validation", "fresh"] + [f"fresh{n}" for n in range(2, 26)])
     parser.add_argument("--tpulint", default=os.path.join(HERE, "..", "..", "build", "tpulint"))
     parser.add_argument("--reports")
     parser.add_argument("--rescan", action="store_true")
