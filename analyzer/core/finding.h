@@ -66,11 +66,6 @@ struct Finding {
   // module uses, one of several in its directory), which a port takes or leaves by the models it
   // trains: the variants are priced as alternatives (ModelVariants).
   bool model_variant = false;
-  // Made where the file alone cannot tell whether the code runs every step (a model class's method
-  // other than forward): kept only where the semantic model places it on the hot path or in a
-  // training loop (a helper forward calls), dropped elsewhere. Read by the frontend before the
-  // result is cached.
-  bool needs_hot_path = false;
   // Set by a frontend when the finding's code runs only with an off-by-default option of its model
   // turned on (`if self.immiscible:`): the project links discount it when no file of the project
   // turns that option on (FileLinks::options_turned_on).

@@ -349,13 +349,7 @@ void PythonAnalyzer::analyze(const SourceFile& file, FileResult& result) {
       if (f.context == Context::Unknown) f.context = model.context_at(offsets[k - first_finding]);
       auto info = std::find_if(infos_.begin(), infos_.end(), [&](const CheckInfo* i) { return i->id == f.check_id; });
       if (info == infos_.end()) continue;
-      const bool on_hot_path = f.context == Context::HotPath || f.context == Context::Loop;
-      if (f.needs_hot_path && !on_hot_path) {
-        f.check_id.clear();
-        dropped = true;
-        continue;
-      }
-      if (((*info)->hot_path_only && !on_hot_path) ||
+      if (((*info)->hot_path_only && f.context != Context::HotPath && f.context != Context::Loop) ||
           ((*info)->outside_hot_path_only && f.context == Context::HotPath)) {
         f.check_id.clear();
         dropped = true;

@@ -26,7 +26,7 @@ class ItemInStep final : public step::StepCallCheck {
     if (call.field(Field::Arguments).named_child_count() != 0) return;
     if (!step::receiver_may_be(callee, ctx, "torch") && !step::receiver_may_be(callee, ctx, "jax"))
       return;
-    step::Step in = step::enclosing_step(call, ctx, /*module_methods=*/true);
+    step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic) return;
     std::string hint = in.compiler == step::Compiler::Jax
                            ? "return the value from the compiled function and read it outside, every N steps"
@@ -37,8 +37,8 @@ class ItemInStep final : public step::StepCallCheck {
             ? fmt::format("'.item()' in {} fails on a traced value", step::describe(in))
             : fmt::format("'.item()' in {} waits for the device and copies the value to the host",
                           step::describe(in));
-    step::report_in_step(in, ctx, pyapi::from_method_name(call), std::move(message), std::move(hint),
-                         "torch.Tensor.item");
+    ctx.report(pyapi::from_method_name(call), std::move(message),
+               std::move(hint), "torch.Tensor.item");
   }
 };
 
@@ -59,8 +59,7 @@ extern const CheckDef TPU601_item_in_step{
         .doc = {
             .what = "Calls of `.item()` (no arguments) in files that import torch or jax, inside a training or "
                     "inference step: a training loop, a step function, a function compiled by `jax.jit`, "
-                    "`jax.pmap`, `tf.function` or `torch.compile`, `forward` of a `torch.nn.Module`, or another method "
-                    "of one that its forward calls (by the semantic model's roles: docs/scoring.md, Contexts). "
+                    "`jax.pmap`, `tf.function` or `torch.compile`, or `forward` of a `torch.nn.Module`. "
                     "`.item()` after the loop (an epoch or evaluation summary) is not reported.",
             .why = "PyTorch/XLA runs a step as one lazily traced graph. `.item()` needs the value now: it cuts "
                    "the graph, runs it, waits for the TPU and copies the scalar to the host (the "
@@ -84,10 +83,7 @@ extern const CheckDef TPU601_item_in_step{
                          "`train_step`, `training_step`, `validation_step`, `eval_step`, `test_step` or "
                          "`predict_step`; a "
                          "function decorated with or passed to a compiler (and functions nested in it); "
-                         "`forward` of a class deriving, in this file, from `torch.nn` or Lightning, and its other methods "
-                         "but `__init__`, of which a finding is kept only where the semantic model places the method "
-                         "on the hot path (forward calls it, in the file: `self.expand(...)`, which loops over a "
-                         "batch calling `.item()`; a method nothing in the file calls is not reported). A loop that calls "
+                         "`forward` of a class deriving, in this file, from `torch.nn` or Lightning. A loop that calls "
                          "a function of the file which itself runs a training loop (`train_one_epoch`) is an "
                          "epoch loop, not a step, whatever else it calls. "
                          "Evaluation loops without a backward pass or a compiled call are not steps, so their "

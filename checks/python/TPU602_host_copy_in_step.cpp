@@ -70,7 +70,7 @@ class HostCopyInStep final : public step::StepCallCheck {
                         : !step::receiver_may_be(callee, ctx, "torch"))
       return;
     if (receiver_on_host(callee, ctx)) return;
-    step::Step in = step::enclosing_step(call, ctx, /*module_methods=*/true);
+    step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic) return;
     std::string method = copy == "to" ? ".to(\"cpu\")" : fmt::format(".{}()", copy);
     std::string message =
@@ -78,7 +78,7 @@ class HostCopyInStep final : public step::StepCallCheck {
             ? fmt::format("'{}' in {} fails on a symbolic tensor", method, step::describe(in))
             : fmt::format("'{}' in {} waits for the device and copies the tensor to the host", method,
                           step::describe(in));
-    step::report_in_step(in, ctx, pyapi::from_method_name(call), std::move(message),
+    ctx.report(pyapi::from_method_name(call), std::move(message),
                "keep the value on the device in the step; copy results to the host after the loop or every N "
                "steps ('if step % N == 0:'), or in 'xm.add_step_closure'",
                copy == "to" ? "torch.Tensor.to" : fmt::format("torch.Tensor.{}", copy));
@@ -115,7 +115,7 @@ extern const CheckDef TPU602_host_copy_in_step{
                            "`xm.add_step_closure(...)`, which runs after the step's graph has been dispatched.",
             .effort = "Low: move the copy out of the step or behind a logging interval.",
             .heuristic = "The step heuristic is TPU601's: training loops (a backward pass or optimizer step in "
-                         "the body), step functions, compiled functions, torch `forward` and the module methods it calls; copies under "
+                         "the body), step functions, compiled functions and torch `forward`; copies under "
                          "`if step % N == 0:` are not reported. The receiver's type is unknown: receivers rooted "
                          "at another import (`np.arange(3).tolist()`) and `self` are skipped, and nothing is "
                          "reported in a file that does not import torch (or TensorFlow, for `.numpy()`).",

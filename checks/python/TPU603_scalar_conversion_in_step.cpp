@@ -29,14 +29,14 @@ class ScalarConversionInStep final : public step::StepCallCheck {
     if (!imports.imports("torch") && !imports.imports("jax") && !imports.imports("tensorflow")) return;
     auto args = python::call_arguments(call);
     if (args.positional.size() != 1 || !args.keywords.empty()) return;
-    step::Step in = step::enclosing_step(call, ctx, /*module_methods=*/true);
+    step::Step in = step::enclosing_step(call, ctx);
     if (!in || in.periodic || !step::tensor_valued(args.positional[0], ctx, in)) return;
     bool traced = in.compiler == step::Compiler::Jax || in.compiler == step::Compiler::Tf;
     std::string message =
         traced ? fmt::format("'{}()' on a traced value in {} fails", builtin, step::describe(in))
                : fmt::format("'{}()' on a tensor in {} waits for the device and copies the value to the host",
                              builtin, step::describe(in));
-    step::report_in_step(in, ctx, call.span(), std::move(message),
+    ctx.report(call, std::move(message),
                traced ? "keep it an array ('x.astype(...)', 'jnp.where' for branches) or mark the argument static"
                       : "keep it a tensor in the step ('loss.detach()', 'torch.where' for branches); convert after "
                         "the loop or every N steps",

@@ -497,7 +497,7 @@ std::span<const Kind> StepCallCheck::kinds() const {
 
 void StepCallCheck::check(Node n, PythonContext& ctx) const { check_call(n, ctx); }
 
-Step enclosing_step(Node n, const PythonContext& ctx, bool module_methods) {
+Step enclosing_step(Node n, const PythonContext& ctx) {
   FileIndex& idx = file_index(ctx);
   std::span<const Frame> frames = ctx.frames();
   Step found;
@@ -531,11 +531,6 @@ Step enclosing_step(Node n, const PythonContext& ctx, bool module_methods) {
       found = {StepKind::ModelForward, Compiler::None, f.node, false, {}};
       break;
     }
-    if (module_methods && function_name(f.node) != "__init__" && i > 0 && frames[i - 1].type == Frame::Type::Class &&
-        contains(frames[i - 1].body, f.node.span()) && torch::derives_from_module(frames[i - 1].node, ctx)) {
-      found = {StepKind::ModuleMethod, Compiler::None, f.node, false, {}};
-      break;
-    }
     plain_function_seen = true;
   }
   if (!found) return found;
@@ -553,13 +548,6 @@ Step enclosing_step(Node n, const PythonContext& ctx, bool module_methods) {
   return found;
 }
 
-Finding& report_in_step(const Step& in, PythonContext& ctx, ByteSpan at, std::string message, std::string hint,
-                        std::string_view subject) {
-  Finding& f = ctx.report(at, message, hint, subject);
-  f.needs_hot_path = in.kind == StepKind::ModuleMethod;
-  return f;
-}
-
 std::string describe(const Step& s) {
   switch (s.kind) {
     case StepKind::TrainingLoop:
@@ -572,8 +560,6 @@ std::string describe(const Step& s) {
     }
     case StepKind::ModelForward:
       return "'forward' of a torch module";
-    case StepKind::ModuleMethod:
-      return fmt::format("'{}' of a torch module (on its forward pass)", function_name(s.node));
     case StepKind::None:
       break;
   }

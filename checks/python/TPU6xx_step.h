@@ -23,9 +23,6 @@ enum class StepKind : uint8_t {
   StepFunction,      // a function that runs an optimizer step (outside its loops), or is named like one
   CompiledFunction,  // a function decorated with or passed to jax.jit/pmap, tf.function or torch.compile
   ModelForward,      // `forward` of a torch.nn.Module subclass
-  // Another method of a torch.nn.Module subclass (enclosing_step's `module_methods`): a step only
-  // where forward calls it, which the semantic model decides (report_in_step).
-  ModuleMethod,
 };
 
 // Who compiles a CompiledFunction.
@@ -48,14 +45,7 @@ struct Step {
 // or a step, compiled or forward function; a plain function stops the search, except that a
 // function nested in a compiled one is traced with it. Code in an argument of
 // `xm.add_step_closure(...)` runs after the step and is not in it.
-// `module_methods`: a method of a torch module other than forward (and `__init__`) is a
-// ModuleMethod step, for the checks whose findings report_in_step keeps only on the hot path.
-Step enclosing_step(Node n, const PythonContext& ctx, bool module_methods = false);
-
-// Reports a finding of code in step `in`; one in a ModuleMethod is kept only where the semantic
-// model places it on the hot path (Finding::needs_hot_path).
-Finding& report_in_step(const Step& in, PythonContext& ctx, ByteSpan at, std::string message, std::string hint,
-                        std::string_view subject);
+Step enclosing_step(Node n, const PythonContext& ctx);
 
 // "a training loop", "a loop that calls the step 'p_step'", "the step function 'train_step'",
 // "'f' (compiled by JAX)", "'forward' of a torch module": for messages.
