@@ -482,12 +482,10 @@ ModelVariants::ModelVariants(std::span<const Finding> findings, PriceClasses& cl
       hours[f.path] += h;
       category_hours[{f.category, f.path}] += h;
     }
-  if (!hours.empty())
-    priced_ = most_expensive_variants(hours, [](std::string_view path) { return directory_of(path); });
-  if (!category_hours.empty())
-    priced_in_category_ = most_expensive_variants(category_hours, [](const std::pair<Category, std::string_view>& key) {
-      return std::pair{key.first, directory_of(key.second)};
-    });
+  priced_ = most_expensive_variants(hours, [](std::string_view path) { return directory_of(path); });
+  priced_in_category_ = most_expensive_variants(category_hours, [](const std::pair<Category, std::string_view>& key) {
+    return std::pair{key.first, directory_of(key.second)};
+  });
 }
 
 bool SameLineDuplicates::repeated(const Finding& f) {

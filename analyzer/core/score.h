@@ -349,17 +349,17 @@ class Pricing {
   double low_price(const Finding& f) const {
     return families_.low_price(f) * adopted_.low_price(f) * once_.low_price(f) * variants_.low_price(f);
   }
-  double high_price(const Finding& f) const {
-    return families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f) * variants_.high_price(f);
-  }
+  double high_price(const Finding& f) const { return high_price_but_variants(f) * variants_.high_price(f); }
   HoursRange priced(const Finding& f) const { return {f.hours.low * low_price(f), f.hours.high * high_price(f)}; }
   // As priced in its category's findings alone (a category's sub-score and hours).
   HoursRange priced_in_category(const Finding& f) const {
-    return {f.hours.low * low_price(f),
-            f.hours.high * families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f) * variants_.category_high_price(f)};
+    return {f.hours.low * low_price(f), f.hours.high * high_price_but_variants(f) * variants_.category_high_price(f)};
   }
 
  private:
+  double high_price_but_variants(const Finding& f) const {
+    return families_.high_price(f) * adopted_.high_price(f) * once_.high_price(f);
+  }
   Pricing(std::span<const Finding> findings, PriceClasses&& classes)
       : families_(findings, classes), adopted_(findings, classes), once_(findings, classes), variants_(findings, classes) {}
 

@@ -366,7 +366,7 @@ bool SemanticModel::names_tpu(std::string_view text) const {
   return false;
 }
 
-bool SemanticModel::exits_unless_guard_holds(Node condition) const {
+bool SemanticModel::exits_unless_guard_holds(Node condition) {
   // `if not A or not B: return`: what follows runs only when A holds (and B). The operands of the
   // `or`s are a worklist, not recursion: a chain is as long as the input.
   std::vector<Node> operands{condition};
@@ -571,7 +571,7 @@ std::vector<bool> SemanticModel::dead_paths(const std::vector<Node>& conditions,
   return any ? dead : std::vector<bool>{};
 }
 
-bool SemanticModel::is_guard(Node condition) const {
+bool SemanticModel::is_guard(Node condition) {
   if (!condition) return false;
   // An opt-in option is a guard when it names a GPU or backend concept (`if use_te:`, `if self.fuse:`);
   // `if self.return_masks:` is a model option, run on a TPU as anywhere.

@@ -200,11 +200,11 @@ class SemanticModel {
 
   Context own_role(const Function& f, const std::vector<std::string>& decorators) const;
   bool dataset_class(const Class& cls, int class_index) const;
-  bool is_guard(Node condition) const;
+  bool is_guard(Node condition);  // records optional_name_guards_
   // The conditions is_guard took for guards only by the names optional imports bind, by the start of
   // the statement or expression they decide (an `if`, a conditional expression), with those names:
   // once the file refuses such an import (finish()), they guard nothing.
-  mutable std::unordered_map<uint32_t, std::vector<std::string>> optional_name_guards_;
+  std::unordered_map<uint32_t, std::vector<std::string>> optional_name_guards_;
   // Whether `condition` holds on the releases of facts_.framework_releases: a test of a framework's
   // `__version__` (or of a module-level name the file assigns from it) against a version, with
   // `not`, `and` and `or`. nullopt when that does not decide it.
@@ -298,7 +298,7 @@ class SemanticModel {
   void add_guard(ByteSpan span, const std::vector<std::vector<Node>>& paths, const std::vector<bool>& taken);
   // `not A`, `x is None`, or `... or not A`, where A is a guard: an early exit on it leaves what
   // follows to run only when the guard holds.
-  bool exits_unless_guard_holds(Node condition) const;
+  bool exits_unless_guard_holds(Node condition);
   bool in_guard(uint32_t offset) const;
   // Whether a use of `name` at `offset` is behind a guard that does not use it on its other path;
   // `only_guarded_path`: and on the guarded path itself, not on the path a TPU takes.

@@ -326,17 +326,12 @@ std::optional<std::string> host_value_at(Node expr, const PythonContext& ctx, in
     std::string_view builtin = callee.text();
     if (builtin == "len" && args.positional.size() == 1 && has_dynamic_length(args.positional[0], ctx))
       return "len() of a data-dependent result";
-    if ((builtin == "int" || builtin == "round") && args.positional.size() == 1) {
-      Node arg = python::unparenthesized(args.positional[0]);
-      if (auto inner = host_value_at(arg, ctx, hops)) return inner;
-      return std::nullopt;
-    }
-    // A bound on one (`max(int(n), 0)`, `min(n, limit)`, `abs(n)`) changes with it.
-    if (builtin == "max" || builtin == "min" || builtin == "abs") {
+    // A conversion of one (`int(n)`, `round(n)`), or a bound on one (`max(int(n), 0)`, `min(n, limit)`,
+    // `abs(n)`), changes with it.
+    const bool conversion = (builtin == "int" || builtin == "round") && args.positional.size() == 1;
+    if (conversion || builtin == "max" || builtin == "min" || builtin == "abs")
       for (Node arg : args.positional)
         if (auto inner = host_value_at(arg, ctx, hops)) return inner;
-      return std::nullopt;
-    }
     return std::nullopt;
   }
   std::string_view method = method_name(expr);
