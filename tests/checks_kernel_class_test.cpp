@@ -496,3 +496,30 @@ TEST_CASE("Mamba's causal depthwise conv1d is a standard op, by kernel name and 
   CHECK(file_op("csrc/causal_conv1d_bwd.cu") == "causal_conv1d");
   CHECK(op_of("conv1d_kernel") != "causal_conv1d");  // a plain convolution is not this op
 }
+
+TEST_CASE("3D detection's point and box ops are standard ops, by kernel name and by file", "[checks][kernels]") {
+  // mmdetection3d / OpenPCDet / PointRCNN / PointPillars op directories, as vendored by BEV and LiDAR detectors.
+  CHECK(op_of("boxes_iou_bev_kernel") == "box_iou_rotated");
+  CHECK(op_of("rotate_iou_kernel_eval") == "box_iou_rotated");
+  CHECK(file_op("mmdet3d/ops/iou3d/src/iou3d_kernel.cu") == "box_iou_rotated");
+  CHECK(file_op("pcdet/ops/iou3d_nms/src/iou3d_nms_kernel.cu") == "box_iou_rotated");
+  CHECK(file_op("pcdet/datasets/kitti/kitti_object_eval_python/rotate_iou.py") == "box_iou_rotated");
+  CHECK(op_of("nms_normal_kernel") == "nms");  // a kernel's own name still comes before its file's
+  CHECK(op_of("boxes_overlap_kernel") == "");  // axis-aligned or rotated: its file says which
+  CHECK(op_of("bev_pool_v2_kernel") == "bev_pool");
+  CHECK(op_of("bev_pool_grad_kernel") == "bev_pool");
+  CHECK(op_of("voxel_pooling_train_forward_kernel") == "bev_pool");
+  CHECK(op_of("points_in_boxes_batch_kernel") == "roi_pool3d");
+  CHECK(op_of("roiaware_maxpool3d_backward") == "roi_pool3d");
+  CHECK(file_op("pcdet/ops/roipoint_pool3d/src/roipoint_pool3d_kernel.cu") == "roi_pool3d");
+  CHECK(op_of("assign_score_withk_forward_kernel") == "paconv_assign_score");
+  CHECK(op_of("knnquery_cuda_kernel") == "knn");
+  CHECK(op_of("furthestsampling_cuda_kernel") == "furthest_point_sample");
+  CHECK(op_of("deformable_attn_cuda_kernel_forward") == "ms_deform_attn");
+  CHECK(file_op("ppdet/modeling/transformers/ext_op/ms_deformable_attn_op.cu") == "ms_deform_attn");
+  CHECK(op_of("_triton_qwen2vl_mrope") == "rotary_embedding");
+  // Near misses: voxelization is its own op, and a deformable convolution is not deformable attention.
+  CHECK(op_of("hard_voxelize_kernel") == "voxelization");
+  CHECK(op_of("deformable_im2col_gpu_kernel") == "deform_conv");
+  CHECK(op_of("interpolation_forward_cuda_kernel") == "");
+}
