@@ -8,14 +8,95 @@
 
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
+#include "checks/python/TPU2xx_helpers.h"
 #include "data/host_only_libraries.h"
 
 namespace tpulint::checks {
 
 namespace {
 
+using python::Field;
 using python::Kind;
 using python::Node;
+
+constexpr int kMaxAssignmentHops = 3;
+
+const data::HostOnlyLibrariesRow* host_library_row(std::string_view callee) {
+  return pyhelp::longest_module_row(data::kHostOnlyLibraries, &data::HostOnlyLibrariesRow::module, callee);
+}
+
+// True when `e` is a value the host makes alone, with no tensor in it: a literal, a NumPy array
+// built from sizes or at random (`np.random.randn(n, n)`, `np.zeros(shape)`), a host library's
+// result on such values, and names, subscripts, `.astype()` and arithmetic over them. A NumPy
+// conversion (`np.asarray(t)`) is host-made only when what it converts is.
+bool made_on_host(Node e, const python::PythonContext& ctx, int hops);
+
+bool arguments_made_on_host(Node call, const python::PythonContext& ctx, int hops) {
+  const python::CallArguments args = python::call_arguments(call);
+  if (args.has_splat || (args.positional.empty() && args.keywords.empty())) return false;
+  for (Node a : args.positional)
+    if (!made_on_host(a, ctx, hops)) return false;
+  for (const auto& [name, value] : args.keywords)
+    if (!made_on_host(value, ctx, hops)) return false;
+  return true;
+}
+
+// The call and the method calls chained on its result (`KMeans(4).fit(x)`, whose `fit` is where
+// the data goes in) all take host-made arguments.
+bool chain_made_on_host(Node call, const python::PythonContext& ctx) {
+  for (Node c = call;;) {
+    if (!arguments_made_on_host(c, ctx, 0)) return false;
+    Node attribute = c.parent();
+    if (!attribute || attribute.kind() != Kind::Attribute || attribute.field(Field::Object) != c) return true;
+    Node outer = attribute.parent();
+    if (!outer || outer.kind() != Kind::Call || outer.field(Field::Function) != attribute) return true;
+    c = outer;
+  }
+}
+
+bool made_on_host(Node e, const python::PythonContext& ctx, int hops) {
+  e = python::unparenthesized(e);
+  if (!e) return false;
+  switch (e.kind()) {
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::String:
+    case Kind::True:
+    case Kind::False:
+    case Kind::None:
+      return true;
+    case Kind::Identifier: {
+      if (hops >= kMaxAssignmentHops) return false;
+      Node value = dyn::last_assignment(e.text(), e.span().begin, ctx);
+      return value && made_on_host(value, ctx, hops + 1);
+    }
+    case Kind::Subscript:
+      return made_on_host(e.field(Field::Value), ctx, hops);
+    case Kind::Tuple:
+    case Kind::List:
+    case Kind::BinaryOperator:
+    case Kind::UnaryOperator:
+      for (uint32_t i = 0; i < e.named_child_count(); ++i)
+        if (!made_on_host(e.named_child(i), ctx, hops)) return false;
+      return true;
+    case Kind::Call: {
+      Node callee = e.field(Field::Function);
+      if (const auto& q = ctx.qualified_name(callee)) {
+        if (q->starts_with("numpy.random.") ||
+            dyn::one_of(*q, {"numpy.zeros", "numpy.ones", "numpy.eye", "numpy.identity", "numpy.arange",
+                             "numpy.full", "numpy.empty", "numpy.linspace"}))
+          return true;
+        if (q->starts_with("numpy.") || host_library_row(*q)) return arguments_made_on_host(e, ctx, hops);
+        return false;
+      }
+      if (callee.kind() == Kind::Attribute && callee.field(Field::Attribute).text() == "astype")
+        return made_on_host(callee.field(Field::Object), ctx, hops);
+      return false;
+    }
+    default:
+      return false;
+  }
+}
 
 class HostLibraryInDeviceCode final : public python::PythonCheck {
   std::span<const Kind> kinds() const override {
@@ -37,9 +118,11 @@ class HostLibraryInDeviceCode final : public python::PythonCheck {
     if (ctx.imports().imports("jax") && !ctx.imports().imports("torch")) return;
     const auto& callee = ctx.qualified_name(call.field(python::Field::Function));
     if (!callee) return;
-    const data::HostOnlyLibrariesRow* row =
-        pyhelp::longest_module_row(data::kHostOnlyLibraries, &data::HostOnlyLibrariesRow::module, *callee);
+    const data::HostOnlyLibrariesRow* row = host_library_row(*callee);
     if (!row) return;
+    // A constant the host computes from values it made itself (a random orthogonal matrix for an
+    // initializer): no tensor crosses to the host, whatever code it sits in.
+    if (chain_made_on_host(call, ctx)) return;
     ctx.report(call,
                fmt::format("'{}' runs on the host ({}, {}): in device code every step waits for the device, "
                            "copies its inputs to the host and the result back",
@@ -96,7 +179,10 @@ extern const CheckDef TPU611_host_library_in_device_code{
                          "semantic model's: a helper called from both a forward and evaluation code counts as "
                          "device code; one whose callers are unknown is not reported; a lazy initialization in "
                          "the forward (`if not hasattr(Net, 'vgg'): Net.vgg = scipy.io.loadmat(...)`) runs once "
-                         "and is not reported.",
+                         "and is not reported. Nor is a call whose arguments the host makes alone, with no tensor in them "
+                         "(literals, NumPy arrays built from sizes or at random, a host library's results on such "
+                         "values, through local names): Glow's `scipy.linalg.qr(np.random.randn(c, c))` for an "
+                         "initializer computes a constant and copies nothing from the device.",
             .references = {"https://docs.pytorch.org/xla/master/learn/troubleshoot.html",
                            "https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError",
                            "https://github.com/facebookresearch/detr/blob/main/models/matcher.py"},
