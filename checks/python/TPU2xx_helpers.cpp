@@ -18,10 +18,6 @@ using python::Kind;
 
 namespace {
 
-// Local names are followed through this many assignments: enough for `m = x > 0; k = m & v`,
-// and a bound on `a = b; b = a` cycles.
-constexpr int kMaxAssignmentHops = 3;
-
 // The method name of `recv.name(...)`, or "".
 std::string_view method_name(Node call) {
   if (call.kind() != Kind::Call) return {};

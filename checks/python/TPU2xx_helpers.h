@@ -34,6 +34,9 @@ bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
 // not entering nested functions or classes. Null when there is none: a parameter, a global, a
 // name bound by a tuple target or a loop.
 Node last_assignment(std::string_view name, uint32_t before, const PythonContext& ctx);
+// Local names are followed through this many assignments: enough for `m = x > 0; k = m & v`,
+// and a bound on `a = b; b = a` cycles.
+inline constexpr int kMaxAssignmentHops = 3;
 
 // The operator tokens of a comparison (`<`, `==`, `is not`, `in`), in order.
 std::vector<std::string_view> comparison_operators(Node comparison);

@@ -19,8 +19,6 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
-constexpr int kMaxAssignmentHops = 3;
-
 const data::HostOnlyLibrariesRow* host_library_row(std::string_view callee) {
   return pyhelp::longest_module_row(data::kHostOnlyLibraries, &data::HostOnlyLibrariesRow::module, callee);
 }
@@ -66,7 +64,7 @@ bool made_on_host(Node e, const python::PythonContext& ctx, int hops) {
     case Kind::None:
       return true;
     case Kind::Identifier: {
-      if (hops >= kMaxAssignmentHops) return false;
+      if (hops >= dyn::kMaxAssignmentHops) return false;
       Node value = dyn::last_assignment(e.text(), e.span().begin, ctx);
       return value && made_on_host(value, ctx, hops + 1);
     }
