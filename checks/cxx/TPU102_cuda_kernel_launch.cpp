@@ -1,6 +1,7 @@
 // TPU102: a CUDA kernel launch with the triple-chevron syntax (`kernel<<<grid, block>>>(...)`).
 // User docs: docs/checks/TPU102.md (generated from the CheckInfo below).
 #include <algorithm>
+#include <set>
 #include <fmt/format.h>
 
 #include "checks/check_def.h"
@@ -14,6 +15,7 @@ class CudaKernelLaunch final : public cxx::NativeCheck {
  public:
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
     std::vector<kernels::Classification> classes;
+    std::set<std::pair<const cxx::FunctionFact*, std::string_view>> launched;  // (host function, kernel)
     for (const cxx::LaunchFact& launch : facts.launches) {
       std::string name = launch.kernel.empty() ? std::string("a kernel") : "'" + launch.kernel + "'";
       // The work item of the kernel's definition: its op's, when the table knows the kernel.
@@ -27,10 +29,24 @@ class CudaKernelLaunch final : public cxx::NativeCheck {
       } else {
         op = kernels::op_named(launch.kernel);
       }
-      ctx.report(launch.span, fmt::format("CUDA kernel launch of {} cannot run on a TPU", name),
-                 "call the kernel's TPU replacement (a Pallas kernel or tensor ops) from Python instead",
-                 op ? std::string_view(op->op) : std::string_view(launch.kernel));
+      Finding& f = ctx.report(launch.span, fmt::format("CUDA kernel launch of {} cannot run on a TPU", name),
+                              "call the kernel's TPU replacement (a Pallas kernel or tensor ops) from Python instead",
+                              op ? std::string_view(op->op) : std::string_view(launch.kernel));
+      // One host function launching a kernel in several places (a switch over its template's block
+      // sizes, a dispatch over types) has one launch's glue to remove.
+      const cxx::FunctionFact* host = enclosing_function(facts, launch.span);
+      if (host && !launch.kernel.empty() && !launched.emplace(host, launch.kernel).second) f.hours = {0, 0};
     }
+  }
+
+ private:
+  // The innermost function whose definition holds `span`, or nullptr.
+  static const cxx::FunctionFact* enclosing_function(const cxx::NativeFile& facts, ByteSpan span) {
+    const cxx::FunctionFact* inner = nullptr;
+    for (const cxx::FunctionFact& f : facts.functions)
+      if (f.span.begin <= span.begin && span.end <= f.span.end && (!inner || f.span.begin >= inner->span.begin))
+        inner = &f;
+    return inner;
   }
 };
 
@@ -58,7 +74,9 @@ extern const CheckDef TPU102_cuda_kernel_launch{
             .use_instead = "Call the kernel's replacement from Python: a Pallas kernel (`pl.pallas_call`) or "
                            "the tensor operations it computes.",
             .effort = "Low per launch site: the work is in rewriting the kernel itself (TPU101); removing the "
-                      "launch and its glue takes minutes to an hour or two.",
+                      "launch and its glue takes minutes to an hour or two. Further launches of the same kernel "
+                      "in one host function (a switch over the template's block sizes, a dispatch over types) "
+                      "are that one site's glue: 0 h each.",
             .heuristic = "A launch joins the work item of the kernel it launches: the kernel's name, or the standard "
                          "op the kernel is (TPU101), so that an op's kernels and launches are one item.",
             .references = {"https://docs.jax.dev/en/latest/pallas/tpu/index.html"},

@@ -89,8 +89,9 @@ extern const CheckDef TPU111_triton_kernel{
         .hours = {4, 80},
         .doc = {
             .what = "A function decorated with `@triton.jit`, `@triton.autotune` or `@triton.heuristics` "
-                    "(under any alias: `from triton import jit`), reported once at its name however many of "
-                    "these decorators it has. Helper functions marked `@triton.jit` and called from kernels are "
+                    "(under any alias: `from triton import jit`), or compiled by these calls where the module rebinds "
+                    "a name to it (`_fwd = triton.jit(_fwd)`, `_fwd = triton.heuristics({...})(_fwd)`), reported "
+                    "once at its name however many of these decorators it has. Helper functions marked `@triton.jit` and called from kernels are "
                     "reported too: they are Triton code to port as well.",
             .why = "Triton compiles for NVIDIA and AMD GPUs only. A TPU has no Triton backend, and "
                    "`torch.compile(backend=\"openxla\")` does not lower Triton kernels: every kernel must be "

@@ -15,16 +15,18 @@ using python::Kind;
 using python::Node;
 using pyhelp::KernelDsl;
 
-// The kernel language of the module-level function `name`, if it is defined in this file.
+// The kernel language of the module-level function `name`, if it is defined in this file, or of
+// the function a module-level `name = triton.jit(fn)` compiles.
 KernelDsl module_kernel(std::string_view name, const python::PythonContext& ctx) {
   Node root = ctx.tree().root();
   for (uint32_t i = 0; i < root.named_child_count(); ++i) {
-    Node d = root.named_child(i);
-    if (d.kind() != Kind::DecoratedDefinition) continue;
-    Node fn = d.field(Field::Definition);
+    Node fn = root.named_child(i);
+    if (fn.kind() == Kind::DecoratedDefinition) fn = fn.field(Field::Definition);
     if (!fn || fn.kind() != Kind::FunctionDefinition) continue;
-    if (Node n = fn.field(Field::Name); n && n.text() == name) return pyhelp::kernel_dsl(fn, ctx);
+    if (Node n = fn.field(Field::Name); n && n.text() == name)
+      if (KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx); dsl != KernelDsl::None) return dsl;
   }
+  if (Node fn = pyhelp::rebound_function(name, ctx)) return pyhelp::kernel_dsl(fn, ctx);
   return KernelDsl::None;
 }
 
@@ -38,12 +40,12 @@ constexpr std::string_view kHint =
 class PythonKernelLaunch final : public python::PythonCheck {
  public:
   std::span<const Kind> kinds() const override {
-    static constexpr Kind k[] = {Kind::Call, Kind::DecoratedDefinition};
+    static constexpr Kind k[] = {Kind::Call, Kind::FunctionDefinition};
     return k;
   }
 
   void check(Node node, python::PythonContext& ctx) const override {
-    if (node.kind() == Kind::DecoratedDefinition) return note_kernel(node, ctx);
+    if (node.kind() == Kind::FunctionDefinition) return note_kernel(node, ctx);
     Node callee = node.field(Field::Function);
     if (callee.kind() != Kind::Subscript) return;
     Node kernel = callee.field(Field::Value);
@@ -56,10 +58,12 @@ class PythonKernelLaunch final : public python::PythonCheck {
 
  private:
   // A top-level kernel of the file, for the launches in other modules (FileLinks::Function::kernel).
-  static void note_kernel(Node definition, python::PythonContext& ctx) {
+  static void note_kernel(Node fn, python::PythonContext& ctx) {
     python::LinkRecorder* links = ctx.links();
-    Node fn = definition.field(Field::Definition);
-    if (!links || definition.parent() != ctx.tree().root() || !fn || fn.kind() != Kind::FunctionDefinition) return;
+    Node statement = fn.parent().kind() == Kind::DecoratedDefinition ? fn.parent() : fn;
+    if (!links || statement.parent() != ctx.tree().root()) return;
+    // Undecorated, it is a kernel only where the module compiles it by name (`f = triton.jit(f)`).
+    if (statement == fn && !ctx.imports().imports("triton") && !ctx.imports().imports("numba")) return;
     if (Node name = fn.field(Field::Name); name && launchable(pyhelp::kernel_dsl(fn, ctx))) links->add_kernel(name.text());
   }
 

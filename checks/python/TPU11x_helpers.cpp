@@ -15,19 +15,106 @@ using python::Field;
 using python::Kind;
 using python::Node;
 
+namespace {
+
+// A module-level statement `NAME = W1(W2(FN))` or `NAME = W(...)(FN)`: the calls that wrap the
+// module's function FN, outermost first, as decorators would be listed.
+struct Rebinding {
+  std::string_view bound;
+  std::string_view function;
+  std::vector<python::Decorator> wrappers;
+};
+struct Rebindings {
+  bool built = false;
+  std::vector<Rebinding> entries;
+};
+
+// The wrapped function's name, with the wrapping calls appended to `out`; empty when `call` is no
+// chain of calls of imported names ending at a plain name.
+std::string_view unwrap_call(Node call, const python::PythonContext& ctx, std::vector<python::Decorator>& out) {
+  for (int depth = 0; call && call.kind() == Kind::Call && depth < 4; ++depth) {
+    python::CallArguments args = python::call_arguments(call);
+    if (args.positional.empty()) return {};
+    Node callee = call.field(Field::Function);
+    python::Decorator d{.expr = callee, .call = call, .target = callee, .qualified = {}};
+    if (callee.kind() == Kind::Call) d.call = callee, d.target = callee.field(Field::Function);
+    d.qualified = ctx.qualified_name(d.target);
+    if (!d.qualified) return {};
+    out.push_back(std::move(d));
+    Node inner = python::unparenthesized(args.positional[0]);
+    if (inner.kind() == Kind::Identifier) return inner.text();
+    call = inner;
+  }
+  return {};
+}
+
+const Rebindings& module_rebindings(const python::PythonContext& ctx) {
+  Rebindings& index = ctx.file_state<Rebindings>();
+  if (index.built) return index;
+  index.built = true;
+  Node root = ctx.tree().root();
+  for (uint32_t i = 0; i < root.named_child_count(); ++i) {
+    Node stmt = root.named_child(i);
+    if (stmt.kind() != Kind::ExpressionStatement || stmt.named_child_count() != 1) continue;
+    Node assign = stmt.named_child(0);
+    if (assign.kind() != Kind::Assignment) continue;
+    Node left = assign.field(Field::Left), right = assign.field(Field::Right);
+    if (!left || left.kind() != Kind::Identifier || !right || right.kind() != Kind::Call) continue;
+    Rebinding r{.bound = left.text(), .function = {}, .wrappers = {}};
+    r.function = unwrap_call(right, ctx, r.wrappers);
+    if (!r.function.empty()) index.entries.push_back(std::move(r));
+  }
+  return index;
+}
+
+bool at_module_level(Node function) {
+  Node up = function.parent();
+  if (up && up.kind() == Kind::DecoratedDefinition) up = up.parent();
+  return up && !up.parent();
+}
+
+// The kernel language one decorator or compiling call names, None for any other.
+KernelDsl dsl_of(const python::Decorator& d) {
+  const std::string_view q = d.qualified ? std::string_view(*d.qualified) : std::string_view();
+  if (q == "triton.jit" || q == "triton.autotune" || q == "triton.heuristics") return KernelDsl::Triton;
+  if (q == "numba.cuda.jit") {
+    Node device = d.call ? python::call_arguments(d.call).keyword("device") : Node();
+    return device && device.text() == "True" ? KernelDsl::NumbaCudaDevice : KernelDsl::NumbaCuda;
+  }
+  if (q == "cutlass.cute.kernel") return KernelDsl::CuteKernel;
+  if (q == "tilelang.jit") return KernelDsl::TileLang;
+  if (q == "cuda.tile.kernel") return KernelDsl::CuTile;
+  return KernelDsl::None;
+}
+
+// A function's decorators, then the calls that compile it where the module rebinds a name to it.
+std::vector<python::Decorator> wrappers_of(Node function, const python::PythonContext& ctx) {
+  std::vector<python::Decorator> out = python::decorators_of(function, ctx);
+  Node name = function.field(Field::Name);
+  if (!name || !at_module_level(function)) return out;
+  for (const Rebinding& r : module_rebindings(ctx).entries)
+    if (r.function == name.text() && r.wrappers.front().expr.span().begin >= function.span().end)
+      out.insert(out.end(), r.wrappers.begin(), r.wrappers.end());
+  return out;
+}
+
+// Whether a function has decorators or is compiled where the module rebinds a name to it.
+bool wrapped(Node fn, const python::PythonContext& ctx) {
+  if (fn.kind() != Kind::FunctionDefinition) return false;
+  if (fn.parent() && fn.parent().kind() == Kind::DecoratedDefinition) return true;
+  Node name = fn.field(Field::Name);
+  if (!name || !at_module_level(fn)) return false;
+  const std::vector<Rebinding>& entries = module_rebindings(ctx).entries;
+  return std::any_of(entries.begin(), entries.end(), [&](const Rebinding& r) { return r.function == name.text(); });
+}
+
+}  // namespace
+
 KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   KernelDsl dsl = KernelDsl::None;
-  for (const python::Decorator& d : python::decorators_of(function, ctx)) {
-    const std::string_view q = d.qualified ? std::string_view(*d.qualified) : std::string_view();
-    if (q == "triton.jit" || q == "triton.autotune" || q == "triton.heuristics") return KernelDsl::Triton;
-    if (q == "numba.cuda.jit") {
-      Node device = d.call ? python::call_arguments(d.call).keyword("device") : Node();
-      return device && device.text() == "True" ? KernelDsl::NumbaCudaDevice : KernelDsl::NumbaCuda;
-    }
-    if (q == "cutlass.cute.kernel") return KernelDsl::CuteKernel;
-    if (q == "tilelang.jit") return KernelDsl::TileLang;
-    if (q == "cuda.tile.kernel") return KernelDsl::CuTile;
-    if (q == "tilelang.language.prim_func") dsl = KernelDsl::TileLang;
+  for (const python::Decorator& d : wrappers_of(function, ctx)) {
+    if (KernelDsl named = dsl_of(d); named != KernelDsl::None) return named;
+    if (d.qualified == "tilelang.language.prim_func") dsl = KernelDsl::TileLang;
   }
   if (dsl == KernelDsl::TileLang) {
     // A prim_func built inside a @tilelang.jit function is that function's kernel.
@@ -39,14 +126,27 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   return dsl;
 }
 
+Node rebound_function(std::string_view name, const python::PythonContext& ctx) {
+  for (const Rebinding& r : module_rebindings(ctx).entries) {
+    if (r.bound != name) continue;
+    Node root = ctx.tree().root();
+    for (uint32_t i = 0; i < root.named_child_count(); ++i) {
+      Node fn = root.named_child(i);
+      if (fn.kind() == Kind::DecoratedDefinition) fn = fn.field(Field::Definition);
+      if (fn && fn.kind() == Kind::FunctionDefinition && fn.field(Field::Name) &&
+          fn.field(Field::Name).text() == r.function)
+        return fn;
+    }
+  }
+  return {};
+}
+
 bool defines_kernels_of(std::string_view module, const python::PythonContext& ctx) {
   const python::Tree& tree = ctx.tree();
   for (uint32_t id = 0; id < tree.node_count(); ++id) {
-    Node d(&tree, id);
-    if (d.kind() != Kind::DecoratedDefinition) continue;
-    Node fn = d.field(Field::Definition);
-    if (!fn || fn.kind() != Kind::FunctionDefinition || kernel_dsl(fn, ctx) == KernelDsl::None) continue;
-    for (const python::Decorator& dec : python::decorators_of(fn, ctx))
+    Node fn(&tree, id);
+    if (!wrapped(fn, ctx) || kernel_dsl(fn, ctx) == KernelDsl::None) continue;
+    for (const python::Decorator& dec : wrappers_of(fn, ctx))
       if (dec.qualified && python::has_module_prefix(*dec.qualified, module) && *dec.qualified != module) return true;
   }
   return false;
@@ -160,10 +260,6 @@ bool calls(Node fn, std::string_view callee_name) {
   return false;
 }
 
-bool decorated(Node fn) {
-  return fn.kind() == Kind::FunctionDefinition && fn.parent() && fn.parent().kind() == Kind::DecoratedDefinition;
-}
-
 kernels::Classification classify(Node function, KernelDsl dsl, const python::PythonContext& ctx, int depth);
 
 // A Triton helper takes values and returns values (no loads, stores or program ids): it is
@@ -181,7 +277,7 @@ kernels::Classification classify_helper(Node function, const PythonBody& body, c
   std::string_view name = name_of(function);
   for (uint32_t id = 0; id < tree->node_count() && depth < 3; ++id) {
     Node fn(tree, id);
-    if (fn == function || !decorated(fn) || kernel_dsl(fn, ctx) != KernelDsl::Triton || !calls(fn, name)) continue;
+    if (fn == function || !wrapped(fn, ctx) || kernel_dsl(fn, ctx) != KernelDsl::Triton || !calls(fn, name)) continue;
     kernels::Classification c = classify(fn, KernelDsl::Triton, ctx, depth + 1);
     any = true;
     if (c.kind == kernels::Kind::Novel || (c.kind == kernels::Kind::Standard && joined.kind == kernels::Kind::Trivial))
@@ -204,10 +300,11 @@ std::vector<std::string_view> callee_names(Node fn) {
   return out;
 }
 
-std::vector<Node> decorated_functions(const python::Tree* tree) {
+std::vector<Node> wrapped_functions(const python::PythonContext& ctx) {
   std::vector<Node> out;
+  const python::Tree* tree = &ctx.tree();
   for (uint32_t id = 0; id < tree->node_count(); ++id)
-    if (Node fn(tree, id); decorated(fn)) out.push_back(fn);
+    if (Node fn(tree, id); wrapped(fn, ctx)) out.push_back(fn);
   return out;
 }
 
@@ -238,7 +335,7 @@ PythonBody python_body_with_callees(Node function, const std::vector<Node>& defi
 
 kernels::Classification classify(Node function, KernelDsl dsl, const python::PythonContext& ctx, int depth) {
   const std::string& path = ctx.file().path();
-  const std::vector<Node> defined = decorated_functions(function.tree());
+  const std::vector<Node> defined = wrapped_functions(ctx);
   PythonBody body = python_body_with_callees(function, defined);
   kernels::Classification c = kernels::classify_shaped(name_of(function), path, body.shape);
   if (c.kind == kernels::Kind::Novel && !body.memory && dsl == KernelDsl::Triton)

@@ -28,7 +28,12 @@ enum class KernelDsl : uint8_t {
   TileLang,          // @tilelang.jit, or a @T.prim_func outside one
   CuTile,            // @ct.kernel (cuTile Python: `import cuda.tile as ct`)
 };
+// From its decorators, or from the calls that compile it where the module rebinds a name to it
+// (`_fwd = triton.jit(_fwd)`, `_fwd = triton.heuristics({...})(_fwd)`, `kernel = cuda.jit(impl)`).
 KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
+// The module-level function a name of the module is bound to by such a compiling call
+// (`kernel = cuda.jit(impl)` -> impl's definition), or a null node.
+python::Node rebound_function(std::string_view name, const python::PythonContext& ctx);
 std::string_view display_name(KernelDsl dsl);
 // Whether the file defines a kernel (or device function) through a decorator of `module`
 // ("triton": `@triton.jit`; "numba.cuda": `@cuda.jit`), at any depth.

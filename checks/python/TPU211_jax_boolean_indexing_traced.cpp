@@ -80,7 +80,7 @@ extern const CheckDef TPU211_jax_boolean_indexing_traced{
                          "checks/data/python_code_roles.tsv), which JAX calls on the host with concrete values. Its parameters are traced except `self`/`cls`, those named in "
                          "`static_argnums`/`static_argnames`/`static_broadcasted_argnums` or given `in_axes` None "
                          "by `vmap`, and those with a "
-                         "literal default (`training=False`, `mode=\"sum\"`), taken for Python options; when the "
+                         "literal default or an enum member's (`training=False`, `mode=\"sum\"`, `norm=Norm.NORMAL`), taken for Python options; when the "
                          "static arguments are given by a variable (`static_argnums=argnums`), none is taken for "
                          "traced. The "
                          "index is a traced mask when it is an elementwise comparison, `&`/`|`/`^`/`~`, or a "

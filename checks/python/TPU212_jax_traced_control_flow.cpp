@@ -77,7 +77,7 @@ extern const CheckDef TPU212_jax_traced_control_flow{
                            "`@partial(jax.jit, static_argnames=\"training\")`.",
             .effort = "Low: 15 min-2 h per branch.",
             .heuristic = "Traced functions and parameters as in TPU211 (static arguments and parameters "
-                         "with a literal default are not traced). The condition uses a traced value when it "
+                         "with a literal default or an enum member's are not traced). The condition uses a traced value when it "
                          "reads a traced name, or a local last assigned from one, other than through "
                          "`.shape`, `.ndim`, `.dtype`, `.size`, `len()`, `isinstance()`, `is`/`in` tests or "
                          "`jnp.ndim()`/`jnp.shape()`/`jnp.size()`, or a comparison with a string or None. A bare "

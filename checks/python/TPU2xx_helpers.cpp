@@ -554,6 +554,20 @@ bool static_under(std::string_view transform, const Parameter& p) {
   return transform.starts_with("equinox.filter_") && one_of(p.annotation, {"int", "float", "bool", "str", "complex"});
 }
 
+// `Mode.TRAIN`, `NormalizationType.NORMAL`: an enum member or class constant by the naming convention
+// (an upper-case last name), which JAX cannot trace, as a string.
+bool enum_member(Node value) {
+  if (value.kind() != Kind::Attribute) return false;
+  Node attr = value.field(Field::Attribute);
+  if (!attr) return false;
+  bool letter = false;
+  for (char c : attr.text()) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    letter = letter || std::isupper(static_cast<unsigned char>(c));
+  }
+  return letter;
+}
+
 std::vector<Parameter> parameters_of(Node function) {
   std::vector<Parameter> out;
   Node params = function.field(Field::Parameters);
@@ -564,7 +578,7 @@ std::vector<Parameter> parameters_of(Node function) {
     std::string_view t = p.type();
     if (t == "keyword_separator" || t == "list_splat_pattern") keyword_only = true;
     if (t == "identifier") {
-      out.push_back({p.text(), false, !keyword_only});
+      out.push_back({p.text(), false, !keyword_only, {}});
     } else if (t == "typed_parameter") {
       Node id = p.named_child(0);
       Node type = p.field(Field::Type);
@@ -575,7 +589,8 @@ std::vector<Parameter> parameters_of(Node function) {
       Node value = python::unparenthesized(p.field(Field::Value));
       Node type = p.field(Field::Type);
       const Kind vt = value.kind();
-      bool literal = vt == Kind::True || vt == Kind::False || vt == Kind::None || vt == Kind::String;
+      bool literal = vt == Kind::True || vt == Kind::False || vt == Kind::None || vt == Kind::String ||
+                     enum_member(value);
       if (id) out.push_back({id.text(), literal, !keyword_only, type ? type.text() : std::string_view()});
     }
   }

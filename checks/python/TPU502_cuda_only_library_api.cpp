@@ -8,6 +8,7 @@
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
 #include "data/cuda_only_library_apis.h"
+#include "data/standard_kernels.h"
 
 namespace tpulint::checks {
 
@@ -61,8 +62,17 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
     if (!row) return;
     if (pyhelp::is_first_party(pyhelp::top_level(row->library), ctx)) return;
     if (optional_binding(ref, ctx)) return;
-    ctx.report(ref, fmt::format("{}'{}' runs CUDA-only code from '{}'", role, *q, row->library),
-               std::string(row->use), *q);
+    Finding& f = ctx.report(ref, fmt::format("{}'{}' runs CUDA-only code from '{}'", role, *q, row->library),
+                            std::string(row->use), *q);
+    if (row->rewrite_op == "-") return;
+    for (const kernels::StandardOp& op : data::kStandardKernels) {
+      if (op.op != row->rewrite_op) continue;
+      // Its callers change with it: priced and weighed as the op's kernel, once for the project.
+      kernels::apply(f, kernels::from_row(op), op.op);
+      f.hint = InternedString(row->use);
+      f.priced_once = true;
+      f.standard_op_use = true;
+    }
   }
 };
 
@@ -101,7 +111,12 @@ extern const CheckDef TPU502_cuda_only_library_api{
                            "`F.scaled_dot_product_attention(q, k, v, is_causal=True)` for "
                            "`memory_efficient_attention` with a `LowerTriangularMask`.",
             .effort = "Low per call (0.25-1 h): the swap itself. The work of removing the library from a file "
-                      "is counted once, on its import (TPU501).",
+                      "is counted once, on its import (TPU501). An API whose port changes the code that calls it "
+                      "(the table's `rewrite_op`: attention over packed variable-length sequences, `flash_attn_varlen_func` "
+                      "or xformers' `BlockDiagonalMask`, becomes padded or segment-id attention; `flash_attn_with_kvcache` "
+                      "becomes ragged paged attention) is priced as that standard op of checks/data/standard_kernels.tsv, "
+                      "once for the project, and weighs in the verdict as the op's kernel would: a real rewrite with a "
+                      "known TPU path.",
             .heuristic = "Calls through an optional import (in `try: ... except ImportError:`) are not reported: "
                          "the code already has a fallback path. Nor are calls inside the library's own project "
                          "(as for TPU501). A CUDA-only API passed as a value without being called "
