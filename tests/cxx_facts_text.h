@@ -22,7 +22,7 @@ inline std::string facts_text(const cxx::NativeFile& f) {
   for (const LaunchFact& l : f.launches) o << "launch " << l.kernel << ' ' << l.span.begin << '-' << l.span.end << '\n';
   for (const AsmFact& a : f.asm_statements) o << "asm " << a.span.begin << ' ' << a.function << a.in_device_code << '\n';
   for (const CallFact& c : f.calls)
-    o << "call " << c.callee << ' ' << c.span.begin << ' ' << c.function << ' ' << c.first_argument << '\n';
+    o << "call " << c.callee << ' ' << c.span.begin << ' ' << c.function << ' ' << c.first_argument << ' ' << c.in_macro_body << '\n';
   for (const IncludeFact& i : f.includes)
     o << "include " << i.spelled << ' ' << i.found << ' ' << i.span.begin << ' ' << i.inactive << ' ' << i.resolved << '\n';
   for (const MacroUseFact& m : f.macro_uses) o << "macro " << m.name << ' ' << m.span.begin << '\n';

@@ -192,6 +192,35 @@ void launch(void** args, cudaStream_t s) {
   CHECK(call("at::cuda::getCurrentCUDAStream"));
 }
 
+TEST_CASE("a call written in a macro's body is marked so, one written in its argument is not", "[cxx][frontend]") {
+  NativeFile f = parse(R"(
+#include <cuda_runtime.h>
+void report(const char* what, const char* why);
+#define FAIL(what, why) report(what, why)
+#define CHECK_CUDA(expr)                                         \
+  do {                                                           \
+    cudaError_t status = (expr);                                 \
+    if (status != cudaSuccess) FAIL("CUDA", cudaGetErrorString(status)); \
+  } while (false)
+void copy(void* dst, const void* src, size_t n) {
+  CHECK_CUDA(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice));
+  cudaDeviceSynchronize();
+}
+)");
+  auto call = [&](std::string_view name) -> const CallFact* {
+    auto it = std::find_if(f.calls.begin(), f.calls.end(), [&](const CallFact& c) { return c.callee == name; });
+    return it == f.calls.end() ? nullptr : &*it;
+  };
+  REQUIRE(call("cudaGetErrorString"));
+  CHECK(call("cudaGetErrorString")->in_macro_body);
+  REQUIRE(call("report"));
+  CHECK(call("report")->in_macro_body);
+  REQUIRE(call("cudaMemcpy"));
+  CHECK_FALSE(call("cudaMemcpy")->in_macro_body);
+  REQUIRE(call("cudaDeviceSynchronize"));
+  CHECK_FALSE(call("cudaDeviceSynchronize")->in_macro_body);
+}
+
 TEST_CASE("macro uses and qualified names are recorded as written", "[cxx][frontend]") {
   NativeFile f = parse(R"(
 TORCH_LIBRARY_IMPL(myops, CUDA, m) {

@@ -332,6 +332,13 @@ class FileSpans {
     return {begin, std::max(begin, end)};
   }
 
+  // Whether `loc` was written in a macro's body, at any depth of expansion (an argument of a macro
+  // that another macro's body calls, `NVTE_ERROR(..., cudaGetErrorString(e))`), not in an argument
+  // written where the macro is used: its spelling is not where it stands in the file.
+  bool in_macro_body(SourceLocation loc) const {
+    return loc.isMacroID() && sm_.getSpellingLoc(loc) != sm_.getFileLoc(loc);
+  }
+
   uint32_t lines(SourceRange range) const {
     unsigned b = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getBegin()));
     unsigned e = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getEnd()));
@@ -581,6 +588,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     CallFact c;
     c.callee = std::move(name);
     c.span = spans_.span(range);
+    c.in_macro_body = spans_.in_macro_body(range.getBegin());
     if (first_argument) c.first_argument = argument_name(first_argument);
     if (!functions_.empty()) c.function = functions_.back()->getNameAsString();
     out.calls.push_back(std::move(c));

@@ -87,6 +87,9 @@ struct CallFact {
   ByteSpan span;       // the callee name
   std::string function;  // the enclosing function's name
   std::string first_argument;  // the first argument: the name it refers to (casts stripped), else its text
+  // Written in a macro's body (`CHECK_CUDA(x)` expanding to `cudaGetErrorString(x)`): one change where
+  // the macro is defined, whatever number of places expand it. Its span is the expansion's.
+  bool in_macro_body = false;
 };
 
 // A use of an upper-case function-like name, as written in the file's tokens whether or not it

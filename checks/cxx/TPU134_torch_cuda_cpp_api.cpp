@@ -41,8 +41,11 @@ class TorchCudaCppApi final : public cxx::NativeCheck {
     // Calls written unqualified after `using namespace at::cuda;`: resolved by Clang when the
     // built-in torch declarations are in, by name otherwise.
     for (const cxx::CallFact& c : facts.calls)
-      if ((torch_cuda(c.callee) || in(kUnqualified, c.callee)) && reported.insert(c.span.begin).second)
-        ctx.report(c.span, fmt::format("PyTorch CUDA C++ API '{}' has no TPU equivalent", c.callee), kHint, c.callee);
+      if ((torch_cuda(c.callee) || in(kUnqualified, c.callee)) && reported.insert(c.span.begin).second) {
+        Finding& f =
+            ctx.report(c.span, fmt::format("PyTorch CUDA C++ API '{}' has no TPU equivalent", c.callee), kHint, c.callee);
+        f.priced_once = c.in_macro_body;  // a macro's body is changed once, where it is defined
+      }
     for (const cxx::MacroUseFact& m : facts.macro_uses)
       if (in(kCudaMacros, m.name))
         ctx.report(m.span, fmt::format("PyTorch CUDA error check '{}' has no TPU equivalent", m.name), kHint, m.name);
@@ -80,7 +83,9 @@ extern const CheckDef TPU134_torch_cuda_cpp_api{
             .heuristic = "Qualified names are read from the tokens; `using namespace at::cuda;` followed by an "
                          "unqualified call is recognized for the common functions only (getCurrentCUDAStream, "
                          "getDefaultCUDAStream, getStreamFromPool, getCurrentDeviceProperties, "
-                         "getCurrentCUDABlasHandle).",
+                         "getCurrentCUDABlasHandle). "
+                         "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
+                         "expansion stands, but priced once for the project: the port changes the macro where it is defined.",
             .references = {"https://docs.pytorch.org/cppdocs/notes/tensor_cuda_stream.html"},
         },
     },

@@ -29,7 +29,9 @@ inline constexpr std::string_view kCudaApiGroupHeuristic =
     "in inactive preprocessor branches (`#if CUDA_VERSION >= 12000`) are found in the tokens. Any other use of a name "
     "of the group (a type such as `cudaStream_t`, a constant such as `cudaMemcpyHostToDevice`, in any branch or macro) "
     "is no finding: its line is counted in the group's work item as a line the port touches. A project function with "
-    "a CUDA API's exact name would be reported too; member functions (`obj.cudaMalloc(...)`) are not.";
+    "a CUDA API's exact name would be reported too; member functions (`obj.cudaMalloc(...)`) are not. "
+    "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
+    "expansion stands, but priced once for the project: the port changes the macro where it is defined.";
 
 class CudaApiGroupCheck final : public cxx::NativeCheck {
  public:
@@ -41,8 +43,12 @@ class CudaApiGroupCheck final : public cxx::NativeCheck {
       : group_(group), what_(what), hint_(hint), headers_of_(headers_of) {}
 
   void check(const cxx::NativeFile& facts, cxx::NativeContext& ctx) const override {
-    for (const cxx::CallFact& call : facts.calls)
-      if (cuda_api_group(call.callee) == group_) report(ctx, call.span, call.callee);
+    for (const cxx::CallFact& call : facts.calls) {
+      if (cuda_api_group(call.callee) != group_) continue;
+      Finding& f = report(ctx, call.span, call.callee);
+      // A macro's body is changed once where it is defined: its expansions share one price.
+      f.priced_once = call.in_macro_body;
+    }
     for (const cxx::NameUseFact& name : facts.names) {
       if (cuda_api_group(name.name) != group_) continue;
       for (const cxx::NameUseFact::Use& use : name.uses) {
@@ -60,8 +66,8 @@ class CudaApiGroupCheck final : public cxx::NativeCheck {
   }
 
  private:
-  void report(cxx::NativeContext& ctx, ByteSpan at, std::string_view callee) const {
-    ctx.report(at, fmt::format("{} call '{}' has no TPU equivalent", what_, callee), std::string(hint_), callee);
+  Finding& report(cxx::NativeContext& ctx, ByteSpan at, std::string_view callee) const {
+    return ctx.report(at, fmt::format("{} call '{}' has no TPU equivalent", what_, callee), std::string(hint_), callee);
   }
 
   std::string_view group_, what_, hint_, headers_of_;

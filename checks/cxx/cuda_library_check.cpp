@@ -89,14 +89,16 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
     uint32_t offset;
     std::string_view callee;
     ByteSpan span;
+    bool in_macro_body = false;
   };
   std::vector<Call> calls;
   for (const cxx::CallFact& call : facts.calls)
-    if (is_call_name(call.callee)) calls.push_back({call.span.begin, call.callee, call.span});
+    if (is_call_name(call.callee)) calls.push_back({call.span.begin, call.callee, call.span, call.in_macro_body});
   for (const cxx::NameUseFact& n : facts.names) {
     if (!is_call_name(n.name)) continue;
     for (const cxx::NameUseFact::Use& use : n.uses)
-      if (use.called && use.inactive) calls.push_back({use.offset, n.name, {use.offset, use.offset + uint32_t(n.name.size())}});
+      if (use.called && use.inactive)
+        calls.push_back({use.offset, n.name, {use.offset, use.offset + uint32_t(n.name.size())}, false});
   }
   std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.offset < b.offset; });
   // Every call is a finding, as a runtime API call is (cuda_api_group.h): each is a line the port
@@ -107,6 +109,8 @@ void CudaLibraryCheck::check(const cxx::NativeFile& facts, cxx::NativeContext& c
     Finding& f = ctx.report(call.span, fmt::format("{} call '{}' has no TPU equivalent", name, call.callee), hint, name);
     if (library_reported) f.hours = kPerCallHours;
     library_reported = true;
+    // A macro's body is changed once where it is defined: its expansions share one price.
+    f.priced_once = call.in_macro_body;
   }
 
   // Every other use of its names is a line to touch (settle_touch_lines drops those of reported lines).

@@ -26,7 +26,9 @@ inline constexpr std::string_view kCudaLibraryHeuristic =
     "function of its API (in any preprocessor branch); template libraries once per file. Every other line "
     "naming the library's API (types, constants, macros) is counted in the library's work item as a line "
     "the port touches, not reported. Headers and API names: checks/data/cuda_library_headers.tsv, cuda_libraries.tsv. A project function named like the library's API "
-    "(a `cublas`-prefixed wrapper) counts as a use, which it usually is.";
+    "(a `cublas`-prefixed wrapper) counts as a use, which it usually is. "
+    "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
+    "expansion stands, but priced once for the project: the port changes the macro where it is defined.";
 
 class CudaLibraryCheck final : public cxx::NativeCheck {
  public:
