@@ -2,7 +2,7 @@
 """Scores tpulint's verdicts, scores, effort and key blockers against the expert labels of
 docs/validation/verdicts.tsv, for one half of the corpus.
 
-Usage: docs/validation/verdicts.py calibration|validation|fresh|fresh2|...|fresh27 [--tpulint build/tpulint]
+Usage: docs/validation/verdicts.py calibration|validation|fresh|fresh2|...|fresh28 [--tpulint build/tpulint]
            [--reports DIR] [--rescan] [--markdown]
 
 Each labeled repository (its local checkout, see the TSV) is scanned once with
@@ -107,7 +107,7 @@ def scan(tpulint, row, reports, rescan):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("half", choices=["calibration", "validation", "fresh"] + [f"fresh{n}" for n in range(2, 28)])
+    parser.add_argument("half", choices=["calibration", "validation", "fresh"] + [f"fresh{n}" for n in range(2, 29)])
     parser.add_argument("--tpulint", default=os.path.join(HERE, "..", "..", "build", "tpulint"))
     parser.add_argument("--reports")
     parser.add_argument("--rescan", action="store_true")
