@@ -1402,6 +1402,32 @@ TEST_CASE("semantic: a loop calling a compiled function that takes gradients is 
   CHECK(at(seen, "TPU605", 18).context != Context::Loop);
 }
 
+TEST_CASE("semantic: a loop calling a helper that runs the step itself is a training loop, one calling a whole fit "
+          "is not",
+          "[python][semantic]") {
+  auto seen = analyze("train.py",
+                      "import torch\n"                                              // 1
+                      "def train_one_epoch(model, loader, optimizer):\n"            // 2
+                      "    def _backward(_loss):\n"                                 // 3
+                      "        _loss.backward()\n"                                  // 4
+                      "        optimizer.step()\n"                                  // 5
+                      "    for x, y in loader:\n"                                   // 6
+                      "        loss = torch.nn.functional.mse_loss(model(x), y)\n"  // 7
+                      "        _backward(loss)\n"                                   // 8
+                      "        model.cuda()\n"                                      // 9
+                      "def fit(model, loader, optimizer):\n"                        // 10
+                      "    for x, y in loader:\n"                                   // 11
+                      "        model(x).sum().backward()\n"                         // 12
+                      "        optimizer.step()\n"                                  // 13
+                      "def sweep(model, loaders, optimizer):\n"                     // 14
+                      "    for loader in loaders:\n"                                // 15
+                      "        fit(model, loader, optimizer)\n"                     // 16
+                      "        model.cuda()\n");                                    // 17
+  CHECK(at(seen, "TPU401", 9).context == Context::Loop);
+  // `fit` runs its own training loop: a loop over whole fits is no step loop.
+  CHECK(at(seen, "TPU401", 17).context != Context::Loop);
+}
+
 TEST_CASE("semantic: a name holding a guard's truth guards a branch on it, a name holding anything else does not",
           "[python][semantic]") {
   auto seen = analyze("pkg/mole.py",

@@ -177,7 +177,7 @@ bool is_lazy_initialization(Node if_statement) {
     CallArguments args = call_arguments(tested);
     std::optional<std::string> attribute =
         args.positional.size() == 2 ? whole_string_value(args.positional[1]) : std::nullopt;
-    if (!attribute || args.positional[0].kind() != Kind::Identifier && args.positional[0].kind() != Kind::Attribute)
+    if (!attribute || (args.positional[0].kind() != Kind::Identifier && args.positional[0].kind() != Kind::Attribute))
       return false;
     target = std::string(args.positional[0].text()) + "." + *attribute;
   } else if (tested && tested.kind() == Kind::Attribute) {
@@ -836,6 +836,9 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
         // A step, or a call handed the loss and the optimizer (`loss_scaler(loss, optimizer)`,
         // `amp.scale_loss(loss, optimizer)`); not a scheduler handed the optimizer alone.
         bool steps = any_name(facts_.step_calls, last) && !steps_a_schedule(node);
+        // The gradient step itself, not a call of a step function by name (`eval_step` returning
+        // `self.train_step(data)` runs no backward pass of its own).
+        bool gradient_step = steps && any_name(facts_.gradient_step_calls, last);
         if (!steps) {
           bool optimizer = false, loss = false;
           auto see = [&](std::string_view name) {
@@ -845,11 +848,14 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
           };
           for (Node a : args.positional) see(last_name(a));
           for (const auto& [keyword, value] : args.keywords) see(last_name(value));
-          steps = optimizer && loss;
+          steps = gradient_step = optimizer && loss;
         }
-        if (steps)
+        if (steps) {
+          bool in_own_loop = false;
           for (int l : open_loops)
-            if (loops[l].function == caller) loops[l].training = true;
+            if (loops[l].function == caller) loops[l].training = in_own_loop = true;
+          if (caller >= 0 && !in_own_loop && gradient_step) functions_[caller].takes_step = true;
+        }
         if (!steps && !last.empty())
           for (int l : open_loops)
             if (loops[l].function == caller) loop_calls.emplace_back(l, last);
@@ -1076,7 +1082,10 @@ void SemanticModel::add_tree(const Tree& tree, const PythonContext& ctx) {
     std::unordered_set<std::string_view> steps;
     const std::unordered_set<std::string_view> handed(traced_names_.begin(), traced_names_.end());
     for (size_t i = first_function; i < functions_.size(); ++i)
-      if (const Function& f = functions_[i]; f.takes_gradients && (f.traced || handed.contains(f.name))) steps.insert(f.name);
+      // A compiled function that takes gradients, or a helper that runs the step itself (timm's
+      // `_backward(loss)`, whose `loss.backward()` and `optimizer.step()` the loop reaches through it).
+      if (const Function& f = functions_[i]; (f.takes_gradients && (f.traced || handed.contains(f.name))) || f.takes_step)
+        steps.insert(f.name);
     for (const auto& [l, name] : loop_calls)
       if (steps.contains(name)) loops[l].training = true;
   }

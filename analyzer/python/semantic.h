@@ -50,6 +50,7 @@ struct CodeRoleFacts {
   std::vector<std::string> test_functions;      // test functions and classes
   std::vector<std::string> test_path_parts;     // a module under such a directory, or so named, is a test
   std::vector<std::string> step_calls;          // last names of calls that make a loop a training loop
+  std::vector<std::string> gradient_step_calls; // of them, those that run the gradient step itself (`backward`), not a step function's name
   std::vector<std::string> step_receiver_exclusions;  // ... unless called on such a receiver (`scheduler.step()`)
   std::vector<std::string> guard_names;         // names in a condition that make it a device or backend guard
   std::vector<std::string> guard_strings;       // ... string literals only (`attn_implementation == "flash_attention_2"`)
@@ -166,6 +167,7 @@ class SemanticModel {
     bool returns = false;        // returns a value
     bool hot_parameter = false;  // takes a parameter of a loss's target computation (CodeRoleFacts::hot_parameters)
     bool takes_gradients = false;  // calls a gradient transform (`jax.value_and_grad(loss_fn)`)
+    bool takes_step = false;       // runs a training step outside its own loops (`loss.backward()`, `optimizer.step()`)
     bool host_by_default = false;  // a dataset class's method of no role of its own: host code unless its callers give it one
     std::string optional_option;  // set by finish(): called only from code an off-by-default option runs
   };

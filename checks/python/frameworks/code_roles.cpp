@@ -29,6 +29,7 @@ CodeRoles load() {
       {"eval_function", &facts.eval_functions},         {"eval_class", &facts.eval_classes},
       {"test_function", &facts.test_functions},         {"test_path_part", &facts.test_path_parts},
       {"step_call", &facts.step_calls},                 {"step_receiver_exclusion", &facts.step_receiver_exclusions},
+      {"gradient_step_call", &facts.gradient_step_calls},
       {"guard_name", &facts.guard_names},               {"guard_string", &facts.guard_strings},               {"build_script", &facts.build_scripts},
       {"backend_word", &facts.backend_words},           {"loader_class", &facts.loader_classes},
       {"eval_module_word", &facts.eval_module_words},   {"eval_path_part", &facts.eval_path_parts},
