@@ -346,6 +346,18 @@ std::string trivial_rule_doc() {
 
 std::string_view subject(const Classification& c, std::string_view name) { return c.op ? c.op->op : name; }
 
+const StandardOp* op_row(std::string_view op) {
+  for (const StandardOp& row : data::kStandardKernels)
+    if (row.op == op) return &row;
+  return nullptr;
+}
+
+void apply_standard_op_use(Finding& f, const StandardOp& op, std::string_view name) {
+  apply(f, from_row(op), name);
+  f.priced_once = true;
+  f.standard_op_use = true;
+}
+
 void apply(Finding& f, const Classification& c, std::string_view name) {
   if (c.kind == Kind::Novel) return;
   f.effort = effort_of(c.kind);

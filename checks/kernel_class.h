@@ -70,6 +70,8 @@ const StandardOp* op_of_file(std::string_view path);
 // The row whose `registry` column lists `type`, a name an OpenMMLab config chooses an op by
 // (`dict(type='DCNv2')`): compared whole and case-sensitively, as the registry looks it up; or null.
 const StandardOp* op_registered(std::string_view type);
+// The row whose `op` key is `op`, or null.
+const StandardOp* op_row(std::string_view op);
 
 HoursRange row_hours(const StandardOp& op);  // "4-12" -> {4, 12}
 EffortClass effort_of(Kind kind);            // Low, Medium; None for Novel (the check decides)
@@ -108,5 +110,9 @@ std::string trivial_rule_doc();
 // Sets a kernel finding's effort, hours, subject and hint from its classification (a Novel one
 // is left as the check made it).
 void apply(Finding& f, const Classification& c, std::string_view name);
+// Makes `f` a use of the standard op `op` whose kernel a library holds (a registered op a config
+// chooses, a library call): priced as the op's swap (apply), once for the project
+// (Finding::priced_once), and weighed in the verdict as the op's kernel (Finding::standard_op_use).
+void apply_standard_op_use(Finding& f, const StandardOp& op, std::string_view name);
 
 }  // namespace tpulint::checks::kernels

@@ -554,12 +554,7 @@ void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
   // The innermost enclosing function of each call the AST did not place.
   for (CallFact& c : out.calls) {
     if (!c.function.empty()) continue;
-    const FunctionFact* best = nullptr;
-    for (const FunctionFact& fn : out.functions)
-      if (fn.span.begin <= c.span.begin && c.span.begin < fn.span.end &&
-          (!best || fn.span.end - fn.span.begin < best->span.end - best->span.begin))
-        best = &fn;
-    if (best) c.function = best->name;
+    if (const FunctionFact* best = innermost_function(out.functions, c.span)) c.function = best->name;
   }
 }
 

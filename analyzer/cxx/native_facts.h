@@ -66,6 +66,16 @@ struct FunctionFact {
   bool runtime_compiled = false;
 };
 
+// The innermost (shortest) of `functions` whose definition holds `span`, or nullptr.
+inline const FunctionFact* innermost_function(const std::vector<FunctionFact>& functions, ByteSpan span) {
+  const FunctionFact* best = nullptr;
+  for (const FunctionFact& f : functions)
+    if (f.span.begin <= span.begin && span.end <= f.span.end &&
+        (!best || f.span.end - f.span.begin < best->span.end - best->span.begin))
+      best = &f;
+  return best;
+}
+
 // A CUDA kernel launch with the triple-chevron syntax.
 struct LaunchFact {
   std::string kernel;  // the launched function's name ("" if it could not be resolved)

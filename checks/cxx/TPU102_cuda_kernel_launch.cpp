@@ -34,19 +34,9 @@ class CudaKernelLaunch final : public cxx::NativeCheck {
                               op ? std::string_view(op->op) : std::string_view(launch.kernel));
       // One host function launching a kernel in several places (a switch over its template's block
       // sizes, a dispatch over types) has one launch's glue to remove.
-      const cxx::FunctionFact* host = enclosing_function(facts, launch.span);
+      const cxx::FunctionFact* host = cxx::innermost_function(facts.functions, launch.span);
       if (host && !launch.kernel.empty() && !launched.emplace(host, launch.kernel).second) f.hours = {0, 0};
     }
-  }
-
- private:
-  // The innermost function whose definition holds `span`, or nullptr.
-  static const cxx::FunctionFact* enclosing_function(const cxx::NativeFile& facts, ByteSpan span) {
-    const cxx::FunctionFact* inner = nullptr;
-    for (const cxx::FunctionFact& f : facts.functions)
-      if (f.span.begin <= span.begin && span.end <= f.span.end && (!inner || f.span.begin >= inner->span.begin))
-        inner = &f;
-    return inner;
   }
 };
 

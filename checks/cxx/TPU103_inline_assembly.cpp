@@ -34,7 +34,8 @@ class InlineAssembly final : public cxx::NativeCheck {
       // for its replacement: the op's class, at no cost of its own.
       if (a.in_device_code) {
         if (classes.empty()) classes = kernels::classify_native(facts, ctx.file().path());
-        const kernels::Classification* c = enclosing(facts, classes, a.span);
+        const cxx::FunctionFact* fn = cxx::innermost_function(facts.functions, a.span);
+        const kernels::Classification* c = fn ? &classes[size_t(fn - facts.functions.data())] : nullptr;
         if (c && c->op) {
           Finding& f = ctx.report(a.span, fmt::format("{}; it goes with the {} op: use {}", message, c->op->title,
                                                       c->op->use));
@@ -52,22 +53,6 @@ class InlineAssembly final : public cxx::NativeCheck {
       ctx.report(a.span, message, "express the operation with CUDA-free code: tensor ops, or a Pallas kernel",
                  a.function);
     }
-  }
-
- private:
-  // The classification of the innermost function holding `span`, or null.
-  static const kernels::Classification* enclosing(const cxx::NativeFile& facts,
-                                                  const std::vector<kernels::Classification>& classes, ByteSpan span) {
-    const kernels::Classification* best = nullptr;
-    uint32_t best_size = UINT32_MAX;
-    for (size_t i = 0; i < facts.functions.size(); ++i) {
-      ByteSpan f = facts.functions[i].span;
-      if (f.begin <= span.begin && span.end <= f.end && f.end - f.begin < best_size) {
-        best = &classes[i];
-        best_size = f.end - f.begin;
-      }
-    }
-    return best;
   }
 };
 

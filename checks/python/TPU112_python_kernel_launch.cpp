@@ -16,8 +16,9 @@ using python::Node;
 using pyhelp::KernelDsl;
 
 // The kernel language of the module-level function `name`, if it is defined in this file, or of
-// the function a module-level `name = triton.jit(fn)` compiles.
-KernelDsl module_kernel(std::string_view name, const python::PythonContext& ctx) {
+// the function a module-level `name = triton.jit(fn)` compiles (one such hop: `a = jit(b)`,
+// `b = jit(a)` is no kernel).
+KernelDsl module_kernel(std::string_view name, const python::PythonContext& ctx, bool follow_rebinding = true) {
   Node root = ctx.tree().root();
   for (uint32_t i = 0; i < root.named_child_count(); ++i) {
     Node fn = root.named_child(i);
@@ -26,7 +27,8 @@ KernelDsl module_kernel(std::string_view name, const python::PythonContext& ctx)
     if (Node n = fn.field(Field::Name); n && n.text() == name)
       if (KernelDsl dsl = pyhelp::kernel_dsl(fn, ctx); dsl != KernelDsl::None) return dsl;
   }
-  if (Node fn = pyhelp::rebound_function(name, ctx)) return pyhelp::kernel_dsl(fn, ctx);
+  if (std::string_view wrapped = pyhelp::rebound_name(name, ctx); follow_rebinding && !wrapped.empty())
+    return module_kernel(wrapped, ctx, false);
   return KernelDsl::None;
 }
 

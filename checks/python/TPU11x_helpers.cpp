@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "data/library_standard_ops.h"
-#include "data/standard_kernels.h"
 
 namespace tpulint::checks::pyhelp {
 
@@ -126,18 +125,9 @@ KernelDsl kernel_dsl(Node function, const python::PythonContext& ctx) {
   return dsl;
 }
 
-Node rebound_function(std::string_view name, const python::PythonContext& ctx) {
-  for (const Rebinding& r : module_rebindings(ctx).entries) {
-    if (r.bound != name) continue;
-    Node root = ctx.tree().root();
-    for (uint32_t i = 0; i < root.named_child_count(); ++i) {
-      Node fn = root.named_child(i);
-      if (fn.kind() == Kind::DecoratedDefinition) fn = fn.field(Field::Definition);
-      if (fn && fn.kind() == Kind::FunctionDefinition && fn.field(Field::Name) &&
-          fn.field(Field::Name).text() == r.function)
-        return fn;
-    }
-  }
+std::string_view rebound_name(std::string_view name, const python::PythonContext& ctx) {
+  for (const Rebinding& r : module_rebindings(ctx).entries)
+    if (r.bound == name) return r.function;
   return {};
 }
 
@@ -557,16 +547,12 @@ void report_library_standard_op(Node ref, std::string_view kind, std::string_vie
   for (const auto& r : data::kLibraryStandardOps)
     if (r.kind == kind && api_names(r.api, *q)) row = &r;
   if (!row || is_first_party(top_level(row->api), ctx)) return;
-  const kernels::StandardOp* op = nullptr;
-  for (const auto& s : data::kStandardKernels)
-    if (s.op == row->op) op = &s;
+  const kernels::StandardOp* op = kernels::op_row(row->op);
   if (!op) return;
   Finding& f = ctx.report(ref, fmt::format("{}'{}' runs a C++/CUDA kernel that PyTorch/XLA does not lower (the CPU "
                                            "runs it, every step): {}, a standard op with a TPU replacement: use {}",
                                            role, *q, op->title, op->use));
-  kernels::apply(f, kernels::from_row(*op), row->op);
-  f.priced_once = true;
-  f.standard_op_use = true;
+  kernels::apply_standard_op_use(f, *op, row->op);
 }
 
 bool is_first_party(std::string_view top, const python::PythonContext& ctx) {

@@ -31,9 +31,9 @@ enum class KernelDsl : uint8_t {
 // From its decorators, or from the calls that compile it where the module rebinds a name to it
 // (`_fwd = triton.jit(_fwd)`, `_fwd = triton.heuristics({...})(_fwd)`, `kernel = cuda.jit(impl)`).
 KernelDsl kernel_dsl(python::Node function, const python::PythonContext& ctx);
-// The module-level function a name of the module is bound to by such a compiling call
-// (`kernel = cuda.jit(impl)` -> impl's definition), or a null node.
-python::Node rebound_function(std::string_view name, const python::PythonContext& ctx);
+// The name of the function a module-level compiling call binds `name` to (`kernel = cuda.jit(impl)`
+// -> "impl"), or "".
+std::string_view rebound_name(std::string_view name, const python::PythonContext& ctx);
 std::string_view display_name(KernelDsl dsl);
 // Whether the file defines a kernel (or device function) through a decorator of `module`
 // ("triton": `@triton.jit`; "numba.cuda": `@cuda.jit`), at any depth.

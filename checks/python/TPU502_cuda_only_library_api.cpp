@@ -8,7 +8,6 @@
 #include "checks/check_def.h"
 #include "checks/python/TPU11x_helpers.h"
 #include "data/cuda_only_library_apis.h"
-#include "data/standard_kernels.h"
 
 namespace tpulint::checks {
 
@@ -64,14 +63,10 @@ class CudaOnlyLibraryApi final : public python::PythonCheck {
     if (optional_binding(ref, ctx)) return;
     Finding& f = ctx.report(ref, fmt::format("{}'{}' runs CUDA-only code from '{}'", role, *q, row->library),
                             std::string(row->use), *q);
-    if (row->rewrite_op == "-") return;
-    for (const kernels::StandardOp& op : data::kStandardKernels) {
-      if (op.op != row->rewrite_op) continue;
-      // Its callers change with it: priced and weighed as the op's kernel, once for the project.
-      kernels::apply(f, kernels::from_row(op), op.op);
+    // Its callers change with it: priced and weighed as the op's kernel, its hint the table's.
+    if (const kernels::StandardOp* op = kernels::op_row(row->rewrite_op)) {
+      kernels::apply_standard_op_use(f, *op, op->op);
       f.hint = InternedString(row->use);
-      f.priced_once = true;
-      f.standard_op_use = true;
     }
   }
 };

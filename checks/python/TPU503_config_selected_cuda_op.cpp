@@ -114,9 +114,7 @@ class ConfigSelectedCudaOp final : public python::PythonCheck {
     Finding& f = ctx.report(type,
                             fmt::format("'{}' chooses mmcv's CUDA op for {}, which has a TPU replacement: use {}", *name,
                                         op->title, op->use));
-    kernels::apply(f, kernels::from_row(*op), *name);
-    f.priced_once = true;
-    f.standard_op_use = true;
+    kernels::apply_standard_op_use(f, *op, *name);
   }
 };
 
