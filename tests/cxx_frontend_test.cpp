@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "cxx/clang_frontend.h"
+#include "cxx_facts_text.h"
+#include "temp_dir.h"
 
 using namespace tpulint;
 using namespace tpulint::cxx;
@@ -192,8 +194,8 @@ void launch(void** args, cudaStream_t s) {
   CHECK(call("at::cuda::getCurrentCUDAStream"));
 }
 
-TEST_CASE("a call written in a macro's body is marked so, one written in its argument is not", "[cxx][frontend]") {
-  NativeFile f = parse(R"(
+TEST_CASE("a call written in a project macro's body is recorded once on its #define, one in its argument where written", "[cxx][frontend]") {
+  const std::string text = R"(
 #include <cuda_runtime.h>
 void report(const char* what, const char* why);
 #define FAIL(what, why) report(what, why)
@@ -202,23 +204,61 @@ void report(const char* what, const char* why);
     cudaError_t status = (expr);                                 \
     if (status != cudaSuccess) FAIL("CUDA", cudaGetErrorString(status)); \
   } while (false)
+#define STRINGIZE(x) #x(x)
+#if 0
+#define DEAD() cudaDeviceReset()
+#endif
 void copy(void* dst, const void* src, size_t n) {
   CHECK_CUDA(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaMemset(dst, 0, n));
   cudaDeviceSynchronize();
 }
-)");
-  auto call = [&](std::string_view name) -> const CallFact* {
-    auto it = std::find_if(f.calls.begin(), f.calls.end(), [&](const CallFact& c) { return c.callee == name; });
-    return it == f.calls.end() ? nullptr : &*it;
+)";
+  NativeFile f = parse(text);
+  auto calls = [&](std::string_view name) {
+    std::vector<const CallFact*> out;
+    for (const CallFact& c : f.calls)
+      if (c.callee == name) out.push_back(&c);
+    return out;
   };
-  REQUIRE(call("cudaGetErrorString"));
-  CHECK(call("cudaGetErrorString")->in_macro_body);
-  REQUIRE(call("report"));
-  CHECK(call("report")->in_macro_body);
-  REQUIRE(call("cudaMemcpy"));
-  CHECK_FALSE(call("cudaMemcpy")->in_macro_body);
-  REQUIRE(call("cudaDeviceSynchronize"));
-  CHECK_FALSE(call("cudaDeviceSynchronize")->in_macro_body);
+  // Expanded twice, written once: one call, on the #define's line, in the macro's body.
+  REQUIRE(calls("cudaGetErrorString").size() == 1);
+  CHECK(calls("cudaGetErrorString")[0]->span.begin == text.find("cudaGetErrorString"));
+  CHECK(calls("cudaGetErrorString")[0]->in_macro_body);
+  CHECK(calls("cudaGetErrorString")[0]->first_argument == "status");
+  REQUIRE(calls("report").size() == 1);  // in FAIL's body (its declaration is no call)
+  CHECK(calls("report")[0]->span.begin == text.find("report(what"));
+  CHECK(calls("report")[0]->in_macro_body);
+  // The macro's own name and parameters, a stringized parameter, a #define in an inactive branch:
+  // no call.
+  CHECK(calls("CHECK_CUDA").size() == 2);  // its two uses (no declaration of it is seen)
+  CHECK(calls("x").empty());
+  CHECK(calls("cudaDeviceReset").empty());
+  REQUIRE(calls("cudaMemcpy").size() == 1);
+  CHECK_FALSE(calls("cudaMemcpy")[0]->in_macro_body);
+  CHECK(calls("cudaMemcpy")[0]->span.begin == text.find("cudaMemcpy("));
+  REQUIRE(calls("cudaDeviceSynchronize").size() == 1);
+  CHECK_FALSE(calls("cudaDeviceSynchronize")[0]->in_macro_body);
+}
+
+TEST_CASE("a project header's macro adds no call where it is expanded: the header has them", "[cxx][frontend]") {
+  tpulint::testing::TempDir dir;
+  const std::string header = "#pragma once\n#define CHECK_NCCL(cmd) report(ncclGetErrorString(cmd))\n";
+  const std::string text =
+      "#include \"check.h\"\n#include <torch/extension.h>\n"
+      "void run() {\n  CHECK_NCCL(ncclAllReduce(a, b, n));\n  C10_CUDA_CHECK(cudaGetLastError());\n}\n";
+  dir.write("check.h", header);
+  dir.write("run.cpp", text);
+  ClangFrontend frontend({});
+  const NativeFile f = frontend.parse(tpulint::testing::source(dir.path(), "run.cpp", text));
+  std::vector<std::string> callees;
+  for (const CallFact& c : f.calls) callees.push_back(c.callee + (c.in_macro_body ? " (macro body)" : ""));
+  // The header's ncclGetErrorString and report are its own facts, on its #define line.
+  CHECK(callees == std::vector<std::string>{"CHECK_NCCL", "ncclAllReduce", "C10_CUDA_CHECK", "cudaGetLastError"});
+  const NativeFile h = frontend.parse(tpulint::testing::source(dir.path(), "check.h", header));
+  callees.clear();
+  for (const CallFact& c : h.calls) callees.push_back(c.callee + (c.in_macro_body ? " (macro body)" : ""));
+  CHECK(callees == std::vector<std::string>{"report (macro body)", "ncclGetErrorString (macro body)"});
 }
 
 TEST_CASE("macro uses and qualified names are recorded as written", "[cxx][frontend]") {

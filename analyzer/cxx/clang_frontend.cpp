@@ -320,7 +320,8 @@ class RecordedFiles {
 
 class FileSpans {
  public:
-  FileSpans(const SourceManager& sm, const LangOptions& lang) : sm_(sm), lang_(lang) {}
+  FileSpans(const SourceManager& sm, const LangOptions& lang, const TreeFileSystem* files)
+      : sm_(sm), lang_(lang), files_(files) {}
 
   ByteSpan span(SourceRange range) const {
     SourceLocation b = sm_.getFileLoc(range.getBegin());
@@ -339,6 +340,14 @@ class FileSpans {
     return loc.isMacroID() && sm_.getSpellingLoc(loc) != sm_.getFileLoc(loc);
   }
 
+  // Whether `loc` was written in the body of a macro defined in a file of the scanned tree: that
+  // file's own facts hold it, on the #define's line (add_lexical_calls).
+  bool in_tree_macro_body(SourceLocation loc) const {
+    if (!in_macro_body(loc) || !files_) return false;
+    const llvm::StringRef name = sm_.getFilename(sm_.getSpellingLoc(loc));
+    return !name.empty() && files_->beneath_root(name.str()).has_value();
+  }
+
   uint32_t lines(SourceRange range) const {
     unsigned b = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getBegin()));
     unsigned e = sm_.getExpansionLineNumber(sm_.getFileLoc(range.getEnd()));
@@ -348,6 +357,7 @@ class FileSpans {
  private:
   const SourceManager& sm_;
   const LangOptions& lang_;
+  const TreeFileSystem* files_;
 };
 
 // What one parse collects: the facts of each recorded file, plus the preprocessor's skipped ranges
@@ -584,7 +594,9 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
 
  private:
   void record_call(NativeFile& out, std::string name, SourceRange range, const Expr* first_argument) {
-    if (name.empty()) return;
+    // A call written in a project macro's body is reported once, where the macro is defined, not
+    // at each of its uses: the port changes the #define.
+    if (name.empty() || spans_.in_tree_macro_body(range.getBegin())) return;
     CallFact c;
     c.callee = std::move(name);
     c.span = spans_.span(range);
@@ -658,7 +670,7 @@ class FactConsumer : public ASTConsumer {
         out.includes.clear();
       }
     } else {
-      FileSpans spans(ctx.getSourceManager(), ctx.getLangOpts());
+      FileSpans spans(ctx.getSourceManager(), ctx.getLangOpts(), state_.files);
       FactVisitor(state_.recorded, spans, state_.out).TraverseDecl(ctx.getTranslationUnitDecl());
     }
     state_.recorded.check_uses();

@@ -514,19 +514,72 @@ void measure_device_code(const LexicalFile& f, NativeFile& out) {
     if ((fn.is_kernel || fn.is_device) && !fn.runtime_compiled) measure(f, fn);
 }
 
+std::vector<std::pair<size_t, size_t>> directives(const LexicalFile& f) {
+  const auto& t = f.tokens();
+  // A directive's '#' opens its line: the text since the token before holds a newline that no
+  // backslash continues.
+  auto opens_line = [&](size_t i) {
+    if (i == 0) return true;
+    const std::string_view gap =
+        f.text().substr(f.end_of(i - 1), t[i].offset - std::min(t[i].offset, f.end_of(i - 1)));
+    for (size_t k = gap.find('\n'); k != std::string_view::npos; k = gap.find('\n', k + 1)) {
+      size_t before = k;
+      while (before > 0 && gap[before - 1] == '\r') --before;
+      if (before == 0 || gap[before - 1] != '\\') return true;
+    }
+    return false;
+  };
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!t[i].in_directive || t[i].text != "#" || !opens_line(i)) continue;
+    size_t end = i + 1;
+    while (end < t.size() && t[end].in_directive && !(t[end].text == "#" && opens_line(end))) ++end;
+    out.emplace_back(i, end);
+    i = end - 1;
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, size_t>> define_bodies(const LexicalFile& f) {
+  const auto& t = f.tokens();
+  std::vector<std::pair<size_t, size_t>> out;
+  for (auto [i, end] : directives(f)) {
+    if (end < i + 3 || !f.is(i + 1, "define") || !f.identifier(i + 2)) continue;
+    size_t begin = i + 3;
+    // A function-like macro's '(' follows its name with no space between.
+    if (f.is(begin, "(") && t[begin].offset == f.end_of(i + 2)) begin = std::min(f.closing(begin), end - 1) + 1;
+    if (begin < end) out.emplace_back(begin, end);
+  }
+  return out;
+}
+
 void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
   const auto& t = f.tokens();
   std::vector<std::pair<uint32_t, size_t>> known;  // AST calls by offset
   for (size_t k = 0; k < out.calls.size(); ++k) known.emplace_back(out.calls[k].span.begin, k);
   std::sort(known.begin(), known.end());
+  // The first token of the #define body each token is in (npos: none). A call written in a
+  // macro's body is the #define's: Clang sees it at every expansion, and leaves those of the
+  // scanned tree's macros to this pass (FileSpans::in_tree_macro_body).
+  constexpr size_t kNone = size_t(-1);
+  std::vector<size_t> body_begin(t.size(), kNone);
+  for (auto [begin, end] : define_bodies(f))
+    if (!f.inactive(t[begin].offset))
+      for (size_t k = begin; k < end; ++k) body_begin[k] = begin;
   for (size_t i = 0; i + 1 < t.size(); ++i) {
-    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || call_like_keyword(t[i].text) || !f.is_code(i))
+    const bool in_body = body_begin[i] != kNone;
+    if (t[i].kind != LexToken::Identifier || !f.is(i + 1, "(") || call_like_keyword(t[i].text) ||
+        !(f.is_code(i) || in_body))
       continue;
     size_t first = chain_start(f, i);
-    // A directive line before the name (`#ifndef X` / `f(...)`) ends a statement like a `;`.
-    if (first > 0 && !t[first - 1].in_directive) {
+    if (in_body && first < body_begin[i]) first = i;
+    // A statement starts at a directive line before the name (`#ifndef X` / `f(...)`), like after
+    // a `;`, or at the start of a macro's body.
+    const bool starts = in_body ? first == body_begin[i] : first == 0 || t[first - 1].in_directive;
+    if (!starts) {
       const LexToken& before = t[first - 1];
       if (before.text == "." || before.text == "->" || before.text == "~") continue;  // members
+      if (before.text == "#" || before.text == "##") continue;  // stringized or pasted: not a name
       // `Type name(` declares `name`: a function, or a variable with constructor arguments.
       if (before.kind == LexToken::Identifier && !statement_keyword(before.text)) continue;
       if (before.text == ">" || before.text == "*" || before.text == "&" || before.text == "&&") {
@@ -547,6 +600,7 @@ void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
     c.callee = chain_text(f, first, i);
     c.span = {t[first].offset, f.end_of(i)};
     c.first_argument = std::move(first_argument);
+    c.in_macro_body = in_body;
     out.calls.push_back(std::move(c));
   }
   std::sort(out.calls.begin(), out.calls.end(),

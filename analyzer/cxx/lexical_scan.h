@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cxx/native_facts.h"
@@ -65,8 +66,14 @@ void add_runtime_compiled_kernels(const LexicalFile& source, NativeFile& out);
 // Fills the metrics of every kernel and device function but the runtime-compiled ones (measured
 // in their source).
 void measure_device_code(const LexicalFile& file, NativeFile& out);
+// Each directive of the file as the token range [begin, end) from its line-opening '#'.
+std::vector<std::pair<size_t, size_t>> directives(const LexicalFile& file);
+// The token ranges [begin, end) of the replacement lists of the file's #define directives: the
+// macros' bodies, in every preprocessor branch.
+std::vector<std::pair<size_t, size_t>> define_bodies(const LexicalFile& file);
 // Adds calls written as `name(` or `ns::name(` that the AST does not have (undeclared callees
-// with undeclared arguments are dropped whole), and names each call's enclosing function.
+// with undeclared arguments are dropped whole), those in the bodies of #defines of active code
+// included (CallFact::in_macro_body), and names each call's enclosing function.
 void add_lexical_calls(const LexicalFile& file, NativeFile& out);
 // Records upper-case function-like names (TORCH_LIBRARY_IMPL, AT_DISPATCH_*) and qualified
 // names (thrust::sort, cutlass::gemm::...) as written; qualified names in every preprocessor

@@ -98,7 +98,9 @@ struct CallFact {
   std::string function;  // the enclosing function's name
   std::string first_argument;  // the first argument: the name it refers to (casts stripped), else its text
   // Written in a macro's body (`CHECK_CUDA(x)` expanding to `cudaGetErrorString(x)`): one change where
-  // the macro is defined, whatever number of places expand it. Its span is the expansion's.
+  // the macro is defined, whatever number of places expand it. A macro of the scanned tree has its
+  // calls recorded once, on its #define (spans there); one defined outside the tree (the built-in
+  // declarations, a system header) at each expansion (span: the expansion's).
   bool in_macro_body = false;
 };
 

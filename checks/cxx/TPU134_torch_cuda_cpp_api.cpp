@@ -84,8 +84,9 @@ extern const CheckDef TPU134_torch_cuda_cpp_api{
                          "unqualified call is recognized for the common functions only (getCurrentCUDAStream, "
                          "getDefaultCUDAStream, getStreamFromPool, getCurrentDeviceProperties, "
                          "getCurrentCUDABlasHandle). "
-                         "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
-                         "expansion stands, but priced once for the project: the port changes the macro where it is defined.",
+                         "A call written in the body of a macro the project defines (an error-check macro's `cudaGetErrorString`) is "
+                         "reported once, on the #define's line, and priced once for the project: the port changes the macro where it is "
+    "defined, not where it is expanded.",
             .references = {"https://docs.pytorch.org/cppdocs/notes/tensor_cuda_stream.html"},
         },
     },

@@ -30,8 +30,9 @@ inline constexpr std::string_view kCudaApiGroupHeuristic =
     "of the group (a type such as `cudaStream_t`, a constant such as `cudaMemcpyHostToDevice`, in any branch or macro) "
     "is no finding: its line is counted in the group's work item as a line the port touches. A project function with "
     "a CUDA API's exact name would be reported too; member functions (`obj.cudaMalloc(...)`) are not. "
-    "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
-    "expansion stands, but priced once for the project: the port changes the macro where it is defined.";
+    "A call written in the body of a macro the project defines (an error-check macro's `cudaGetErrorString`) is "
+    "reported once, on the #define's line, and priced once for the project: the port changes the macro where it is "
+    "defined, not where it is expanded.";
 
 class CudaApiGroupCheck final : public cxx::NativeCheck {
  public:

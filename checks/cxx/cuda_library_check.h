@@ -27,8 +27,9 @@ inline constexpr std::string_view kCudaLibraryHeuristic =
     "naming the library's API (types, constants, macros) is counted in the library's work item as a line "
     "the port touches, not reported. Headers and API names: checks/data/cuda_library_headers.tsv, cuda_libraries.tsv. A project function named like the library's API "
     "(a `cublas`-prefixed wrapper) counts as a use, which it usually is. "
-    "A call written in a macro's body (an error-check macro's `cudaGetErrorString`) is reported where each "
-    "expansion stands, but priced once for the project: the port changes the macro where it is defined.";
+    "A call written in the body of a macro the project defines (an error-check macro's `cudaGetErrorString`) is "
+    "reported once, on the #define's line, and priced once for the project: the port changes the macro where it is "
+    "defined, not where it is expanded.";
 
 class CudaLibraryCheck final : public cxx::NativeCheck {
  public:
