@@ -13,6 +13,7 @@
 using namespace tpulint;
 using namespace tpulint::cxx;
 using tpulint::testing::facts_text;
+using tpulint::testing::parse_all;
 using tpulint::testing::source;
 using tpulint::testing::TempDir;
 namespace fs = std::filesystem;
@@ -106,8 +107,8 @@ TEST_CASE("headers parsed together have the facts each has alone", "[cxx][batch]
     dir.write(rel, text);
     headers.push_back(source(dir.path(), rel, text));
   }
-  ClangFrontend alone({});
-  ClangFrontend together({});
+  ClangFrontend alone(parse_all());
+  ClangFrontend together(parse_all());
   std::vector<NativeFile> batch = together.parse_together(headers);
   REQUIRE(batch.size() == headers.size());
   std::map<std::string, bool> shared;
@@ -155,8 +156,8 @@ TEST_CASE("the fixtures read as headers, a directory at a time, have the facts e
     by_directory[rel.parent_path().string()].push_back(source(dir.path(), rel.generic_string(), std::move(text)));
   }
   size_t headers = 0, shared = 0;
-  ClangFrontend alone({});
-  ClangFrontend together({});
+  ClangFrontend alone(parse_all());
+  ClangFrontend together(parse_all());
   for (auto& [directory, files] : by_directory) {
     std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path() < b.path(); });
     std::vector<NativeFile> batch = together.parse_together(files);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/source_file.h"
+#include "cxx/clang_frontend.h"
 #include "cxx/native_facts.h"
 
 namespace tpulint::testing {
@@ -32,6 +33,23 @@ inline std::string facts_text(const cxx::NativeFile& f) {
   for (const std::string& t : f.instantiated_templates) o << "instantiates " << t << '\n';
   o << "language " << int(f.language) << " fatal " << f.fatal_error << " over budget " << f.over_budget << '\n';
   return o.str();
+}
+
+// Options under which every C/C++ file is parsed: a file with no device code would otherwise be
+// read in its tokens (ClangFrontendOptions::read_host_files_in_tokens, cxx_host_files_test.cpp),
+// and the tests of the parse's facts and mechanics need the parse.
+inline cxx::ClangFrontendOptions parse_all() {
+  cxx::ClangFrontendOptions options;
+  options.read_host_files_in_tokens = false;
+  return options;
+}
+
+// A header Clang takes longer than a 1 ms budget to parse: a file including it is stopped at such a
+// budget when it is parsed, never when it is read in its tokens.
+inline std::string slow_header() {
+  std::string text = "#pragma once\n";
+  for (int i = 0; i < 20000; ++i) text += "struct S" + std::to_string(i) + " { int a, b; S" + std::to_string(i) + "* next; };\n";
+  return text;
 }
 
 // A file of a test tree, at `rel` beneath `root`: CUDA by its extension, else C++.

@@ -19,7 +19,7 @@ NativeFile parse(const std::string& text, const std::string& name = "k.cu") {
   std::filesystem::create_directories(dir);
   SourceFile file(name, dir / name,
                   name.ends_with(".cu") ? Language::Cuda : Language::Cxx, text);
-  ClangFrontend frontend({});
+  ClangFrontend frontend(tpulint::testing::parse_all());
   return frontend.parse(file);
 }
 
@@ -249,7 +249,7 @@ TEST_CASE("a project header's macro adds no call where it is expanded: the heade
       "void run() {\n  CHECK_NCCL(ncclAllReduce(a, b, n));\n  C10_CUDA_CHECK(cudaGetLastError());\n}\n";
   dir.write("check.h", header);
   dir.write("run.cpp", text);
-  ClangFrontend frontend({});
+  ClangFrontend frontend(tpulint::testing::parse_all());
   const NativeFile f = frontend.parse(tpulint::testing::source(dir.path(), "run.cpp", text));
   std::vector<std::string> callees;
   for (const CallFact& c : f.calls) callees.push_back(c.callee + (c.in_macro_body ? " (macro body)" : ""));

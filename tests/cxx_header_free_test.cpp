@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include "cxx/clang_frontend.h"
+#include "cxx_facts_text.h"
 #include "cxx/project_headers.h"
 #include "temp_dir.h"
 
 using namespace tpulint;
 using namespace tpulint::cxx;
+using tpulint::testing::parse_all;
 using tpulint::testing::TempDir;
 
 namespace {
@@ -39,7 +41,7 @@ TEST_CASE("project headers are resolved by name from anywhere in the tree", "[cx
                                                     dir.path().generic_string() + "/include"});
   CHECK(r.torch_missing);
 
-  NativeFile facts = ClangFrontend({}).parse(file);
+  NativeFile facts = ClangFrontend(parse_all()).parse(file);
   // Resolved through the headers' namespaces: the headers were parsed.
   CHECK(has_call(facts, "helper::launch"));
   CHECK(has_call(facts, "mylib::scale"));
@@ -85,7 +87,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("pooled_height") = 7);
 }
 )");
-  NativeFile facts = ClangFrontend({}).parse(file);
+  NativeFile facts = ClangFrontend(parse_all()).parse(file);
   CHECK(facts.error_count == 0);
   REQUIRE(facts.launches.size() == 1);
   CHECK(facts.launches[0].kernel == "roi_align_kernel");

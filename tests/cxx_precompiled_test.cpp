@@ -15,6 +15,7 @@
 using namespace tpulint;
 using namespace tpulint::cxx;
 using tpulint::testing::facts_text;
+using tpulint::testing::parse_all;
 using tpulint::testing::source;
 using tpulint::testing::TempDir;
 namespace fs = std::filesystem;
@@ -161,7 +162,7 @@ TEST_CASE("the precompiled standard library changes no fact of a parse", "[cxx][
 
 TEST_CASE("a file with no standard header, or a C file, is never parsed with precompiled headers", "[cxx][precompiled]") {
   TempDir dir;
-  ClangFrontend frontend({});
+  ClangFrontend frontend(parse_all());
   for (const auto& [rel, text] : std::vector<std::pair<std::string, std::string>>{
            {"a.cpp", "#include \"local.h\"\nint f() { return 1; }\n"},
            {"b.c", "#include <stdio.h>\nint g(void) { return puts(\"x\"); }\n"}}) {
@@ -173,7 +174,7 @@ TEST_CASE("a file with no standard header, or a C file, is never parsed with pre
 
 TEST_CASE("a parser precompiles a set of standard headers when it meets it a second time", "[cxx][precompiled]") {
   TempDir dir;
-  ClangFrontendOptions standard_only;
+  ClangFrontendOptions standard_only = parse_all();
   standard_only.precompile_preambles = false;
   ClangFrontend frontend(standard_only);
   const std::string text = "#include <vector>\n#include <string>\nstd::vector<std::string> names() { return {\"a\"}; }\n";
@@ -192,7 +193,7 @@ TEST_CASE("a parser precompiles opening #include lines it meets a third time, an
   dir.write("lib/common.h", "#pragma once\n#include <vector>\nnamespace lib { using Sizes = std::vector<int>; }\n");
   dir.write("lib/extra.h", "#ifndef LIB_EXTRA_H\n#define LIB_EXTRA_H\n#include <string>\nnamespace lib { using Name = std::string; }\n#endif\n");
   dir.write("lib/loose.h", "namespace lib { inline int loose() { return 1; } }\n");
-  ClangFrontend frontend({});
+  ClangFrontend frontend(parse_all());
   auto parse = [&](const std::string& rel, const std::string& text) {
     dir.write(rel, text);
     return frontend.parse(source(dir.path(), rel, text));

@@ -210,7 +210,7 @@ TEST_CASE("a memory bomb costs its file a note, and the other files are analyzed
     for (int k = 0; k < 10; ++k) bomb += "A" + std::to_string(i - 1) + " ";
     bomb += "\n";
   }
-  bomb += "int y[] = {A9};\n";
+  bomb += "__device__ int y[] = {A9};\n";  // device code: parsed (a host file is read in its tokens)
   dir.write("bomb.cu", bomb);
   dir.write("k.cu", kKernel);
   dir.write("model.py", "import torch\nx = torch.nonzero(y)\n");

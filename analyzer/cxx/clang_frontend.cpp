@@ -28,7 +28,9 @@
 
 #include <algorithm>
 #include <fcntl.h>
+#include <cstdlib>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <time.h>
@@ -648,6 +650,24 @@ std::vector<ByteSpan> intersection(const std::vector<ByteSpan>& a, const std::ve
   return out;
 }
 
+// The facts of a file found in its tokens (`file`, of the text `text` read with `lang`): those a
+// parse adds to its AST's, and all the facts of a file read in its tokens alone.
+void add_facts_of_tokens(const LexicalFile& file, std::string_view text, const LangOptions& lang, NativeFile& out) {
+  if (lang.CUDA) {
+    add_lexical_launches(file, out);
+    add_lexical_kernels(file, out);
+  }
+  for (const KernelSource& source : kernel_source_strings(file))
+    add_runtime_compiled_kernels(LexicalFile(text, raw_tokens(source.code, source.span.begin, text, lang), {}), out);
+  measure_device_code(file, out);
+  add_lexical_calls(file, out);
+  add_macro_uses(file, out);
+  add_qualified_names(file, out);
+  add_template_instantiations(file, out);
+  add_name_uses(file, out);
+  add_inactive_includes(file, out);
+}
+
 class FactConsumer : public ASTConsumer {
  public:
   explicit FactConsumer(ParseState& state) : state_(state) {}
@@ -693,20 +713,7 @@ class FactConsumer : public ASTConsumer {
     const SourceManager& sm = ctx.getSourceManager();
     const std::string_view text = sm.getBufferData(id);  // null-terminated
     LexicalFile file(text, raw_tokens(text, 0, text, ctx.getLangOpts()), std::move(inactive));
-    if (ctx.getLangOpts().CUDA) {
-      add_lexical_launches(file, out);
-      add_lexical_kernels(file, out);
-    }
-    for (const KernelSource& source : kernel_source_strings(file))
-      add_runtime_compiled_kernels(
-          LexicalFile(text, raw_tokens(source.code, source.span.begin, text, ctx.getLangOpts()), {}), out);
-    measure_device_code(file, out);
-    add_lexical_calls(file, out);
-    add_macro_uses(file, out);
-    add_qualified_names(file, out);
-    add_template_instantiations(file, out);
-    add_name_uses(file, out);
-    add_inactive_includes(file, out);
+    add_facts_of_tokens(file, text, ctx.getLangOpts(), out);
     if (state_.over_budget) {
       add_lexical_includes(file, out);
       out.over_budget = true;
@@ -1021,6 +1028,14 @@ class ClangParser final : public NativeParser {
   // The facts of a file that only instantiates templates defined elsewhere, from its tokens; nullopt
   // when it is not one, or when its facts need the preprocessor.
   std::optional<NativeFile> instantiation_file(const SourceFile& file) const;
+  // The facts of a file with no device code whose conditions need none of its headers, from its
+  // tokens; nullopt for any other file.
+  std::optional<NativeFile> host_file(const SourceFile& file) const;
+  // The facts of a file that need no parse (instantiation_file, host_file), or nullopt.
+  std::optional<NativeFile> read_in_tokens(const SourceFile& file) const {
+    if (std::optional<NativeFile> read = instantiation_file(file)) return read;
+    return host_file(file);
+  }
   // The scanned tree holding `file`: the options' root, else the one its paths imply.
   fs::path tree_root_of(const SourceFile& file) const {
     return options_.tree_root.empty() ? SourceTree::holding(file.absolute_path(), file.path()).root() : options_.tree_root;
@@ -1269,7 +1284,7 @@ ClangParser::Parsed ClangParser::run(ParsePlan plan, const std::string& main_pat
 }
 
 NativeFile ClangParser::parse(const SourceFile& file) {
-  if (std::optional<NativeFile> lexical = instantiation_file(file)) return std::move(*lexical);
+  if (std::optional<NativeFile> lexical = read_in_tokens(file)) return std::move(*lexical);
   return parse_alone(file, plan(file));
 }
 
@@ -1309,14 +1324,13 @@ std::optional<NativeFile> ClangParser::instantiation_file(const SourceFile& file
       if (j == 0 || !tokens.is(j - 1, "namespace")) return std::nullopt;
     }
   }
+  // A file that defines a kernel is no instantiation file (add_template_instantiations).
+  NativeFile probe;
+  if (lang.CUDA) add_lexical_kernels(tokens, probe);
+  add_template_instantiations(tokens, probe);
+  if (probe.instantiated_templates.empty()) return std::nullopt;
   NativeFile out;
   out.language = file.language();
-  if (lang.CUDA) {
-    add_lexical_launches(tokens, out);
-    add_lexical_kernels(tokens, out);
-  }
-  add_template_instantiations(tokens, out);
-  if (out.instantiated_templates.empty()) return std::nullopt;
   const SourceTree tree(tree_root_of(file));
   add_lexical_includes(tokens, out);
   const std::vector<std::pair<SpelledInclude, std::string>> headers = main_include_headers(file, tree);
@@ -1327,13 +1341,193 @@ std::optional<NativeFile> ClangParser::instantiation_file(const SourceFile& file
     if (header == headers.end() || header->second.empty()) return std::nullopt;
     inc.resolved = header->second;
   }
-  for (const KernelSource& source : kernel_source_strings(tokens))
-    add_runtime_compiled_kernels(LexicalFile(text, raw_tokens(source.code, source.span.begin, text, lang), {}), out);
-  measure_device_code(tokens, out);
-  add_lexical_calls(tokens, out);
-  add_macro_uses(tokens, out);
-  add_qualified_names(tokens, out);
-  add_name_uses(tokens, out);
+  add_facts_of_tokens(tokens, text, lang, out);
+  return out;
+}
+
+// Whether an #include that is not the tree's is found where a header-free parse looks outside the
+// tree: Clang's resource directory and the system's include directories (the toolchain
+// directories the parse may read), the C++ library's among them.
+bool found_outside_tree(const std::string& spelled, bool angled) {
+  if (spelled.empty() || spelled.starts_with('/')) return false;
+  if (is_standard_library_header(spelled)) return true;
+  static const std::vector<fs::path> kDirectories = [] {
+    std::vector<fs::path> dirs = {fs::path(TPULINT_CLANG_RESOURCE_DIR) / "include", "/usr/local/include",
+                                  "/usr/include/x86_64-linux-gnu", "/usr/include"};
+    // The newest GCC's C++ library, as Clang's driver picks it.
+    for (const fs::path& base : {fs::path("/usr/include/c++"), fs::path("/usr/include/x86_64-linux-gnu/c++")}) {
+      std::error_code ec;
+      std::vector<fs::path> versions;
+      for (const fs::directory_entry& e : fs::directory_iterator(base, ec)) versions.push_back(e.path());
+      std::sort(versions.begin(), versions.end(), [](const fs::path& a, const fs::path& b) {
+        return std::atoi(a.filename().c_str()) < std::atoi(b.filename().c_str());
+      });
+      if (!versions.empty()) dirs.push_back(versions.back());
+    }
+    return dirs;
+  }();
+  (void)angled;  // a quoted include not beside its file nor in the tree is looked for there too
+  std::error_code ec;
+  for (const fs::path& dir : kDirectories)
+    if (fs::is_regular_file(dir / spelled, ec)) return true;
+  return false;
+}
+
+// The built-in declarations' macros (the CUDA keywords, C10_HOST_DEVICE, ...): a file using one of
+// their device macros has device code, and a condition on one of theirs needs the parse.
+const MacroIndex& built_in_macros() {
+  static const MacroIndex index = macros_of({{kCudaShimPath, kCudaShim}, {kTorchShimPath, kTorchShim}});
+  return index;
+}
+
+// The namespaces the built-in declarations open (at, c10, torch, pybind11, cuda, ...), and those
+// of them that bring in names declared elsewhere (a using-directive, a using-declaration of a
+// qualified name, a namespace alias): a parse names a call it resolves by its declaration's
+// namespaces (`torch::empty` is `at::empty`, `at::cuda::getCurrentCUDAStream` is c10's, `py::cast`
+// pybind11's), the tokens as written.
+struct BuiltInNamespaces {
+  std::set<std::string, std::less<>> opened;
+  std::set<std::string, std::less<>> reexporting;  // by path: "at::cuda", "torch", "py"
+};
+
+const BuiltInNamespaces& built_in_namespaces() {
+  static const BuiltInNamespaces spaces = [] {
+    BuiltInNamespaces out;
+    LangOptions lang;
+    lang.CPlusPlus = lang.CPlusPlus17 = true;
+    for (std::string_view shim : {std::string_view(kCudaShim), std::string_view(kTorchShim)}) {
+      std::string text(shim);  // null-terminated for the lexer
+      const std::vector<LexToken> t = raw_tokens(text, 0, text, lang);
+      std::vector<std::string> scopes;  // per open brace: the namespace path inside it
+      auto current = [&] { return scopes.empty() ? std::string() : scopes.back(); };
+      auto joined = [](const std::string& path, std::string_view name) {
+        return path.empty() ? std::string(name) : path + "::" + std::string(name);
+      };
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (t[i].in_directive) continue;
+        if (t[i].text == "namespace") {
+          std::string path = current();
+          size_t j = i + 1;
+          for (; j < t.size() && (t[j].kind == LexToken::Identifier || t[j].text == "::"); ++j)
+            if (t[j].kind == LexToken::Identifier) {
+              path = joined(path, t[j].text);
+              out.opened.emplace(t[j].text);
+            }
+          if (j < t.size() && t[j].text == "=") out.reexporting.insert(path);  // an alias
+          if (j < t.size() && t[j].text == "{") {
+            scopes.push_back(path);
+            i = j;
+          }
+        } else if (t[i].text == "{") {
+          scopes.push_back(current());
+        } else if (t[i].text == "}") {
+          if (!scopes.empty()) scopes.pop_back();
+        } else if (t[i].text == "using" && i + 2 < t.size() &&
+                   (t[i + 1].text == "namespace" || t[i + 1].text == "::" || t[i + 2].text == "::")) {
+          if (!current().empty()) out.reexporting.insert(current());
+        }
+      }
+    }
+    return out;
+  }();
+  return spaces;
+}
+
+// Whether the tokens after `at` (a `namespace` or `using`) name a namespace the built-in
+// declarations open: an unqualified call there may resolve to one of their declarations, which a
+// parse names with its namespace (apex's `getDeviceProperties` inside `namespace at { namespace cuda {`).
+bool names_built_in_namespace(const std::vector<LexToken>& t, size_t at) {
+  const auto& opened = built_in_namespaces().opened;
+  for (size_t j = at + 1; j < t.size() && (t[j].kind == LexToken::Identifier || t[j].text == "::"); ++j)
+    if (t[j].kind == LexToken::Identifier && opened.contains(t[j].text)) return true;
+  return false;
+}
+
+// Whether the call named by the identifier at `name` (followed by '(') is qualified through a
+// namespace of the built-in declarations that brings in names declared elsewhere.
+bool qualified_through_reexport(const std::vector<LexToken>& t, size_t name) {
+  size_t first = name;
+  while (first >= 2 && t[first - 1].text == "::" && t[first - 2].kind == LexToken::Identifier) first -= 2;
+  const auto& reexporting = built_in_namespaces().reexporting;
+  std::string path;
+  for (size_t k = first; k < name; k += 2) {
+    path = path.empty() ? std::string(t[k].text) : path + "::" + std::string(t[k].text);
+    if (reexporting.contains(path)) return true;
+  }
+  return false;
+}
+
+// A file of C++ or CUDA host code: no kernel, device function, launch or inline assembly in its
+// words (mentions_device_code) nor in a macro of the tree or of the built-in declarations it uses,
+// no compile command of the user's, and every preprocessor condition decided by names the tree
+// never defines (so its headers cannot), the file's own #defines and a few the compiler always
+// sets or never does on this target, no namespace of the built-in declarations opened or brought
+// in by `using` (names_built_in_namespace), and no call qualified through one that brings in names
+// declared elsewhere (qualified_through_reexport). Its facts are then those a parse takes from its
+// tokens, with the branches the parse would skip and its includes resolved as the parse resolves
+// them, less its host function definitions (NativeFile::functions).
+std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
+  if (!options_.read_host_files_in_tokens || header_free_mode(file) == HeaderFreeMode::C) return std::nullopt;
+  if (options_.compile_database && options_.compile_database->command_for(file.absolute_path(), file.language()))
+    return std::nullopt;
+  const std::string_view text = file.text();
+  const bool cuda = written_in_cuda(file);
+  if (mentions_device_code(text, cuda)) return std::nullopt;
+  const SourceTree tree(tree_root_of(file));
+  const std::shared_ptr<const MacroIndex> project = project_macros(tree);
+  const MacroIndex& built_in = built_in_macros();
+  LangOptions lang;
+  lang.CPlusPlus = lang.CPlusPlus11 = lang.CPlusPlus14 = lang.CPlusPlus17 = true;
+  lang.LineComment = lang.Bool = true;
+  lang.CUDA = cuda;
+  std::vector<LexToken> tokens = raw_tokens(text, 0, text, lang);
+  const auto& project_device = cuda ? project->device_in_cuda : project->device;
+  const auto& built_in_device = cuda ? built_in.device_in_cuda : built_in.device;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const LexToken& t = tokens[i];
+    if (t.kind != LexToken::Identifier) continue;
+    if (project_device.contains(std::string(t.text)) || built_in_device.contains(std::string(t.text)))
+      return std::nullopt;
+    if ((t.text == "namespace" || t.text == "using") && names_built_in_namespace(tokens, i)) return std::nullopt;
+    if (i + 1 < tokens.size() && tokens[i + 1].text == "(" && qualified_through_reexport(tokens, i)) return std::nullopt;
+  }
+  static const std::set<std::string, std::less<>> kAlwaysDefined = {"__cplusplus", "__linux__", "__unix__",
+                                                                    "__GNUC__",    "__clang__", "__x86_64__"};
+  static const std::set<std::string, std::less<>> kNeverDefined = {
+      "_WIN32", "_WIN64", "_MSC_VER", "__APPLE__", "__MINGW32__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__",
+      "__HIPCC__", "__HIP__", "__CUDACC_RTC__"};
+  const std::string own_path = file.path();
+  auto state = [&](std::string_view name) {
+    if (kAlwaysDefined.contains(name)) return MacroState::Defined;
+    if (kNeverDefined.contains(name)) return MacroState::Undefined;
+    // The compiler's and the libraries' own names, and the built-in declarations': the parse knows.
+    if (name.starts_with('_') || built_in.defined_in.contains(std::string(name))) return MacroState::Unknown;
+    auto it = project->defined_in.find(std::string(name));
+    if (it == project->defined_in.end()) return MacroState::Undefined;
+    // Defined in this file only: its own #defines before the condition decide.
+    if (it->second.size() == 1 && it->second.front() == own_path) return MacroState::Undefined;
+    return MacroState::Unknown;
+  };
+  const LexicalFile bare(text, tokens, {});
+  std::optional<std::vector<ByteSpan>> inactive = inactive_branches(bare, state);
+  if (!inactive) return std::nullopt;
+  NativeFile out;
+  out.language = file.language();
+  const LexicalFile lexical(text, std::move(tokens), std::move(*inactive));
+  // The includes the preprocessor enters, as the parse records them; then those it skipped.
+  NativeFile written;
+  add_lexical_includes(lexical, written);
+  const std::vector<std::pair<SpelledInclude, std::string>> headers = main_include_headers(file, tree);
+  for (IncludeFact& inc : written.includes) {
+    if (lexical.inactive(inc.span.begin)) continue;
+    auto header = std::find_if(headers.begin(), headers.end(), [&](const auto& h) {
+      return h.first.path == inc.spelled && h.first.quoted == !inc.angled;
+    });
+    inc.resolved = header == headers.end() ? std::string() : header->second;
+    inc.found = !inc.resolved.empty() || found_outside_tree(inc.spelled, inc.angled);
+    out.includes.push_back(std::move(inc));
+  }
+  add_facts_of_tokens(lexical, text, lang, out);
   return out;
 }
 
@@ -1354,7 +1548,7 @@ std::vector<NativeFile> ClangParser::parse_together(std::span<const SourceFile> 
   std::vector<ParsePlan> plans(files.size());
   std::vector<bool> parsed(files.size(), false);
   for (size_t i = 0; i < files.size(); ++i) {
-    if (std::optional<NativeFile> lexical = instantiation_file(files[i])) {
+    if (std::optional<NativeFile> lexical = read_in_tokens(files[i])) {
       out[i] = std::move(*lexical);
       parsed[i] = true;
     } else {

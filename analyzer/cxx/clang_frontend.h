@@ -50,6 +50,12 @@ struct ClangFrontendOptions {
   // preprocessor must decide, is read in its tokens instead of parsed (the facts are the same).
   // Off only to compare the facts with and without it.
   bool read_instantiation_files_in_tokens = true;
+  // Whether a file with no device code (no kernel, device function or launch, in its words or in
+  // the project macros it uses) whose preprocessor conditions can be decided without its headers
+  // is read in its tokens instead of parsed: the facts are the same but for its host function
+  // definitions, which it does not list (NativeFile::functions). Off only to compare the facts
+  // with and without it.
+  bool read_host_files_in_tokens = true;
 };
 
 // What the Clang module implements: one parser per worker.

@@ -553,6 +553,176 @@ std::vector<std::pair<size_t, size_t>> define_bodies(const LexicalFile& f) {
   return out;
 }
 
+namespace {
+
+// A directive's condition, evaluated over its tokens [at, end) as the preprocessor would, or
+// nullopt when a value it needs is not known.
+class ConditionValue {
+ public:
+  ConditionValue(const LexicalFile& f, size_t at, size_t end, const std::function<MacroState(std::string_view)>& state)
+      : f_(f), at_(at), end_(end), state_(state) {}
+
+  std::optional<long long> whole() {
+    std::optional<long long> v = either();
+    if (at_ != end_) return std::nullopt;  // something this evaluator does not read
+    return v;
+  }
+
+ private:
+  bool next_is(std::string_view s) const { return at_ < end_ && f_.is(at_, s); }
+
+  // a || b: true when one side is known true, whatever the other.
+  std::optional<long long> either() {
+    std::optional<long long> v = both();
+    while (ok_ && next_is("||")) {
+      ++at_;
+      std::optional<long long> w = both();
+      v = (v && *v) || (w && *w) ? std::optional<long long>(1) : v && w ? std::optional<long long>(0) : std::nullopt;
+    }
+    return v;
+  }
+  std::optional<long long> both() {
+    std::optional<long long> v = equality();
+    while (ok_ && next_is("&&")) {
+      ++at_;
+      std::optional<long long> w = equality();
+      v = (v && !*v) || (w && !*w) ? std::optional<long long>(0) : v && w ? std::optional<long long>(1) : std::nullopt;
+    }
+    return v;
+  }
+  std::optional<long long> equality() {
+    std::optional<long long> v = unary();
+    while (ok_ && (next_is("==") || next_is("!="))) {
+      const bool equal = f_.is(at_++, "==");
+      std::optional<long long> w = unary();
+      v = v && w ? std::optional<long long>((*v == *w) == equal) : std::nullopt;
+    }
+    return v;
+  }
+  std::optional<long long> unary() {
+    if (at_ >= end_) return fail();
+    const LexToken& t = f_.tokens()[at_];
+    if (t.text == "!") {
+      ++at_;
+      std::optional<long long> v = unary();
+      return v ? std::optional<long long>(!*v) : std::nullopt;
+    }
+    if (t.text == "(") {
+      ++at_;
+      std::optional<long long> v = either();
+      if (!next_is(")")) return fail();
+      ++at_;
+      return v;
+    }
+    if (t.kind == LexToken::Number) {
+      ++at_;
+      std::string digits(t.text);
+      while (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U' || digits.back() == 'l' || digits.back() == 'L'))
+        digits.pop_back();
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return fail();
+      if (digits.size() > 18) return fail();
+      return std::stoll(digits);
+    }
+    if (t.kind != LexToken::Identifier) return fail();
+    ++at_;
+    if (t.text == "defined") {
+      const bool paren = next_is("(");
+      if (paren) ++at_;
+      if (at_ >= end_ || !f_.identifier(at_)) return fail();
+      const MacroState s = state_(f_.tokens()[at_++].text);
+      if (paren) {
+        if (!next_is(")")) return fail();
+        ++at_;
+      }
+      if (s == MacroState::Unknown) return std::nullopt;
+      return s == MacroState::Defined;
+    }
+    if (at_ < end_ && f_.is(at_, "(")) return fail();  // a function-like macro or __has_include
+    // A macro's value is not known; an undefined name is 0.
+    if (state_(t.text) == MacroState::Undefined) return 0;
+    return std::nullopt;
+  }
+  std::optional<long long> fail() {
+    ok_ = false;
+    at_ = end_ + 1;  // never equal to end_: whole() gives up
+    return std::nullopt;
+  }
+
+  const LexicalFile& f_;
+  size_t at_, end_;
+  const std::function<MacroState(std::string_view)>& state_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::optional<std::vector<ByteSpan>> inactive_branches(const LexicalFile& f,
+                                                       const std::function<MacroState(std::string_view)>& state) {
+  const auto& t = f.tokens();
+  std::unordered_map<std::string_view, bool> local;  // #defined (true) or #undef'd (false) so far
+  const std::function<MacroState(std::string_view)> known = [&](std::string_view name) {
+    auto it = local.find(name);
+    if (it != local.end()) return it->second ? MacroState::Defined : MacroState::Undefined;
+    return state(name);
+  };
+  struct Branch {
+    bool parent_active;
+    bool taken;   // a branch of this #if was active
+    bool active;
+    uint32_t skipped_from;  // where the current skipped run began
+  };
+  std::vector<Branch> stack;
+  std::vector<ByteSpan> out;
+  auto line_end = [&](size_t last) {
+    size_t nl = f.text().find('\n', f.end_of(last));
+    return uint32_t(nl == std::string_view::npos ? f.text().size() : nl);
+  };
+  for (auto [b, e] : directives(f)) {
+    if (b + 1 >= e || !f.identifier(b + 1)) continue;
+    const std::string_view word = t[b + 1].text;
+    const bool active = stack.empty() || stack.back().active;
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      if (!active) {
+        stack.push_back({false, true, false, 0});
+        continue;
+      }
+      std::optional<long long> value;
+      if (word == "if") {
+        value = ConditionValue(f, b + 2, e, known).whole();
+      } else if (e == b + 3 && f.identifier(b + 2)) {
+        const MacroState s = known(t[b + 2].text);
+        if (s != MacroState::Unknown) value = (s == MacroState::Defined) == (word == "ifdef");
+      }
+      if (!value) return std::nullopt;
+      stack.push_back({true, *value != 0, *value != 0, t[b].offset});
+    } else if (word == "elif" || word == "else") {
+      if (stack.empty()) return std::nullopt;
+      Branch& br = stack.back();
+      if (!br.parent_active) continue;
+      if (br.active) {
+        br.active = false;
+        br.skipped_from = t[b].offset;
+      } else if (!br.taken) {
+        std::optional<long long> value = word == "else" ? std::optional<long long>(1) : ConditionValue(f, b + 2, e, known).whole();
+        if (!value) return std::nullopt;
+        if (*value) {
+          out.push_back({br.skipped_from, line_end(e - 1)});
+          br.active = br.taken = true;
+        }
+      }
+    } else if (word == "endif") {
+      if (stack.empty()) return std::nullopt;
+      const Branch br = stack.back();
+      stack.pop_back();
+      if (br.parent_active && !br.active) out.push_back({br.skipped_from, line_end(e - 1)});
+    } else if (active && (word == "define" || word == "undef") && b + 2 < e && f.identifier(b + 2)) {
+      local[t[b + 2].text] = word == "define";
+    }
+  }
+  if (!stack.empty()) return std::nullopt;  // an #if never closed
+  return out;
+}
+
 void add_lexical_calls(const LexicalFile& f, NativeFile& out) {
   const auto& t = f.tokens();
   std::vector<std::pair<uint32_t, size_t>> known;  // AST calls by offset

@@ -4,6 +4,8 @@
 // Clang's raw lexer and hands the tokens over; the passes only add facts the AST lacks.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,6 +70,16 @@ void add_runtime_compiled_kernels(const LexicalFile& source, NativeFile& out);
 void measure_device_code(const LexicalFile& file, NativeFile& out);
 // Each directive of the file as the token range [begin, end) from its line-opening '#'.
 std::vector<std::pair<size_t, size_t>> directives(const LexicalFile& file);
+// What is known of a macro where a condition tests it.
+enum class MacroState { Defined, Undefined, Unknown };
+// The byte ranges of the file's inactive #if branches, as Clang's preprocessor reports them
+// skipped (from the '#' of the directive opening a skipped branch to the end of the line of the
+// one closing it), when every condition the preprocessor evaluates can be decided from `state`
+// and the file's own #define and #undef lines before it: #ifdef, #ifndef, and #if/#elif of
+// integers, names, defined(), !, &&, ||, == and !=; nullopt when one cannot. A name `state`
+// calls Undefined counts as 0 in #if.
+std::optional<std::vector<ByteSpan>> inactive_branches(const LexicalFile& file,
+                                                       const std::function<MacroState(std::string_view)>& state);
 // The token ranges [begin, end) of the replacement lists of the file's #define directives: the
 // macros' bodies, in every preprocessor branch.
 std::vector<std::pair<size_t, size_t>> define_bodies(const LexicalFile& file);

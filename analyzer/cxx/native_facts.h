@@ -95,7 +95,7 @@ struct AsmFact {
 struct CallFact {
   std::string callee;  // as resolved or written, qualified when known: "cudaMalloc", "at::cuda::getCurrentCUDAStream"
   ByteSpan span;       // the callee name
-  std::string function;  // the enclosing function's name
+  std::string function;  // the enclosing function's name (none in a file read as host code: see NativeFile::functions)
   std::string first_argument;  // the first argument: the name it refers to (casts stripped), else its text
   // Written in a macro's body (`CHECK_CUDA(x)` expanding to `cudaGetErrorString(x)`): one change where
   // the macro is defined, whatever number of places expand it. A macro of the scanned tree has its
@@ -148,6 +148,9 @@ struct NameUseFact {
 
 struct NativeFile {
   Language language = Language::Cxx;
+  // The file's function definitions. A file read in its tokens as host code (no device code:
+  // ClangFrontendOptions::read_host_files_in_tokens) lists none: what needs a function (a kernel, a
+  // device function, a launch site's host function, inline assembly) is in files that are parsed.
   std::vector<FunctionFact> functions;
   std::vector<LaunchFact> launches;
   std::vector<AsmFact> asm_statements;

@@ -353,4 +353,124 @@ std::vector<std::pair<SpelledInclude, std::string>> main_include_headers(const S
   return out;
 }
 
+namespace {
+
+// Each identifier of a text, in order (comments and strings included: a word there only makes
+// a reading more careful).
+template <typename Visit>
+void words(std::string_view text, Visit visit) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < text.size();) {
+    if (!word_char(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && word_char(text[end])) ++end;
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) visit(text.substr(i, end - i));  // a number is no word
+    i = end;
+  }
+}
+
+// Adds the #defines of `text` (a file at `path`) to `index`, with each body's words in `bodies`.
+void add_defines(std::string_view text, const std::string& path, MacroIndex& index,
+                 std::unordered_map<std::string, std::vector<std::string>>& bodies) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    size_t end = eol == std::string_view::npos ? text.size() : eol;
+    // A directive continues over lines that end in a backslash.
+    while (end < text.size()) {
+      size_t last = end;
+      while (last > pos && (text[last - 1] == '\r')) --last;
+      if (last == pos || text[last - 1] != '\\') break;
+      eol = text.find('\n', end + 1);
+      end = eol == std::string_view::npos ? text.size() : eol;
+    }
+    std::optional<Directive> d = directive(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (!d || d->keyword != "define") continue;
+    const std::string name(first_word(d->rest));
+    if (name.empty()) continue;
+    std::vector<std::string>& files = index.defined_in[name];
+    if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+    const std::string_view body = d->rest.substr(name.size());
+    if (mentions_device_code(body, false)) index.device.insert(name);
+    if (mentions_device_code(body, true)) index.device_in_cuda.insert(name);
+    words(body, [&](std::string_view w) { bodies[name].emplace_back(w); });
+  }
+}
+
+// Adds to `device` the macros whose body names one of its macros, until none is added.
+void close_over_bodies(std::unordered_set<std::string>& device,
+                       const std::unordered_map<std::string, std::vector<std::string>>& bodies) {
+  for (bool added = true; added;) {
+    added = false;
+    for (const auto& [name, body] : bodies) {
+      if (device.contains(name)) continue;
+      for (const std::string& w : body)
+        if (w != name && device.contains(w)) {
+          device.insert(name);
+          added = true;
+          break;
+        }
+    }
+  }
+}
+
+void close_device(MacroIndex& index, const std::unordered_map<std::string, std::vector<std::string>>& bodies) {
+  close_over_bodies(index.device, bodies);
+  close_over_bodies(index.device_in_cuda, bodies);
+}
+
+}  // namespace
+
+bool mentions_device_code(std::string_view text, bool cuda) {
+  if (text.find("<<<") != std::string_view::npos) return true;
+  static const std::set<std::string, std::less<>> kWords = {
+      "__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__",
+      "__CUDA_ARCH__", "asm", "__asm", "__asm__", "launch_bounds"};
+  // `__attribute__((device))` and its kin: the built-in declarations' spelling of the keywords.
+  static const std::set<std::string, std::less<>> kAttributes = {"device", "global", "shared", "constant", "managed"};
+  bool found = false;
+  std::string_view before;
+  words(text, [&](std::string_view w) {
+    if (kWords.contains(w) || (before == "__attribute__" && kAttributes.contains(w)) || (cuda && w == "constexpr"))
+      found = true;
+    before = w;
+  });
+  return found;
+}
+
+MacroIndex macros_of(const std::vector<std::pair<std::string, std::string_view>>& texts) {
+  MacroIndex index;
+  std::unordered_map<std::string, std::vector<std::string>> bodies;
+  for (const auto& [path, text] : texts) add_defines(text, path, index, bodies);
+  close_device(index, bodies);
+  return index;
+}
+
+std::shared_ptr<const MacroIndex> project_macros(const SourceTree& tree) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const MacroIndex>> indexes;
+  std::shared_ptr<const HeaderIndex> headers = index_for(tree.root());
+  std::lock_guard lock(mutex);
+  auto& slot = indexes[tree.root().string()];
+  if (slot) return slot;
+  std::vector<std::string> paths;
+  for (const auto& [name, absolute] : headers->by_name)
+    for (const std::string& a : absolute)
+      if (auto rel = tree.relative_path(a)) paths.push_back(*rel);
+  std::sort(paths.begin(), paths.end());
+  auto index = std::make_shared<MacroIndex>();
+  std::unordered_map<std::string, std::vector<std::string>> bodies;
+  for (const std::string& rel : paths) {
+    FileRead read = tree.read(rel, kMaxHeaderSize);
+    if (read.status == FileRead::Status::Read) add_defines(read.text, rel, *index, bodies);
+  }
+  close_device(*index, bodies);
+  slot = index;
+  return slot;
+}
+
 }  // namespace tpulint::cxx

@@ -4,7 +4,11 @@
 // kernel declared in a project header is known where it is launched. Clang-free.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -60,5 +64,28 @@ std::vector<SpelledInclude> leading_includes(std::string_view text);
 // Whether a header's text opens with `#pragma once` or an include guard (#ifndef NAME, then
 // #define NAME): reading it a second time adds nothing.
 bool has_include_guard(std::string_view text);
+
+// Whether C/C++ text holds device code by its words: `__global__`, `__device__`, `__shared__`,
+// `__constant__`, `__managed__`, `__launch_bounds__`, `__CUDA_ARCH__`, a `<<<` launch, a device
+// attribute (`__attribute__((device))`), or inline assembly (`asm`); compiled as CUDA
+// (`cuda`), a `constexpr` function too, which Clang makes a host and device function.
+bool mentions_device_code(std::string_view text, bool cuda);
+
+// Macros #defined in a set of files: which files define each name, and which names expand to
+// device code (their body mentions it, or names another such macro of the set), compiled as C++
+// and as CUDA.
+struct MacroIndex {
+  std::unordered_map<std::string, std::vector<std::string>> defined_in;  // name -> the defining files
+  std::unordered_set<std::string> device;
+  std::unordered_set<std::string> device_in_cuda;  // holds `device`
+};
+
+// The macros of `texts` (each a file's path and text).
+MacroIndex macros_of(const std::vector<std::pair<std::string, std::string_view>>& texts);
+
+// The macros of the scanned tree's headers (the files resolve_project_headers may follow, by
+// their paths beneath the root), built once per root and shared by all workers. Reads nothing
+// outside `tree`.
+std::shared_ptr<const MacroIndex> project_macros(const SourceTree& tree);
 
 }  // namespace tpulint::cxx
