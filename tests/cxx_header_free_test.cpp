@@ -94,3 +94,34 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   CHECK(has_call(facts, "c10::cuda::getCurrentCUDAStream"));
   CHECK(has_call(facts, "at::zeros"));
 }
+
+TEST_CASE("the project's macros: which headers define each, and which expand to device code", "[cxx][headers]") {
+  TempDir dir;
+  dir.write("inc/a.h", "#define HD __host__ __device__\n#define PLAIN 1\n");
+  dir.write("inc/b.hpp", "#define KERNEL_FN(name) \\\n  HD void name()\n#define PLAIN 2\n");
+  dir.write("inc/c.cuh", "#define CE constexpr\n#define ATTR __attribute__((device))\n");
+  dir.write("src/d.cu", "#define INCLUDABLE __device__\n");  // an #include may reach it, as a header
+  dir.write("src/e.cpp", "#define FROM_SOURCE __device__\n");  // no #include reaches a .cpp: never read
+  const auto macros = project_macros(tpulint::SourceTree(dir.path()));
+  CHECK(macros->defined_in.at("PLAIN") == std::vector<std::string>{"inc/a.h", "inc/b.hpp"});
+  CHECK_FALSE(macros->defined_in.contains("FROM_SOURCE"));
+  CHECK(macros->device.contains("INCLUDABLE"));
+  CHECK(macros->device.contains("HD"));
+  CHECK(macros->device.contains("KERNEL_FN"));  // through HD, on a continued line
+  CHECK(macros->device.contains("ATTR"));
+  CHECK_FALSE(macros->device.contains("PLAIN"));
+  CHECK_FALSE(macros->device.contains("CE"));
+  CHECK(macros->device_in_cuda.contains("CE"));  // a constexpr function is host and device in CUDA
+  CHECK(macros->device_in_cuda.contains("KERNEL_FN"));
+}
+
+TEST_CASE("device code is told by its words", "[cxx][headers]") {
+  CHECK(mentions_device_code("__global__ void k() {}", false));
+  CHECK(mentions_device_code("k<<<1, 1>>>();", false));
+  CHECK(mentions_device_code("void pause() { asm volatile(\"pause\"); }", false));
+  CHECK(mentions_device_code("int f() __attribute__((device));", false));
+  CHECK(mentions_device_code("#if __CUDA_ARCH__ >= 800", false));
+  CHECK_FALSE(mentions_device_code("float plasma = device_count(); // __global__x", false));
+  CHECK_FALSE(mentions_device_code("constexpr int n = 3;", false));
+  CHECK(mentions_device_code("constexpr int n = 3;", true));
+}

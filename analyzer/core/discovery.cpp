@@ -23,6 +23,12 @@ Language language_for_path(const fs::path& path) {
   return Language::None;
 }
 
+bool is_cxx_header_path(const fs::path& path) {
+  static constexpr std::array<std::string_view, 5> kHeaders = {".h", ".hh", ".hpp", ".inl", ".cuh"};
+  const std::string ext = path.extension().string();
+  return std::find(kHeaders.begin(), kHeaders.end(), ext) != kHeaders.end();
+}
+
 bool is_always_skipped_dir(std::string_view name) {
   // Ruff's default excludes, plus Python caches and CMake's build trees.
   static constexpr std::array<std::string_view, 24> kNames = {

@@ -24,6 +24,10 @@ namespace tpulint {
 // cells, core/notebook.h) -> Python; .cu .cuh -> CUDA;
 // .c .cc .cpp .cxx .h .hh .hpp .inl -> C/C++; anything else -> None.
 Language language_for_path(const std::filesystem::path& path);
+// Whether the scan discovers `path` as a C/C++/CUDA header (.h, .hh, .hpp, .inl, .cuh): what a C/C++
+// file's analysis reads of the tree besides the file itself (its includes' declarations, the
+// project's macros), so that a change to one invalidates the cached results of C/C++ files.
+bool is_cxx_header_path(const std::filesystem::path& path);
 
 struct DiscoveryOptions {
   std::vector<std::string> excludes;  // --exclude: gitignore-style globs relative to the root

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/analyzer_notes.h"
+#include "core/discovery.h"
 #include "core/notebook.h"
 #include "core/project_links.h"
 #include "core/result_codec.h"
@@ -80,8 +81,7 @@ std::variant<SourceFile, std::string> load_source(const DiscoveredFile& file, ui
 static uint64_t project_headers_key(std::span<const DiscoveredFile> files) {
   std::string key;
   for (const DiscoveredFile& f : files) {
-    std::string ext = f.absolute_path.extension().string();
-    if (ext != ".h" && ext != ".hh" && ext != ".hpp" && ext != ".cuh" && ext != ".inl") continue;
+    if (!is_cxx_header_path(f.absolute_path)) continue;
     auto st = stamp_of(f.absolute_path);
     key += fmt::format("{}\x1f{}\x1f{}\n", f.path, st ? st->size : 0, st ? st->mtime_ns : 0);
   }

@@ -458,6 +458,8 @@ std::shared_ptr<const MacroIndex> project_macros(const SourceTree& tree) {
   auto& slot = indexes[tree.root().string()];
   if (slot) return slot;
   std::vector<std::string> paths;
+  // Every file an #include may reach (the resolver's headers, a `.cu` or `.inc` among them), as a
+  // parse would read it.
   for (const auto& [name, absolute] : headers->by_name)
     for (const std::string& a : absolute)
       if (auto rel = tree.relative_path(a)) paths.push_back(*rel);

@@ -85,7 +85,9 @@ MacroIndex macros_of(const std::vector<std::pair<std::string, std::string_view>>
 
 // The macros of the scanned tree's headers (the files resolve_project_headers may follow, by
 // their paths beneath the root), built once per root and shared by all workers. Reads nothing
-// outside `tree`.
+// outside `tree`. Like a parse's, a result that depends on them is cached under the key of the
+// headers the scan discovers (is_cxx_header_path): a `.cu` or `.inc` file that another includes is
+// read but not in that key.
 std::shared_ptr<const MacroIndex> project_macros(const SourceTree& tree);
 
 }  // namespace tpulint::cxx
