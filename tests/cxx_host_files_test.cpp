@@ -44,7 +44,7 @@ void write_headers(TempDir& dir) {
 // inactive branches.
 const std::pair<std::string, std::string> kQualifying[] = {
     {"src/binding.cpp",
-     "#include <vector>\n#include <torch/extension.h>\n#include \"big.h\"\n#include \"check.h\"\n#include \"absent.h\"\n"
+     "#include <vector>\n#include <torch/extension.h>\n#include \"big.h\"\n#include \"check.h\"\n#include \"absent.h\"\n#include <../../../../../../../../etc/passwd>\n"
      "#define LOCAL_FLAG\n"
      "#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\nvoid sync() { hipDeviceSynchronize(); }\n"
      "#elif defined(LOCAL_FLAG) && !defined(_WIN32)\nvoid sync() { cudaDeviceSynchronize(); }\n"
@@ -103,6 +103,7 @@ TEST_CASE("a file with no device code has the facts of its parse but its host fu
                        (i.resolved.empty() ? "" : " " + i.resolved));
   CHECK(includes == std::vector<std::string>{"vector found", "torch/extension.h missing", "big.h found include/big.h",
                                              "check.h found include/check.h", "absent.h missing",
+                                             "../../../../../../../../etc/passwd missing",
                                              "hip/hip_runtime.h found inactive"});
 }
 

@@ -1347,8 +1347,9 @@ std::optional<NativeFile> ClangParser::instantiation_file(const SourceFile& file
 
 // Whether an #include that is not the tree's is found where a header-free parse looks outside the
 // tree: Clang's resource directory and the system's include directories (the toolchain
-// directories the parse may read), the C++ library's among them.
-bool found_outside_tree(const std::string& spelled, bool angled) {
+// directories the parse may read), the C++ library's among them; a quoted include neither beside
+// its file nor in the tree is looked for there too.
+bool found_outside_tree(const std::string& spelled) {
   if (spelled.empty() || spelled.starts_with('/')) return false;
   if (is_standard_library_header(spelled)) return true;
   static const std::vector<fs::path> kDirectories = [] {
@@ -1366,10 +1367,15 @@ bool found_outside_tree(const std::string& spelled, bool angled) {
     }
     return dirs;
   }();
-  (void)angled;  // a quoted include not beside its file nor in the tree is looked for there too
   std::error_code ec;
-  for (const fs::path& dir : kDirectories)
-    if (fs::is_regular_file(dir / spelled, ec)) return true;
+  for (const fs::path& dir : kDirectories) {
+    // Within the directory only: `../../etc/passwd` is no header of it (the parse's file system
+    // refuses it too), and nothing outside the toolchain's directories is even looked at.
+    const fs::path candidate = (dir / spelled).lexically_normal();
+    const fs::path inside = candidate.lexically_relative(dir);
+    if (inside.empty() || *inside.begin() == "..") continue;
+    if (fs::is_regular_file(candidate, ec)) return true;
+  }
   return false;
 }
 
@@ -1524,7 +1530,7 @@ std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
       return h.first.path == inc.spelled && h.first.quoted == !inc.angled;
     });
     inc.resolved = header == headers.end() ? std::string() : header->second;
-    inc.found = !inc.resolved.empty() || found_outside_tree(inc.spelled, inc.angled);
+    inc.found = !inc.resolved.empty() || found_outside_tree(inc.spelled);
     out.includes.push_back(std::move(inc));
   }
   add_facts_of_tokens(lexical, text, lang, out);
