@@ -99,7 +99,9 @@ TEST_CASE("the project's macros: which headers define each, and which expand to 
   TempDir dir;
   dir.write("inc/a.h", "#define HD __host__ __device__\n#define PLAIN 1\n");
   dir.write("inc/b.hpp", "#define KERNEL_FN(name) \\\n  HD void name()\n#define PLAIN 2\n");
-  dir.write("inc/c.cuh", "#define CE constexpr\n#define ATTR __attribute__((device))\n");
+  dir.write("inc/c.cuh", "#define CE constexpr\n#define ATTR __attribute__((device))\n"
+                         "#define LAZY(name) auto lazy_##name() -> decltype(name ())\n#define LAZY_TOO(n) LAZY(n)\n"
+                         "#define PASTE(name) int name##_count(int)\n");
   dir.write("src/d.cu", "#define INCLUDABLE __device__\n");  // an #include may reach it, as a header
   dir.write("src/e.cpp", "#define FROM_SOURCE __device__\n");  // no #include reaches a .cpp: never read
   const auto macros = project_macros(tpulint::SourceTree(dir.path()));
@@ -113,6 +115,11 @@ TEST_CASE("the project's macros: which headers define each, and which expand to 
   CHECK_FALSE(macros->device.contains("CE"));
   CHECK(macros->device_in_cuda.contains("CE"));  // a constexpr function is host and device in CUDA
   CHECK(macros->device_in_cuda.contains("KERNEL_FN"));
+  CHECK(macros->calls_parameter.contains("LAZY"));
+  CHECK(macros->calls_parameter.contains("LAZY_TOO"));  // through LAZY
+  CHECK_FALSE(macros->calls_parameter.contains("PASTE"));
+  // `void name()` declares rather than calls: counted all the same, which only sends more files to the parse.
+  CHECK(macros->calls_parameter.contains("KERNEL_FN"));
 }
 
 TEST_CASE("device code is told by its words", "[cxx][headers]") {

@@ -29,6 +29,7 @@ const std::pair<std::string, std::string> kHeaders[] = {
      "#ifndef CHECK_H\n#define CHECK_H\n#include <cstdio>\n"
      "#define CHECK_CUDA(expr) do { cudaError_t e = (expr); if (e) std::printf(\"%s\", cudaGetErrorString(e)); } while (0)\n"
      "#define HOST_DEVICE __host__ __device__\n#define CONFIGURED 1\n"
+     "#define DECL_WRAPPER(name) auto wrap_##name() -> decltype(name())\n"
      "inline void fail(const char* why) { std::puts(why); }\n#endif  // CHECK_H\n"},
 };
 
@@ -130,6 +131,11 @@ TEST_CASE("a file with device code, or a condition its headers may decide, is pa
       {"src/reexport_torch.cpp", head + "void f() { torch::empty({1}); }\n"},
       {"src/reexport_alias.cpp", head + "void f() { py::cast(1); }\n"},
       {"src/unclosed.cpp", head + "#ifdef NEVER_DEFINED\nvoid f() { cudaDeviceSynchronize(); }\n"},
+      // A macro that calls its parameter: the call's name is written where it is used, its '(' in the body.
+      {"src/parameter_call.cpp", head + "DECL_WRAPPER(cuInit);\n"},
+      {"src/own_parameter_call.cpp", head + "#define LAZY(name) auto lazy_##name() -> decltype(name())\nLAZY(cuInit);\n"},
+      {"src/import.cpp", head + "#import \"extra.h\"\n"},
+      {"src/include_next.cpp", head + "#include_next <vector>\n"},
   };
   ClangFrontend budgeted({.compile_database = nullptr, .tree_root = {}, .time_budget = std::chrono::milliseconds(1)});
   for (const auto& [rel, text] : parsed_files) {

@@ -1468,8 +1468,9 @@ bool qualified_through_reexport(const std::vector<LexToken>& t, size_t name) {
 // no compile command of the user's, and every preprocessor condition decided by names the tree
 // never defines (so its headers cannot), the file's own #defines and a few the compiler always
 // sets or never does on this target, no namespace of the built-in declarations opened or brought
-// in by `using` (names_built_in_namespace), and no call qualified through one that brings in names
-// declared elsewhere (qualified_through_reexport). Its facts are then those a parse takes from its
+// in by `using` (names_built_in_namespace), no call qualified through one that brings in names
+// declared elsewhere (qualified_through_reexport), no use of a macro that calls its parameter
+// (MacroIndex::calls_parameter) and no directive but those of kDirectives. Its facts are then those a parse takes from its
 // tokens, with the branches the parse would skip and its includes resolved as the parse resolves
 // them, less its host function definitions (NativeFile::functions).
 std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
@@ -1487,6 +1488,7 @@ std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
   lang.LineComment = lang.Bool = true;
   lang.CUDA = cuda;
   std::vector<LexToken> tokens = raw_tokens(text, 0, text, lang);
+  const MacroIndex own = macros_of({{file.path(), text}});
   const auto& project_device = cuda ? project->device_in_cuda : project->device;
   const auto& built_in_device = cuda ? built_in.device_in_cuda : built_in.device;
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -1495,6 +1497,8 @@ std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
     if (project_device.contains(std::string(t.text)) || built_in_device.contains(std::string(t.text)))
       return std::nullopt;
     if ((t.text == "namespace" || t.text == "using") && names_built_in_namespace(tokens, i)) return std::nullopt;
+    if (project->calls_parameter.contains(std::string(t.text)) || own.calls_parameter.contains(std::string(t.text)))
+      return std::nullopt;
     if (i + 1 < tokens.size() && tokens[i + 1].text == "(" && qualified_through_reexport(tokens, i)) return std::nullopt;
   }
   static const std::set<std::string, std::less<>> kAlwaysDefined = {"__cplusplus", "__linux__", "__unix__",
@@ -1515,6 +1519,12 @@ std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
     return MacroState::Unknown;
   };
   const LexicalFile bare(text, tokens, {});
+  // Directives this reading knows (an Objective-C #import or an #include_next includes a file it
+  // would not record).
+  static const std::set<std::string, std::less<>> kDirectives = {
+      "include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma", "error", "warning", "line"};
+  for (auto [b, e] : directives(bare))
+    if (b + 1 < e && !kDirectives.contains(bare.tokens()[b + 1].text)) return std::nullopt;
   std::optional<std::vector<ByteSpan>> inactive = inactive_branches(bare, state);
   if (!inactive) return std::nullopt;
   NativeFile out;

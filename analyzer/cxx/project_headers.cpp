@@ -372,6 +372,27 @@ void words(std::string_view text, Visit visit) {
   }
 }
 
+// Whether a function-like macro's parameter list and body (`(name) static auto f() -> decltype(name(x))`)
+// call one of its parameters: the call's name is then written where the macro is used, not
+// followed by its '(' there.
+bool calls_a_parameter(std::string_view rest) {
+  if (rest.empty() || rest.front() != '(') return false;
+  const size_t close = rest.find(')');
+  if (close == std::string_view::npos) return false;
+  std::vector<std::string_view> parameters;
+  words(rest.substr(1, close - 1), [&](std::string_view w) { parameters.push_back(w); });
+  if (rest.substr(1, close - 1).find("...") != std::string_view::npos) parameters.push_back("__VA_ARGS__");
+  const std::string_view body = rest.substr(close + 1);
+  bool found = false;
+  words(body, [&](std::string_view w) {
+    if (found || std::find(parameters.begin(), parameters.end(), w) == parameters.end()) return;
+    size_t after = size_t(w.data() + w.size() - body.data());
+    while (after < body.size() && (body[after] == ' ' || body[after] == '\t')) ++after;
+    found = after < body.size() && body[after] == '(';
+  });
+  return found;
+}
+
 // Adds the #defines of `text` (a file at `path`) to `index`, with each body's words in `bodies`.
 void add_defines(std::string_view text, const std::string& path, MacroIndex& index,
                  std::unordered_map<std::string, std::vector<std::string>>& bodies) {
@@ -397,6 +418,7 @@ void add_defines(std::string_view text, const std::string& path, MacroIndex& ind
     const std::string_view body = d->rest.substr(name.size());
     if (mentions_device_code(body, false)) index.device.insert(name);
     if (mentions_device_code(body, true)) index.device_in_cuda.insert(name);
+    if (calls_a_parameter(body)) index.calls_parameter.insert(name);
     words(body, [&](std::string_view w) { bodies[name].emplace_back(w); });
   }
 }
@@ -421,6 +443,7 @@ void close_over_bodies(std::unordered_set<std::string>& device,
 void close_device(MacroIndex& index, const std::unordered_map<std::string, std::vector<std::string>>& bodies) {
   close_over_bodies(index.device, bodies);
   close_over_bodies(index.device_in_cuda, bodies);
+  close_over_bodies(index.calls_parameter, bodies);
 }
 
 }  // namespace

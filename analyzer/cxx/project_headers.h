@@ -78,6 +78,9 @@ struct MacroIndex {
   std::unordered_map<std::string, std::vector<std::string>> defined_in;  // name -> the defining files
   std::unordered_set<std::string> device;
   std::unordered_set<std::string> device_in_cuda;  // holds `device`
+  // Function-like macros whose body calls one of their parameters (`decltype(name(args...))`),
+  // directly or through another such macro: a use names a call its tokens do not show.
+  std::unordered_set<std::string> calls_parameter;
 };
 
 // The macros of `texts` (each a file's path and text).
