@@ -1494,11 +1494,12 @@ std::optional<NativeFile> ClangParser::host_file(const SourceFile& file) const {
   for (size_t i = 0; i < tokens.size(); ++i) {
     const LexToken& t = tokens[i];
     if (t.kind != LexToken::Identifier) continue;
-    if (project_device.contains(std::string(t.text)) || built_in_device.contains(std::string(t.text)))
+    // A macro with device code, or one whose use names a call the tokens do not show.
+    const std::string word(t.text);
+    if (project_device.contains(word) || built_in_device.contains(word) || project->calls_parameter.contains(word) ||
+        own.calls_parameter.contains(word))
       return std::nullopt;
     if ((t.text == "namespace" || t.text == "using") && names_built_in_namespace(tokens, i)) return std::nullopt;
-    if (project->calls_parameter.contains(std::string(t.text)) || own.calls_parameter.contains(std::string(t.text)))
-      return std::nullopt;
     if (i + 1 < tokens.size() && tokens[i + 1].text == "(" && qualified_through_reexport(tokens, i)) return std::nullopt;
   }
   static const std::set<std::string, std::less<>> kAlwaysDefined = {"__cplusplus", "__linux__", "__unix__",
